@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Bare-metal interface of the ET-SoC-1 as the QEMU model presents it:
+ * topology, memory map, ESR addresses and ET CSRs (isa.md sections 1-3).
+ * Guest programs include this and link against firmware-stubs.
+ */
+#ifndef ETSOC1_GUEST_H
+#define ETSOC1_GUEST_H
+
+#include <stdint.h>
+#include "et-insn.h"
+
+#define HARTS_PER_SHIRE     64
+#define MINIONS_PER_SHIRE   32
+#define LOCAL_SHIRE         0xff
+
+#define DRAM_BASE           0x8000000000ULL
+#define SCP_BASE            0x80000000ULL
+#define SCP_WINDOW          (8ULL << 20)
+#define SCP_LOCAL           (SCP_BASE + 0x7fULL * SCP_WINDOW)
+#define PU_UART0            0x12002000ULL
+
+/* ESR addresses: [32] 1 | [31:30] PP | [29:22] shire | [21:0] register */
+#define PP_U 0
+#define PP_S 1
+#define PP_DEBUG 2
+#define PP_M 3
+#define ESR(pp, shire, off) \
+    (0x100000000ULL | ((uint64_t)(pp) << 30) | ((uint64_t)(shire) << 22) | (off))
+#define ESR_OTHER(pp, shire, reg)  ESR(pp, shire, 0x340000ULL | (reg))
+#define ESR_NEIGH(pp, shire, n, reg) ESR(pp, shire, 0x100000ULL | ((uint64_t)(n) << 16) | (reg))
+
+/* shire_other registers */
+#define MINION_FEATURE          0x000
+#define SHIRE_CONFIG            0x008
+#define SHIRE_CACHE_BUILD_CONFIG 0x018
+#define IPI_TRIGGER             0x090
+#define IPI_TRIGGER_CLEAR       0x098
+#define FCC_CREDINC(thread, counter) (0x0c0 + 8 * ((thread) * 2 + (counter)))
+#define FLB(n)                  (0x100 + 8 * (n))
+/* neighbourhood registers */
+#define MINION_BOOT             0x18
+#define MPROT                   0x20
+
+/* ET CSRs */
+#define CSR_MBUSADDR        0x7d5
+#define CSR_MENABLE_SHADOWS 0x7d2
+#define CSR_TENSOR_ERROR    0x808
+#define CSR_FCC             0x821
+#define CSR_STALL           0x822
+#define CSR_VALIDATION0     0x8d0
+#define CSR_VALIDATION1     0x8d1
+#define CSR_FCCNB           0xcc0
+#define CSR_HARTID          0xcd0
+
+#define VALIDATION_PASS     0x1feed000
+#define VALIDATION_FAIL     0x50bad000
+
+#define IRQ_BUS_ERROR       23
+
+/* @csr: a standard CSR name or a number (the assembler knows no ET names) */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define csr_read(csr) ({ uint64_t v_; \
+    __asm__ volatile("csrr %0, " STR(csr) : "=r"(v_) :: "memory"); v_; })
+#define csr_write(csr, v) \
+    __asm__ volatile("csrw " STR(csr) ", %0" :: "r"((uint64_t)(v)) : "memory")
+#define csr_set(csr, v) \
+    __asm__ volatile("csrs " STR(csr) ", %0" :: "r"((uint64_t)(v)) : "memory")
+#define csr_clear(csr, v) \
+    __asm__ volatile("csrc " STR(csr) ", %0" :: "r"((uint64_t)(v)) : "memory")
+
+static inline void esr_write(uint64_t addr, uint64_t v)
+{
+    __asm__ volatile("fence rw, o; sd %1, 0(%0)" :: "r"(addr), "r"(v) : "memory");
+}
+
+static inline uint64_t esr_read(uint64_t addr)
+{
+    uint64_t v;
+    __asm__ volatile("ld %0, 0(%1)" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static inline unsigned hart_shire(uint64_t h)  { return h / HARTS_PER_SHIRE; }
+static inline unsigned hart_minion(uint64_t h) { return (h % HARTS_PER_SHIRE) / 2; }
+static inline unsigned hart_thread(uint64_t h) { return h & 1; }
+
+/* Give one credit on @counter to thread @thread of the minions in @mask. */
+static inline void fcc_send(unsigned shire, unsigned thread, unsigned counter,
+                            uint32_t minion_mask)
+{
+    esr_write(ESR_OTHER(PP_U, shire, FCC_CREDINC(thread, counter)), minion_mask);
+}
+
+/* Take one credit from counter @n, halting the hart until there is one. */
+static inline void fcc_wait(unsigned n)
+{
+    if (n) {
+        __asm__ volatile("csrwi 0x821, 1" ::: "memory");
+    } else {
+        __asm__ volatile("csrwi 0x821, 0" ::: "memory");
+    }
+}
+
+/* runtime (firmware-stubs) */
+void putc_uart(char c);
+void puts_uart(const char *s);
+void print(const char *fmt, ...);
+uint32_t fdt_root_u32(const void *fdt, const char *prop, uint32_t dflt);
+void __attribute__((noreturn)) fail(const char *why);
+
+struct trap_frame {
+    uint64_t regs[32];  /* x0..x31; x0 slot holds nothing */
+    uint64_t mcause, mepc, mtval;
+};
+/* Weak; a program may override it.  Return to resume at frame->mepc. */
+void trap_handler(struct trap_frame *f);
+
+/* Programs define this; every hart calls it.  0 = PASS, else FAIL. */
+int main(uint64_t hartid, const void *fdt);
+/* Define as 1 to park thread 1 of every minion (it passes immediately). */
+extern const int etsoc1_park_thread1;
+
+#endif

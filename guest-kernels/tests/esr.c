@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ESR decoding, privilege checks and error reporting as a minion sees them.
+ * Runs on minion 0 of the last shire (so the local-shire alias must not be
+ * shire 0); every other hart passes at once.  Prints TAP.
+ */
+#include "etsoc1.h"
+#include "tap.h"
+
+#define MCAUSE_IRQ (1ULL << 63)
+
+static volatile uint64_t trap_cause, trap_tval, trap_count, busaddr_seen;
+
+void trap_handler(struct trap_frame *f)
+{
+    if (f->mcause == 8) {                   /* ecall from U: back to M */
+        csr_set(mstatus, 3ULL << 11);
+        f->mepc += 4;
+        return;
+    }
+    trap_cause = f->mcause;
+    trap_tval = f->mtval;
+    trap_count++;
+    if (f->mcause == (MCAUSE_IRQ | IRQ_BUS_ERROR)) {
+        busaddr_seen = csr_read(CSR_MBUSADDR);
+        csr_clear(mip, 1ULL << IRQ_BUS_ERROR);
+        return;                             /* an interrupt: resume */
+    }
+    f->mepc += 4;                           /* skip the faulting insn */
+}
+
+static void clear_trap(void)
+{
+    trap_cause = trap_tval = trap_count = busaddr_seen = 0;
+}
+
+static uint64_t load64(uint64_t addr)
+{
+    uint64_t v = 0xdead;
+    __asm__ volatile("ld %0, 0(%1)" : "+r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+static void store32(uint64_t addr, uint32_t v)
+{
+    __asm__ volatile("sw %1, 0(%0)" :: "r"(addr), "r"(v) : "memory");
+}
+
+/* ld in U-mode, then ecall back to M-mode.  Faults are recorded. */
+static uint64_t user_load64(uint64_t addr)
+{
+    register uint64_t a0 __asm__("a0") = addr;
+    register uint64_t a1 __asm__("a1") = 0xdead;
+
+    csr_clear(mstatus, 3ULL << 11);         /* MPP = U */
+    __asm__ volatile(
+        "la t0, 1f\n"
+        "csrw mepc, t0\n"
+        "mret\n"
+        "1: ld a1, 0(a0)\n"
+        "ecall\n"
+        : "+r"(a1) : "r"(a0) : "t0", "memory");
+    return a1;
+}
+
+/* csrr of @csr in U-mode, then ecall back. */
+static uint64_t user_read_hartid(void)
+{
+    register uint64_t a1 __asm__("a1") = 0xdead;
+
+    csr_clear(mstatus, 3ULL << 11);
+    __asm__ volatile(
+        "la t0, 1f\n"
+        "csrw mepc, t0\n"
+        "mret\n"
+        "1: csrr a1, 0xcd0\n"
+        "ecall\n"
+        : "+r"(a1) :: "t0", "memory");
+    return a1;
+}
+
+/* Wait (bounded) for an asynchronous interrupt to be taken. */
+static void settle(void)
+{
+    for (int i = 0; i < 1000 && !trap_count; i++) {
+        __asm__ volatile("nop");
+    }
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
+    unsigned me = shires - 1;
+    uint64_t addr, v;
+
+    if (hartid != (uint64_t)me * HARTS_PER_SHIRE) {
+        return 0;
+    }
+    print("# esr test on hart %lu (shire %u of %u)\n", hartid, me, shires);
+
+    /* reset values */
+    CHECK_EQ(esr_read(ESR_NEIGH(PP_M, me, 0, MINION_BOOT)), 0x8000001000ULL,
+             "minion_boot reset value");
+    CHECK_EQ(esr_read(ESR_NEIGH(PP_M, me, 3, MPROT)), 0x13, "mprot reset value");
+    CHECK_EQ(esr_read(ESR_OTHER(PP_M, me, MINION_FEATURE)), 1,
+             "minion_feature reset value");
+    CHECK_EQ(esr_read(ESR_OTHER(PP_M, me, SHIRE_CONFIG)), 0x0392a000 | me,
+             "shire_config reset value carries the shire id");
+
+    /* local-shire alias */
+    CHECK_EQ(esr_read(ESR_OTHER(PP_M, LOCAL_SHIRE, SHIRE_CONFIG)),
+             0x0392a000 | me, "ESR local alias 0xff is this hart's shire");
+    esr_write(ESR_OTHER(PP_U, LOCAL_SHIRE, FLB(5)), 0x42);
+    CHECK_EQ(esr_read(ESR_OTHER(PP_U, me, FLB(5))), 0x42,
+             "write through the local alias lands in this shire");
+    *(volatile uint64_t *)(SCP_LOCAL + 0x100) = 0x1234567890abcdefULL;
+    CHECK_EQ(*(volatile uint64_t *)(SCP_BASE + me * SCP_WINDOW + 0x100),
+             0x1234567890abcdefULL, "SCP local alias 0x7f is this shire's SRAM");
+    esr_write(ESR_NEIGH(PP_M, me, 0xf, MINION_BOOT), 0x8000002000ULL);
+    CHECK_EQ(esr_read(ESR_NEIGH(PP_M, me, 2, MINION_BOOT)), 0x8000002000ULL,
+             "neighbourhood broadcast write reaches neighbourhood 2");
+
+    /* synchronous access faults */
+    clear_trap();
+    addr = ESR_OTHER(PP_M, me, SHIRE_CONFIG) + 4;
+    load64(addr);
+    CHECK(trap_cause == 5 && trap_tval == addr,
+          "misaligned ESR load: load access fault (cause %lu)", trap_cause);
+    clear_trap();
+    addr = ESR_OTHER(PP_U, me, FLB(0));
+    store32(addr, 1);
+    CHECK(trap_cause == 7 && trap_tval == addr,
+          "4-byte ESR store: store access fault (cause %lu)", trap_cause);
+    clear_trap();
+    load64(ESR(PP_DEBUG, me, 0x780));
+    CHECK(trap_cause == 5, "PP=debug from M-mode: access fault (cause %lu)",
+          trap_cause);
+    clear_trap();
+    v = user_load64(ESR_OTHER(PP_M, me, MINION_FEATURE));
+    CHECK(trap_cause == 5 && v == 0xdead,
+          "PP=M from U-mode: load access fault (cause %lu)", trap_cause);
+    clear_trap();
+    v = user_load64(ESR_OTHER(PP_U, me, FLB(5)));
+    CHECK(trap_count == 0 && v == 0x42, "PP=U from U-mode is allowed");
+    clear_trap();
+    load64(SCP_BASE + me * SCP_WINDOW + 5 * (1ULL << 20));
+    CHECK(trap_cause == 5, "SCP beyond the shire's 4 MiB: access fault");
+    clear_trap();
+    load64(ESR_OTHER(PP_M, 100, SHIRE_CONFIG));
+    CHECK(trap_cause == 5, "ESR of a shire that does not exist: access fault");
+
+    /* hartid shadow CSR */
+    clear_trap();
+    user_read_hartid();
+    CHECK(trap_cause == 2, "hartid CSR in U-mode without menable_shadows traps");
+    csr_write(CSR_MENABLE_SHADOWS, 1);
+    clear_trap();
+    CHECK_EQ(user_read_hartid(), hartid, "hartid CSR in U-mode with shadows");
+    csr_write(CSR_MENABLE_SHADOWS, 0);
+
+    /* asynchronous bus errors */
+    csr_set(mie, 1ULL << IRQ_BUS_ERROR);
+    csr_set(mstatus, 1 << 3);
+    clear_trap();
+    addr = ESR_OTHER(PP_M, me, SHIRE_CACHE_BUILD_CONFIG);
+    esr_write(addr, 0);
+    settle();
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+          "write to a read-only ESR: bus-error interrupt, mbusaddr 0x%lx",
+          busaddr_seen);
+    clear_trap();
+    addr = ESR_OTHER(PP_U, me, 0x1000);
+    v = load64(addr);
+    settle();
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr &&
+          v == 0, "read of an unknown ESR: bus error, reads 0");
+    clear_trap();
+    addr = ESR_NEIGH(PP_U, me, 0, MINION_BOOT);
+    load64(addr);
+    settle();
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+          "an M register at its PP=U alias decodes as unknown");
+    csr_clear(mstatus, 1 << 3);
+
+    /* credits to ourselves, counters and IPIs */
+    fcc_send(me, 0, 1, 1u << 0);
+    fcc_send(LOCAL_SHIRE, 0, 1, 1u << 0);
+    fcc_send(me, 0, 1, 1u << 0);
+    CHECK_EQ(csr_read(CSR_FCCNB), 3ULL << 16, "fccnb counts three credits");
+    fcc_wait(1);
+    fcc_wait(1);
+    fcc_wait(1);
+    CHECK_EQ(csr_read(CSR_FCCNB), 0, "three fcc waits consume them");
+    esr_write(ESR_OTHER(PP_M, me, IPI_TRIGGER), 1ULL << 0);
+    CHECK((csr_read(mip) & (1 << 3)) != 0, "ipi_trigger raises MSIP");
+    esr_write(ESR_OTHER(PP_M, me, IPI_TRIGGER_CLEAR), 1ULL << 0);
+    CHECK((csr_read(mip) & (1 << 3)) == 0, "ipi_trigger_clear clears it");
+
+    return tap_done();
+}

@@ -1,0 +1,484 @@
+/*
+ * Esperanto ET-SoC-1 minion CPU: the RISC-V CPU subclass, its ET CSRs and
+ * the mechanism that halts a hart until a device wakes it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Modelled from the chip facts in isa.md (sections 1, 3 and 6).  A minion is
+ * rv64imfc: no A, no D, no H, no bit-manipulation, no PMP, no Sstc.
+ *
+ * How a hart waits (no target/riscv patch): a CSR callback that finds its
+ * resource missing records the reason in Etsoc1HartEt.wait and returns the
+ * private cause ETSOC1_EXCP_WAIT.  The stock CSR helper raises it with its
+ * own return address, so env->pc points at the CSR instruction.  Our
+ * do_interrupt wrapper turns that cause into a halt.  has_work re-tests the
+ * resource itself (never a one-shot flag), so a credit that arrives between
+ * the callback's test and the halt is not lost.  When the hart is woken it
+ * re-executes the CSR instruction, which now succeeds.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qapi/error.h"
+#include "exec/exec-all.h"
+#include "hw/core/tcg-cpu-ops.h"
+#include "sysemu/cpus.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+/* A cause the privileged spec reserves for custom use; never reaches a guest. */
+#define ETSOC1_EXCP_WAIT 24
+
+/* ET CSR numbers (isa.md section 3). */
+enum {
+    CSR_ET_MENABLE_SHADOWS = 0x7d2,
+    CSR_ET_MBUSADDR = 0x7d5,
+    CSR_ET_TENSOR_ERROR = 0x808,
+    CSR_ET_FCC = 0x821,
+    CSR_ET_STALL = 0x822,
+    CSR_ET_VALIDATION0 = 0x8d0,
+    CSR_ET_VALIDATION1 = 0x8d1,
+    CSR_ET_VALIDATION2 = 0x8d2,
+    CSR_ET_VALIDATION3 = 0x8d3,
+    CSR_ET_FCCNB = 0xcc0,
+    CSR_ET_HARTID = 0xcd0,
+};
+
+/* validation0/1 values understood by Esperanto's simulator (DV hooks). */
+#define ETSOC1_VALIDATION_PASS  0x1feed000
+#define ETSOC1_VALIDATION_FAIL  0x50bad000
+#define ETSOC1_VALIDATION1_CMD_PUTCHAR 1
+#define ETSOC1_EOT 0x04
+
+#define MINION_FEATURE_ML_OFF  (1u << 1)
+
+static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
+{
+    return ETSOC1_MINION_CPU(env_archcpu(env));
+}
+
+Etsoc1MinionCPU *etsoc1_current_minion(void)
+{
+    if (!current_cpu) {
+        return NULL;
+    }
+    return (Etsoc1MinionCPU *)object_dynamic_cast(OBJECT(current_cpu),
+                                                  TYPE_ETSOC1_MINION_CPU);
+}
+
+/*
+ * Wake @cpu after publishing the resource it waits for.  Called with the
+ * BQL held.  From a vCPU (an ESR store by another hart) we signal the
+ * sleeper and make the writer yield; a plain qemu_cpu_kick() would, under
+ * single-threaded TCG, cpu_exit() every vCPU (blocking-harts.md, 4.2).
+ */
+void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
+{
+    CPUState *cs = CPU(cpu);
+
+    trace_etsoc1_minion_wake(cpu->parent_obj.env.mhartid, cpu->et->wait);
+    if (current_cpu) {
+        qemu_cond_broadcast(cs->halt_cond);
+        cpu_exit(current_cpu);
+    } else {
+        qemu_cpu_kick(cs);
+    }
+}
+
+/* Raise the asynchronous bus-error interrupt, as the chip does for ESR errors. */
+void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr)
+{
+    cpu->et->mbusaddr = addr;
+    riscv_cpu_update_mip(&cpu->parent_obj, 1ULL << ETSOC1_IRQ_BUS_ERROR,
+                         BOOL_TO_MASK(1));
+}
+
+/* Would an interrupt be taken if the hart ran now?  (blocking-harts.md 4.3) */
+static bool etsoc1_irq_will_be_taken(CPURISCVState *env)
+{
+    if (riscv_cpu_mirq_pending(env) != RISCV_EXCP_NONE &&
+        (env->priv < PRV_M || (env->mstatus & MSTATUS_MIE))) {
+        return true;
+    }
+    return riscv_cpu_sirq_pending(env) != RISCV_EXCP_NONE &&
+           (env->priv < PRV_S ||
+            (env->priv == PRV_S && (env->mstatus & MSTATUS_SIE)));
+}
+
+static bool etsoc1_minion_has_work(CPUState *cs)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+    Etsoc1MinionCPUClass *mcc = ETSOC1_MINION_CPU_GET_CLASS(cs);
+
+    switch (qatomic_read(&cpu->et->wait)) {
+    case ETSOC1_WAIT_FCC0:
+    case ETSOC1_WAIT_FCC1:
+        return qatomic_read(&cpu->et->fcc[cpu->et->wait - ETSOC1_WAIT_FCC0]) ||
+               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
+    case ETSOC1_WAIT_STOPPED:
+        return false;
+    default:
+        return mcc->parent_has_work(cs);
+    }
+}
+
+/* Called from cpu_handle_exception() with the BQL held. */
+static void etsoc1_minion_do_interrupt(CPUState *cs)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+
+    if (cs->exception_index != ETSOC1_EXCP_WAIT) {
+        ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
+        return;
+    }
+    trace_etsoc1_minion_halt(cpu->parent_obj.env.mhartid, cpu->et->wait);
+    if (cpu->et->wait == ETSOC1_WAIT_STALL) {
+        /* stall completes, then sleeps like WFI: resume after the CSR insn */
+        cpu->parent_obj.env.pc += 4;
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    }
+    cs->halted = 1;
+    cs->exception_index = EXCP_HLT;
+    cpu_loop_exit(cs);
+}
+
+/* An interrupt taken while blocked abandons the wait; mret re-executes it. */
+static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+
+    if (!ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_exec_interrupt(
+            cs, interrupt_request)) {
+        return false;
+    }
+    if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED) {
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    }
+    return true;
+}
+
+/* Record what the hart waits for; the stock helper then raises the cause. */
+static RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
+{
+    qatomic_set(&cpu->et->wait, why);
+    return (RISCVException)ETSOC1_EXCP_WAIT;
+}
+
+/* ---- CSRs ---------------------------------------------------------------- */
+
+static RISCVException etsoc1_pred_minion(CPURISCVState *env, int csrno)
+{
+    return object_dynamic_cast(OBJECT(env_archcpu(env)), TYPE_ETSOC1_MINION_CPU)
+           ? RISCV_EXCP_NONE : RISCV_EXCP_ILLEGAL_INST;
+}
+
+/* "ML" CSRs trap when minion_feature disables the ML/tensor features. */
+static RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
+{
+    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
+        (env_minion(env)->shire->minion_feature & MINION_FEATURE_ML_OFF)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    return RISCV_EXCP_NONE;
+}
+
+static RISCVException etsoc1_pred_hartid(CPURISCVState *env, int csrno)
+{
+    Etsoc1MinionCPU *cpu;
+
+    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    cpu = env_minion(env);
+    if (env->priv < PRV_M && !env->debugger &&
+        !(cpu->shire->menable_shadows[(env->mhartid % 64) / 2] & 1)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    return RISCV_EXCP_NONE;
+}
+
+/* Command CSRs read as zero; the write is the command. */
+static RISCVException etsoc1_read_zero(CPURISCVState *env, int csrno,
+                                       target_ulong *val)
+{
+    *val = 0;
+    return RISCV_EXCP_NONE;
+}
+
+static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
+                                      target_ulong *val)
+{
+    Etsoc1MinionCPU *cpu = env_minion(env);
+    Etsoc1HartEt *et = cpu->et;
+
+    switch (csrno) {
+    case CSR_ET_MENABLE_SHADOWS:
+        *val = cpu->shire->menable_shadows[(env->mhartid % 64) / 2];
+        break;
+    case CSR_ET_MBUSADDR:
+        *val = et->mbusaddr;
+        break;
+    case CSR_ET_TENSOR_ERROR:
+        *val = et->tensor_error;
+        break;
+    case CSR_ET_FCCNB:
+        *val = (target_ulong)qatomic_read(&et->fcc[1]) << 16 |
+               qatomic_read(&et->fcc[0]);
+        break;
+    case CSR_ET_HARTID:
+        *val = env->mhartid;
+        break;
+    case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
+        *val = et->validation[csrno - CSR_ET_VALIDATION0];
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    return RISCV_EXCP_NONE;
+}
+
+/* Take one credit from counter @n if there is one. */
+static bool etsoc1_fcc_take(Etsoc1HartEt *et, unsigned n)
+{
+    uint16_t old = qatomic_read(&et->fcc[n]);
+
+    while (old) {
+        uint16_t seen = qatomic_cmpxchg(&et->fcc[n], old, old - 1);
+        if (seen == old) {
+            return true;
+        }
+        old = seen;
+    }
+    return false;
+}
+
+static void G_NORETURN etsoc1_end_run(int status, uint64_t hartid)
+{
+    trace_etsoc1_minion_end_run(hartid, status);
+    if (!qemu_mutex_iothread_locked()) {
+        qemu_mutex_lock_iothread();
+    }
+    /* Like hw/misc/sifive_test.c: the exit status is the guest's verdict. */
+    exit(status);
+}
+
+static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
+                                              target_ulong val)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+
+    cpu->et->validation[csrno - CSR_ET_VALIDATION0] = val;
+    if (csrno == CSR_ET_VALIDATION0) {
+        if ((uint32_t)val == ETSOC1_VALIDATION_FAIL) {
+            etsoc1_end_run(EXIT_FAILURE, env->mhartid);
+        }
+        if ((uint32_t)val == ETSOC1_VALIDATION_PASS) {
+            /* This hart is done; the run ends when every hart is. */
+            if (qatomic_fetch_inc(&m->harts_passed) + 1 ==
+                m->num_shires * ETSOC1_HARTS_PER_SHIRE) {
+                etsoc1_end_run(EXIT_SUCCESS, env->mhartid);
+            }
+            return etsoc1_block(cpu, ETSOC1_WAIT_STOPPED);
+        }
+    } else if (csrno == CSR_ET_VALIDATION1 &&
+               extract64(val, 56, 8) == ETSOC1_VALIDATION1_CMD_PUTCHAR &&
+               (val & 0xff) == ETSOC1_EOT) {
+        etsoc1_end_run(EXIT_SUCCESS, env->mhartid);
+    }
+    return RISCV_EXCP_NONE;
+}
+
+static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
+                                       target_ulong val)
+{
+    Etsoc1MinionCPU *cpu = env_minion(env);
+    Etsoc1HartEt *et = cpu->et;
+
+    trace_etsoc1_minion_csr_write(env->mhartid, csrno, val);
+    if (env->debugger) {
+        /* gdb and the monitor never trigger commands or block */
+        return RISCV_EXCP_NONE;
+    }
+    switch (csrno) {
+    case CSR_ET_MENABLE_SHADOWS:
+        cpu->shire->menable_shadows[(env->mhartid % 64) / 2] = val & 1;
+        break;
+    case CSR_ET_MBUSADDR:
+        et->mbusaddr = val & MAKE_64BIT_MASK(0, 40);
+        break;
+    case CSR_ET_TENSOR_ERROR:
+        et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
+        break;
+    case CSR_ET_FCC:
+        if (!etsoc1_fcc_take(et, val & 1)) {
+            return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + (val & 1));
+        }
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+        break;
+    case CSR_ET_STALL:
+        return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
+    case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
+        return etsoc1_write_validation(cpu, csrno, val);
+    default:
+        g_assert_not_reached();
+    }
+    return RISCV_EXCP_NONE;
+}
+
+/*
+ * mie/mip: the stock handlers mask writes to the standard interrupts;
+ * wrap them so the minion's local interrupts 16, 19 and 23 can be enabled
+ * (mie) and acknowledged (cleared in mip).
+ */
+static riscv_csr_operations etsoc1_std_mie, etsoc1_std_mip;
+
+static RISCVException etsoc1_rmw_mie(CPURISCVState *env, int csrno,
+                                     target_ulong *ret, target_ulong new_val,
+                                     target_ulong mask)
+{
+    RISCVException r = etsoc1_std_mie.op(env, csrno, ret, new_val, mask);
+
+    if (r == RISCV_EXCP_NONE && etsoc1_pred_minion(env, csrno) == RISCV_EXCP_NONE) {
+        mask &= ETSOC1_LOCAL_IRQS;
+        env->mie = (env->mie & ~mask) | (new_val & mask);
+    }
+    return r;
+}
+
+static RISCVException etsoc1_rmw_mip(CPURISCVState *env, int csrno,
+                                     target_ulong *ret, target_ulong new_val,
+                                     target_ulong mask)
+{
+    RISCVException r = etsoc1_std_mip.op(env, csrno, ret, new_val, mask);
+    target_ulong clear = mask & ~new_val & ETSOC1_LOCAL_IRQS;
+
+    if (r == RISCV_EXCP_NONE && ret) {
+        *ret |= env->mip & ETSOC1_LOCAL_IRQS;
+    }
+    if (r == RISCV_EXCP_NONE && clear && !env->debugger &&
+        etsoc1_pred_minion(env, csrno) == RISCV_EXCP_NONE) {
+        riscv_cpu_update_mip(env_archcpu(env), clear, 0);
+    }
+    return r;
+}
+
+typedef struct Etsoc1Csr {
+    int csrno;
+    const char *name;
+    riscv_csr_predicate_fn predicate;
+    riscv_csr_read_fn read;
+    bool writable;
+} Etsoc1Csr;
+
+/* The ET CSRs this model implements (isa.md section 3). */
+static const Etsoc1Csr etsoc1_csrs[] = {
+    { CSR_ET_MENABLE_SHADOWS, "menable_shadows", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_MBUSADDR, "mbusaddr", etsoc1_pred_minion, etsoc1_read_csr, true },
+    { CSR_ET_TENSOR_ERROR, "tensor_error", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_FCC, "fcc", etsoc1_pred_ml, etsoc1_read_zero, true },
+    { CSR_ET_STALL, "stall", etsoc1_pred_ml, etsoc1_read_zero, true },
+    { CSR_ET_VALIDATION0, "validation0", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_VALIDATION1, "validation1", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_VALIDATION2, "validation2", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_VALIDATION3, "validation3", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_FCCNB, "fccnb", etsoc1_pred_minion, etsoc1_read_csr, false },
+    { CSR_ET_HARTID, "hartid", etsoc1_pred_hartid, etsoc1_read_csr, false },
+};
+
+/* Must run before any minion is realized: realize asks every predicate. */
+void etsoc1_minion_register_csrs(void)
+{
+    size_t i;
+
+    if (etsoc1_std_mie.op) {
+        return;
+    }
+    for (i = 0; i < ARRAY_SIZE(etsoc1_csrs); i++) {
+        riscv_csr_operations ops = {
+            .name = etsoc1_csrs[i].name,
+            .predicate = etsoc1_csrs[i].predicate,
+            .read = etsoc1_csrs[i].read,
+            .write = etsoc1_csrs[i].writable ? etsoc1_write_csr : NULL,
+        };
+        riscv_set_csr_ops(etsoc1_csrs[i].csrno, &ops);
+    }
+
+    riscv_get_csr_ops(CSR_MIE, &etsoc1_std_mie);
+    riscv_get_csr_ops(CSR_MIP, &etsoc1_std_mip);
+    riscv_set_csr_ops(CSR_MIE, &(riscv_csr_operations) {
+        .name = "mie", .predicate = etsoc1_std_mie.predicate,
+        .op = etsoc1_rmw_mie, .min_priv_ver = etsoc1_std_mie.min_priv_ver,
+    });
+    riscv_set_csr_ops(CSR_MIP, &(riscv_csr_operations) {
+        .name = "mip", .predicate = etsoc1_std_mip.predicate,
+        .op = etsoc1_rmw_mip, .min_priv_ver = etsoc1_std_mip.min_priv_ver,
+    });
+}
+
+/* ---- the CPU type ---------------------------------------------------------- */
+
+static void etsoc1_minion_cpu_init(Object *obj)
+{
+    RISCVCPU *cpu = RISCV_CPU(obj);
+
+    /* rv64imfc + Zicsr/Zifencei, Sv39; everything else the base CPU enables is off */
+    cpu->cfg.ext_a = false;
+    cpu->cfg.ext_d = false;
+    cpu->cfg.ext_h = false;
+    cpu->cfg.ext_v = false;
+    cpu->cfg.ext_zba = false;
+    cpu->cfg.ext_zbb = false;
+    cpu->cfg.ext_zbc = false;
+    cpu->cfg.ext_zbs = false;
+    cpu->cfg.ext_sstc = false;
+    cpu->cfg.ext_zihintpause = false;
+    cpu->cfg.pmp = false;
+    cpu->cfg.mmu = true;
+    cpu->cfg.ext_icsr = true;
+    cpu->cfg.ext_ifencei = true;
+    cpu->cfg.pmu_num = 6;               /* hpmcounter3..8 */
+    cpu->cfg.mvendorid = (11 << 7) | 0x65;
+    cpu->cfg.marchid = 0x8000000000000001ULL;
+}
+
+static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
+{
+    static struct TCGCPUOps tcg_ops;
+    CPUClass *cc = CPU_CLASS(oc);
+    Etsoc1MinionCPUClass *mcc = ETSOC1_MINION_CPU_CLASS(oc);
+
+    mcc->parent_has_work = cc->has_work;
+    cc->has_work = etsoc1_minion_has_work;
+
+    /* tcg_ops is const and shared with every RISC-V CPU: use our own copy */
+    tcg_ops = *cc->tcg_ops;
+    mcc->parent_do_interrupt = tcg_ops.do_interrupt;
+    mcc->parent_exec_interrupt = tcg_ops.cpu_exec_interrupt;
+    tcg_ops.do_interrupt = etsoc1_minion_do_interrupt;
+    tcg_ops.cpu_exec_interrupt = etsoc1_minion_exec_interrupt;
+    cc->tcg_ops = &tcg_ops;
+}
+
+static const TypeInfo etsoc1_minion_cpu_info = {
+    .name = TYPE_ETSOC1_MINION_CPU,
+    .parent = TYPE_RISCV_CPU_BASE64,
+    .instance_size = sizeof(Etsoc1MinionCPU),
+    .instance_init = etsoc1_minion_cpu_init,
+    .class_size = sizeof(Etsoc1MinionCPUClass),
+    .class_init = etsoc1_minion_cpu_class_init,
+};
+
+static void etsoc1_minion_register_types(void)
+{
+    type_register_static(&etsoc1_minion_cpu_info);
+}
+
+type_init(etsoc1_minion_register_types)

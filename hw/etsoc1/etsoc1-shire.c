@@ -1,0 +1,634 @@
+/*
+ * Esperanto ET-SoC-1 minion shire: 64 harts, the L2 scratchpad and the
+ * shire's ESR (Esperanto System Register) space
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Modelled from isa.md section 2 ("ESR address encoding") and the sysemu
+ * behaviour summarised in docs/esr.md.  An ESR address is
+ *   [32] 1 | [31:30] PP | [29:22] shire | [21:20] subregion | ...
+ * Each register exists only at its own PP.  Access rules, in the order the
+ * chip applies them:
+ *  - not 8 bytes or not 8-aligned, or PP above the hart's privilege, or
+ *    PP = debug (service processor only): synchronous access fault;
+ *  - an offset with no register (including another PP's alias), a write to
+ *    a read-only register, a read of a write-only one: the access retires,
+ *    the hart gets the bus-error interrupt (23) and mbusaddr.
+ * Requesters that are not minions (qtest, gdb, a future service processor)
+ * have every privilege.
+ *
+ * Not modelled yet (LOG_UNIMP, read as zero): message ports and debug
+ * registers of the hart subregion, shire cache and RBOX blocks, power/PLL
+ * control, and the chip-wide broadcast.  The thread disable masks are
+ * stored; harts start released (docs/choices.md).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "migration/vmstate.h"
+#include "sysemu/reset.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+/* Subregion, address bits [21:20] of the shire's window. */
+FIELD(ESR, SUBREGION, 20, 2)
+FIELD(ESR, HART, 12, 8)         /* hart subregion: hart index */
+FIELD(ESR, HART_REG, 0, 12)
+FIELD(ESR, NEIGH, 16, 4)        /* neighbourhood subregion */
+FIELD(ESR, NEIGH_REG, 0, 16)
+FIELD(ESR, OTHER_BLOCK, 17, 3)  /* "other" subregion: which block */
+FIELD(ESR, OTHER_REG, 0, 17)
+
+enum {
+    ESR_SUB_HART = 0,
+    ESR_SUB_NEIGH = 1,
+    ESR_SUB_OTHER = 3,
+};
+enum {
+    ESR_OTHER_CACHE = 0,
+    ESR_OTHER_RBOX = 1,
+    ESR_OTHER_SHIRE = 2,
+};
+#define ESR_NEIGH_BROADCAST 0xf
+
+/* Neighbourhood registers (offset within one neighbourhood). */
+REG64(NEIGH_DUMMY1, 0x08)
+REG64(NEIGH_MINION_BOOT, 0x18)
+REG64(NEIGH_MPROT, 0x20)
+REG64(NEIGH_DUMMY3, 0x30)
+REG64(NEIGH_IPI_REDIRECT_PC, 0x40)
+REG64(NEIGH_CHICKEN, 0x70)
+REG64(NEIGH_ICACHE_ERR_LOG_ADDRESS, 0x88)
+
+/* shire_other registers. */
+REG64(MINION_FEATURE, 0x000)
+REG64(SHIRE_CONFIG, 0x008)
+REG64(THREAD1_DISABLE, 0x010)
+REG64(SHIRE_CACHE_BUILD_CONFIG, 0x018)
+REG64(SHIRE_CACHE_REVISION_ID, 0x020)
+REG64(IPI_REDIRECT_TRIGGER, 0x080)
+REG64(IPI_REDIRECT_FILTER, 0x088)
+REG64(IPI_TRIGGER, 0x090)
+REG64(IPI_TRIGGER_CLEAR, 0x098)
+REG64(FCC_CREDINC, 0x0c0)              /* 4 registers: thread * 2 + counter */
+REG64(FAST_LOCAL_BARRIER, 0x100)       /* 32 registers */
+REG64(SHIRE_POWER, 0x218)              /* power, PLL, DLL, clock gating... */
+REG64(THREAD0_DISABLE, 0x240)
+REG64(BROADCAST_DATA, 0x1fff0)
+REG64(BROADCAST, 0x1fff8)
+
+/* Reset values (sysemu cold/warm reset; docs/esr.md). */
+#define MPROT_RESET              0x13
+#define MINION_FEATURE_RESET     0x01
+#define SHIRE_CONFIG_RESET       0x0392a000
+#define BUILD_CONFIG_VALUE       0x2040040404040400ULL
+#define REVISION_ID_VALUE        0x0000000900000001ULL
+
+typedef enum {
+    ESR_RW,
+    ESR_RO,
+    ESR_WO,     /* reads are errors */
+    ESR_W_RZ,   /* writes act, reads return zero */
+    ESR_UNIMP,  /* known register, behaviour not modelled */
+} Etsoc1EsrAccess;
+
+typedef struct Etsoc1EsrReg {
+    const char *name;
+    uint32_t offset;
+    uint8_t count;
+    uint8_t pp;
+    Etsoc1EsrAccess access;
+} Etsoc1EsrReg;
+
+#define ESR_REG(n, off, cnt, p, acc) \
+    { .name = n, .offset = off, .count = cnt, .pp = ETSOC1_PP_##p, .access = acc }
+
+static const Etsoc1EsrReg neigh_regs[] = {
+    ESR_REG("dummy1", A_NEIGH_DUMMY1, 1, M, ESR_RO),
+    ESR_REG("minion_boot", A_NEIGH_MINION_BOOT, 1, M, ESR_RW),
+    ESR_REG("mprot", A_NEIGH_MPROT, 1, M, ESR_RW),
+    ESR_REG("dummy3", A_NEIGH_DUMMY3, 1, M, ESR_RO),
+    ESR_REG("ipi_redirect_pc", A_NEIGH_IPI_REDIRECT_PC, 1, U, ESR_RW),
+    ESR_REG("neigh_chicken", A_NEIGH_CHICKEN, 1, M, ESR_RW),
+    ESR_REG("icache_err_log_address", A_NEIGH_ICACHE_ERR_LOG_ADDRESS, 1, M,
+            ESR_RO),
+};
+
+static const Etsoc1EsrReg other_regs[] = {
+    ESR_REG("minion_feature", A_MINION_FEATURE, 1, M, ESR_RW),
+    ESR_REG("shire_config", A_SHIRE_CONFIG, 1, M, ESR_RW),
+    ESR_REG("thread1_disable", A_THREAD1_DISABLE, 1, M, ESR_RW),
+    ESR_REG("shire_cache_build_config", A_SHIRE_CACHE_BUILD_CONFIG, 1, M,
+            ESR_RO),
+    ESR_REG("shire_cache_revision_id", A_SHIRE_CACHE_REVISION_ID, 1, M, ESR_RO),
+    ESR_REG("ipi_redirect_trigger", A_IPI_REDIRECT_TRIGGER, 1, U, ESR_UNIMP),
+    ESR_REG("ipi_redirect_filter", A_IPI_REDIRECT_FILTER, 1, M, ESR_RW),
+    ESR_REG("ipi_trigger", A_IPI_TRIGGER, 1, M, ESR_RW),
+    ESR_REG("ipi_trigger_clear", A_IPI_TRIGGER_CLEAR, 1, M, ESR_W_RZ),
+    ESR_REG("fcc_credinc", A_FCC_CREDINC, 4, U, ESR_W_RZ),
+    ESR_REG("fast_local_barrier", A_FAST_LOCAL_BARRIER, 32, U, ESR_RW),
+    ESR_REG("shire_power_pll_dll", A_SHIRE_POWER, 5, M, ESR_UNIMP),
+    ESR_REG("thread0_disable", A_THREAD0_DISABLE, 1, M, ESR_RW),
+    ESR_REG("broadcast_data", A_BROADCAST_DATA, 1, U, ESR_UNIMP),
+    ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_UNIMP),
+    ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_UNIMP),
+    ESR_REG("mbroadcast", A_BROADCAST, 1, M, ESR_UNIMP),
+};
+
+/* Find the register at @off seen at privilege @pp; *idx is the array index. */
+static const Etsoc1EsrReg *esr_lookup(const Etsoc1EsrReg *regs, size_t n,
+                                      uint32_t off, unsigned pp, unsigned *idx)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (regs[i].pp == pp && off >= regs[i].offset &&
+            off < regs[i].offset + 8 * regs[i].count) {
+            *idx = (off - regs[i].offset) / 8;
+            return &regs[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- credits and IPIs ------------------------------------------------------ */
+
+/*
+ * Give hart @hart one credit on @counter.  Returns false on a 16-bit wrap,
+ * which also sets tensor_error[3].  Called with the BQL held.
+ */
+bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned hart, unsigned counter)
+{
+    Etsoc1HartEt *et = &s->et[hart];
+    uint16_t old = qatomic_read(&et->fcc[counter]), seen;
+
+    while ((seen = qatomic_cmpxchg(&et->fcc[counter], old,
+                                   (uint16_t)(old + 1))) != old) {
+        old = seen;
+    }
+    trace_etsoc1_shire_credit(s->shire_id, hart, counter, (uint16_t)(old + 1));
+    if (qatomic_read(&et->wait) == ETSOC1_WAIT_FCC0 + counter) {
+        etsoc1_minion_wake(&s->hart[hart]);
+    }
+    if (old == UINT16_MAX) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: shire %u hart %u fcc%u "
+                      "overflow\n", s->shire_id, hart, counter);
+        et->tensor_error |= 1 << 3;
+        return false;
+    }
+    return true;
+}
+
+static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
+                                      uint64_t mask)
+{
+    unsigned thread = n / 2, counter = n % 2;
+    uint32_t minions = mask;
+
+    while (minions) {
+        unsigned m = ctz32(minions);
+
+        minions &= minions - 1;
+        etsoc1_shire_credit(s, m * ETSOC1_THREADS + thread, counter);
+    }
+}
+
+static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
+{
+    while (mask) {
+        unsigned h = ctz64(mask);
+
+        mask &= mask - 1;
+        riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
+                             BOOL_TO_MASK(raise));
+    }
+}
+
+/* ---- register file ---------------------------------------------------------- */
+
+static uint64_t esr_neigh_read(Etsoc1ShireState *s, unsigned neigh,
+                               uint32_t off)
+{
+    switch (off) {
+    case A_NEIGH_MINION_BOOT:
+        return s->minion_boot[neigh];
+    case A_NEIGH_MPROT:
+        return s->mprot[neigh];
+    case A_NEIGH_IPI_REDIRECT_PC:
+        return s->ipi_redirect_pc[neigh];
+    case A_NEIGH_CHICKEN:
+        return s->neigh_chicken[neigh];
+    default:
+        return 0;   /* dummy and error-log registers */
+    }
+}
+
+static void esr_neigh_write(Etsoc1ShireState *s, unsigned neigh, uint32_t off,
+                            uint64_t val)
+{
+    switch (off) {
+    case A_NEIGH_MINION_BOOT:
+        /* Takes effect at the next warm reset; QEMU's reset is cold. */
+        s->minion_boot[neigh] = val & MAKE_64BIT_MASK(0, 40);
+        break;
+    case A_NEIGH_MPROT:
+        s->mprot[neigh] = val & 0x7f;
+        break;
+    case A_NEIGH_IPI_REDIRECT_PC:
+        s->ipi_redirect_pc[neigh] = val;
+        break;
+    case A_NEIGH_CHICKEN:
+        s->neigh_chicken[neigh] = val;
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+static uint64_t esr_other_read(Etsoc1ShireState *s, uint32_t reg, unsigned idx)
+{
+    switch (reg) {
+    case A_MINION_FEATURE:
+        return s->minion_feature;
+    case A_SHIRE_CONFIG:
+        return s->shire_config;
+    case A_THREAD0_DISABLE:
+        return s->thread0_disable;
+    case A_THREAD1_DISABLE:
+        return s->thread1_disable;
+    case A_SHIRE_CACHE_BUILD_CONFIG:
+        return BUILD_CONFIG_VALUE;
+    case A_SHIRE_CACHE_REVISION_ID:
+        return REVISION_ID_VALUE;
+    case A_IPI_REDIRECT_FILTER:
+        return s->ipi_redirect_filter;
+    case A_IPI_TRIGGER: {
+        uint64_t pending = 0;
+        unsigned h;
+
+        for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
+            if (s->hart[h].parent_obj.env.mip & MIP_MSIP) {
+                pending |= 1ULL << h;
+            }
+        }
+        return pending;
+    }
+    case A_FAST_LOCAL_BARRIER:
+        return s->flb[idx];
+    default:
+        return 0;   /* write-only commands read as zero */
+    }
+}
+
+static void esr_other_write(Etsoc1ShireState *s, uint32_t reg, unsigned idx,
+                            uint64_t val)
+{
+    switch (reg) {
+    case A_MINION_FEATURE:
+        s->minion_feature = val & 0x3f;
+        break;
+    case A_SHIRE_CONFIG:
+        s->shire_config = val & MAKE_64BIT_MASK(0, 26);
+        break;
+    case A_THREAD0_DISABLE:
+    case A_THREAD1_DISABLE:
+        if ((uint32_t)val) {
+            qemu_log_mask(LOG_UNIMP, "etsoc1: shire %u: stopping harts with "
+                          "thread%d_disable is not modelled\n", s->shire_id,
+                          reg == A_THREAD1_DISABLE);
+        }
+        *(reg == A_THREAD0_DISABLE ? &s->thread0_disable :
+          &s->thread1_disable) = (uint32_t)val;
+        break;
+    case A_IPI_REDIRECT_FILTER:
+        s->ipi_redirect_filter = val;
+        break;
+    case A_IPI_TRIGGER:
+        etsoc1_shire_ipi(s, val, true);
+        break;
+    case A_IPI_TRIGGER_CLEAR:
+        etsoc1_shire_ipi(s, val, false);
+        break;
+    case A_FCC_CREDINC:
+        etsoc1_shire_send_credits(s, idx, val);
+        break;
+    case A_FAST_LOCAL_BARRIER:
+        s->flb[idx] = val;
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* ---- decode ------------------------------------------------------------------ */
+
+static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
+                                     uint64_t *data, unsigned size,
+                                     bool is_write)
+{
+    Etsoc1ShireState *s = w->shire;
+    Etsoc1MinionCPU *hart = etsoc1_current_minion();
+    hwaddr pa = ETSOC1_ESR_ADDR(w->pp, s->shire_id, addr);
+    const Etsoc1EsrReg *reg = NULL;
+    const char *why = "no register";
+    unsigned idx = 0, neigh = 0, n;
+    uint32_t off = 0;
+
+    if (size != 8 || (addr & 7)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": %u-byte "
+                      "%s; ESRs take aligned 8-byte accesses only\n", pa, size,
+                      is_write ? "write" : "read");
+        return MEMTX_ERROR;
+    }
+    if (hart && (w->pp == ETSOC1_PP_DEBUG ||
+                 w->pp > hart->parent_obj.env.priv)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": hart %"
+                      PRIu64 " in privilege %u cannot access PP %u\n", pa,
+                      (uint64_t)hart->parent_obj.env.mhartid,
+                      (unsigned)hart->parent_obj.env.priv, w->pp);
+        return MEMTX_ERROR;
+    }
+
+    switch (FIELD_EX64(addr, ESR, SUBREGION)) {
+    case ESR_SUB_HART:
+        if (FIELD_EX64(addr, ESR, HART) >= ETSOC1_HARTS_PER_SHIRE) {
+            break;
+        }
+        qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": hart "
+                      "message-port and debug registers are not modelled\n", pa);
+        goto unimp;
+    case ESR_SUB_NEIGH:
+        neigh = FIELD_EX64(addr, ESR, NEIGH);
+        off = FIELD_EX64(addr, ESR, NEIGH_REG);
+        if (neigh >= ETSOC1_NEIGHS_PER_SHIRE &&
+            (neigh != ESR_NEIGH_BROADCAST || !is_write)) {
+            why = "bad neighbourhood";
+            break;
+        }
+        reg = esr_lookup(neigh_regs, ARRAY_SIZE(neigh_regs), off, w->pp, &idx);
+        break;
+    case ESR_SUB_OTHER:
+        switch (FIELD_EX64(addr, ESR, OTHER_BLOCK)) {
+        case ESR_OTHER_CACHE:
+        case ESR_OTHER_RBOX:
+            qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": shire "
+                          "cache and RBOX registers are not modelled\n", pa);
+            goto unimp;
+        case ESR_OTHER_SHIRE:
+            off = FIELD_EX64(addr, ESR, OTHER_REG);
+            reg = esr_lookup(other_regs, ARRAY_SIZE(other_regs), off, w->pp,
+                             &idx);
+            break;
+        }
+        break;
+    }
+
+    if (reg && is_write && reg->access == ESR_RO) {
+        why = "read-only register";
+        reg = NULL;
+    } else if (reg && !is_write && reg->access == ESR_WO) {
+        why = "write-only register";
+        reg = NULL;
+    }
+    if (!reg) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": %s "
+                      "(%s): bus error\n", pa, is_write ? "write" : "read", why);
+        if (hart) {
+            etsoc1_minion_bus_error(hart, pa);
+        }
+        if (!is_write) {
+            *data = 0;
+        }
+        return MEMTX_OK;
+    }
+    if (reg->access == ESR_UNIMP) {
+        qemu_log_mask(LOG_UNIMP, "etsoc1: ESR %s (0x%" HWADDR_PRIx ") is not "
+                      "modelled\n", reg->name, pa);
+        goto unimp;
+    }
+
+    if (!is_write) {
+        *data = FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_NEIGH
+                ? esr_neigh_read(s, neigh, reg->offset)
+                : esr_other_read(s, reg->offset, idx);
+        trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
+        return MEMTX_OK;
+    }
+    trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
+    if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
+        esr_other_write(s, reg->offset, idx, *data);
+    } else if (reg->access != ESR_RO) {
+        for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
+            if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
+                esr_neigh_write(s, n, reg->offset, *data);
+            }
+        }
+    }
+    return MEMTX_OK;
+
+unimp:
+    if (!is_write) {
+        *data = 0;
+    }
+    return MEMTX_OK;
+}
+
+static MemTxResult etsoc1_esr_read(void *opaque, hwaddr addr, uint64_t *data,
+                                   unsigned size, MemTxAttrs attrs)
+{
+    return etsoc1_esr_access(opaque, addr, data, size, false);
+}
+
+static MemTxResult etsoc1_esr_write(void *opaque, hwaddr addr, uint64_t data,
+                                    unsigned size, MemTxAttrs attrs)
+{
+    return etsoc1_esr_access(opaque, addr, &data, size, true);
+}
+
+static const MemoryRegionOps etsoc1_esr_ops = {
+    .read_with_attrs = etsoc1_esr_read,
+    .write_with_attrs = etsoc1_esr_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Let every size and alignment through: the chip faults on them. */
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
+/* ---- lifecycle ----------------------------------------------------------------- */
+
+static void etsoc1_hart_reset(void *opaque)
+{
+    Etsoc1MinionCPU *cpu = opaque;
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    cpu_reset(CPU(cpu));
+    /* Boot protocol of QEMU's RISC-V machines: a0 = hartid, a1 = the DTB. */
+    env->gpr[xA0] = env->mhartid;
+    env->gpr[xA1] = cpu->shire->fdt_addr;
+}
+
+static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
+{
+    Etsoc1ShireState *s = ETSOC1_SHIRE(obj);
+    unsigned n;
+
+    memset(s->et, 0, sizeof(s->et));
+    memset(s->flb, 0, sizeof(s->flb));
+    memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
+    for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
+        s->minion_boot[n] = s->reset_pc;
+        s->mprot[n] = MPROT_RESET;
+        s->ipi_redirect_pc[n] = 0;
+        s->neigh_chicken[n] = 0;
+    }
+    s->minion_feature = MINION_FEATURE_RESET;
+    s->shire_config = SHIRE_CONFIG_RESET | s->shire_id;
+    /* As the service processor leaves them: every hart released. */
+    s->thread0_disable = 0;
+    s->thread1_disable = 0;
+    s->ipi_redirect_filter = UINT64_MAX;
+}
+
+static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
+{
+    Etsoc1ShireState *s = ETSOC1_SHIRE(dev);
+    Object *obj = OBJECT(dev);
+    unsigned i;
+
+    if (s->shire_id >= ETSOC1_MAX_SHIRES) {
+        error_setg(errp, "shire-id %u out of range (0..%u)", s->shire_id,
+                   ETSOC1_MAX_SHIRES - 1);
+        return;
+    }
+    if (!s->sysmem) {
+        error_setg(errp, "'sysmem' link not set");
+        return;
+    }
+
+    memory_region_init_ram(&s->scp, obj, "etsoc1.scp", ETSOC1_SCP_SIZE, errp);
+    if (*errp) {
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        s->esr[i].shire = s;
+        s->esr[i].pp = i;
+        memory_region_init_io(&s->esr[i].mr, obj, &etsoc1_esr_ops, &s->esr[i],
+                              "etsoc1.esr", ETSOC1_ESR_WINDOW);
+    }
+
+    /*
+     * The harts of this shire see the bus through this view, in which the
+     * local-shire aliases of the scratchpad and the ESRs are our own.
+     */
+    memory_region_init(&s->view, obj, "etsoc1.shire-view", UINT64_MAX);
+    memory_region_init_alias(&s->view_sys, obj, "etsoc1.shire-view.bus",
+                             s->sysmem, 0, UINT64_MAX);
+    memory_region_add_subregion(&s->view, 0, &s->view_sys);
+    memory_region_init_alias(&s->view_scp, obj, "etsoc1.scp-local", &s->scp,
+                             0, ETSOC1_SCP_SIZE);
+    memory_region_add_subregion_overlap(&s->view,
+        etsoc1_memmap[ETSOC1_SCP].base +
+        ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW, &s->view_scp, 1);
+    for (i = 0; i < 4; i++) {
+        memory_region_init_alias(&s->view_esr[i], obj, "etsoc1.esr-local",
+                                 &s->esr[i].mr, 0, ETSOC1_ESR_WINDOW);
+        memory_region_add_subregion_overlap(&s->view,
+            ETSOC1_ESR_ADDR(i, ETSOC1_LOCAL_SHIRE, 0), &s->view_esr[i], 1);
+    }
+
+    for (i = 0; i < ETSOC1_HARTS_PER_SHIRE; i++) {
+        Etsoc1MinionCPU *cpu = &s->hart[i];
+        g_autofree char *name = g_strdup_printf("hart[%u]", i);
+
+        object_initialize_child(obj, name, cpu, TYPE_ETSOC1_MINION_CPU);
+        cpu->shire = s;
+        cpu->et = &s->et[i];
+        cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
+        qdev_prop_set_uint64(DEVICE(cpu), "resetvec", s->reset_pc);
+        object_property_set_link(OBJECT(cpu), "memory", OBJECT(&s->view),
+                                 &error_abort);
+        if (!qdev_realize(DEVICE(cpu), NULL, errp)) {
+            return;
+        }
+        qemu_register_reset(etsoc1_hart_reset, cpu);
+    }
+}
+
+static const VMStateDescription vmstate_etsoc1_hart_et = {
+    .name = "etsoc1-hart",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(wait, Etsoc1HartEt),
+        VMSTATE_UINT16_ARRAY(fcc, Etsoc1HartEt, 2),
+        VMSTATE_UINT64(tensor_error, Etsoc1HartEt),
+        VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
+        VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_etsoc1_shire = {
+    .name = TYPE_ETSOC1_SHIRE,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
+                             vmstate_etsoc1_hart_et, Etsoc1HartEt),
+        VMSTATE_UINT64_ARRAY(minion_boot, Etsoc1ShireState, 4),
+        VMSTATE_UINT64_ARRAY(mprot, Etsoc1ShireState, 4),
+        VMSTATE_UINT64_ARRAY(ipi_redirect_pc, Etsoc1ShireState, 4),
+        VMSTATE_UINT64_ARRAY(neigh_chicken, Etsoc1ShireState, 4),
+        VMSTATE_UINT64(minion_feature, Etsoc1ShireState),
+        VMSTATE_UINT64(shire_config, Etsoc1ShireState),
+        VMSTATE_UINT64(thread0_disable, Etsoc1ShireState),
+        VMSTATE_UINT64(thread1_disable, Etsoc1ShireState),
+        VMSTATE_UINT64(ipi_redirect_filter, Etsoc1ShireState),
+        VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
+        VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
+                            ETSOC1_MINIONS_PER_SHIRE),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static Property etsoc1_shire_props[] = {
+    DEFINE_PROP_UINT32("shire-id", Etsoc1ShireState, shire_id, 0),
+    /* reset value of minion_boot: where every hart starts */
+    DEFINE_PROP_UINT64("reset-pc", Etsoc1ShireState, reset_pc,
+                       ETSOC1_DEFAULT_RESET_PC),
+    /* address handed to every hart in a1 */
+    DEFINE_PROP_UINT64("fdt-addr", Etsoc1ShireState, fdt_addr, 0),
+    DEFINE_PROP_LINK("sysmem", Etsoc1ShireState, sysmem, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void etsoc1_shire_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    dc->realize = etsoc1_shire_realize;
+    dc->vmsd = &vmstate_etsoc1_shire;
+    dc->user_creatable = false;
+    device_class_set_props(dc, etsoc1_shire_props);
+    rc->phases.enter = etsoc1_shire_reset_enter;
+}
+
+static const TypeInfo etsoc1_shire_info = {
+    .name = TYPE_ETSOC1_SHIRE,
+    .parent = TYPE_SYS_BUS_DEVICE,
+    .instance_size = sizeof(Etsoc1ShireState),
+    .class_init = etsoc1_shire_class_init,
+};
+
+static void etsoc1_shire_register_types(void)
+{
+    type_register_static(&etsoc1_shire_info);
+}
+
+type_init(etsoc1_shire_register_types)

@@ -1,0 +1,487 @@
+/*
+ * Esperanto ET-SoC-1 machine ("-M etsoc1")
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The minion side of the chip: up to 34 shires of 64 harts (compute shires
+ * 0-31, master shire 32, spare shire 33), their L2 scratchpads and ESRs,
+ * DRAM, and the PU UARTs.  Memory map from isa.md section 2; every block we
+ * do not model yet is an unimplemented-device region (-d unimp).
+ *
+ * Shires are numbered 0..shires-1, so mhartid = shire * 64 + neigh * 16 +
+ * minion * 2 + thread holds for every configuration.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/error-report.h"
+#include "qemu/memalign.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/boards.h"
+#include "hw/loader.h"
+#include "hw/qdev-properties.h"
+#include "hw/char/serial.h"
+#include "hw/misc/unimp.h"
+#include "sysemu/device_tree.h"
+#include "sysemu/sysemu.h"
+#include "elf.h"
+#include <libfdt.h>
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+/* The physical memory map, isa.md section 2. */
+const MemMapEntry etsoc1_memmap[] = {
+    [ETSOC1_MAXION] =     {          0x0,  256 * MiB },
+    [ETSOC1_PU_IO] =      {   0x10000000,  256 * MiB },
+    [ETSOC1_PU_UART0] =   {   0x12002000,    4 * KiB },
+    [ETSOC1_PU_UART1] =   {   0x12007000,    4 * KiB },
+    [ETSOC1_PU_MBOX] =    {   0x20000000,  512 * MiB },
+    [ETSOC1_SP] =         {   0x40000000,    1 * GiB },
+    [ETSOC1_SCP] =        {   0x80000000,    1 * GiB },
+    [ETSOC1_SCP_LINEAR] = {   0xc0000000,    1 * GiB },
+    [ETSOC1_ESR] =        {  0x100000000,    4 * GiB },
+    [ETSOC1_PCIE] =       { 0x4000000000,  256 * GiB },
+    [ETSOC1_DRAM] =       { 0x8000000000,   32 * GiB },
+    [ETSOC1_DRAM_UC] =    { 0xc000000000,   32 * GiB },
+};
+
+/* Blocks that exist on the chip but are not modelled: they log, not fault. */
+static const struct {
+    const char *name;
+    int region;
+} etsoc1_unimplemented[] = {
+    { "etsoc1.maxion", ETSOC1_MAXION },
+    { "etsoc1.pu-io", ETSOC1_PU_IO },
+    { "etsoc1.pu-mailbox", ETSOC1_PU_MBOX },
+    { "etsoc1.sp", ETSOC1_SP },
+    { "etsoc1.scp-linear", ETSOC1_SCP_LINEAR },
+    { "etsoc1.pcie-outbound", ETSOC1_PCIE },
+};
+
+#define ETSOC1_UART_CLOCK 24000000    /* only matters for the divisor */
+
+/*
+ * Parts of the SCP and ESR regions with nothing behind them: the rest of
+ * each shire's 8 MiB SCP window, absent shires, and local-shire aliases
+ * used by a requester that has no shire.  The chip answers with an error.
+ */
+static MemTxResult etsoc1_hole_read(void *opaque, hwaddr addr, uint64_t *data,
+                                    unsigned size, MemTxAttrs attrs)
+{
+    MemoryRegion *mr = opaque;
+
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: read of %u bytes at 0x%" HWADDR_PRIx
+                  ": nothing mapped\n", memory_region_name(mr), size,
+                  mr->addr + addr);
+    *data = 0;
+    return MEMTX_DECODE_ERROR;
+}
+
+static MemTxResult etsoc1_hole_write(void *opaque, hwaddr addr, uint64_t data,
+                                     unsigned size, MemTxAttrs attrs)
+{
+    MemoryRegion *mr = opaque;
+
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: write of %u bytes at 0x%" HWADDR_PRIx
+                  ": nothing mapped\n", memory_region_name(mr), size,
+                  mr->addr + addr);
+    return MEMTX_DECODE_ERROR;
+}
+
+static const MemoryRegionOps etsoc1_hole_ops = {
+    .read_with_attrs = etsoc1_hole_read,
+    .write_with_attrs = etsoc1_hole_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
+static void etsoc1_map_hole(Etsoc1MachineState *s, MemoryRegion *mr,
+                            const char *name, int region)
+{
+    memory_region_init_io(mr, OBJECT(s), &etsoc1_hole_ops, mr, name,
+                          etsoc1_memmap[region].size);
+    memory_region_add_subregion_overlap(get_system_memory(),
+                                        etsoc1_memmap[region].base, mr, -2000);
+}
+
+/* ---- device tree --------------------------------------------------------------- */
+
+/* Our buffer is sized for the tree; a libfdt error here is a QEMU bug. */
+#define FDT(x) do {                                                          \
+        int fdt_ret_ = (x);                                                  \
+        if (fdt_ret_ < 0) {                                                  \
+            error_report("etsoc1: building the device tree: %s: %s", #x,     \
+                         fdt_strerror(fdt_ret_));                            \
+            abort();                                                         \
+        }                                                                    \
+    } while (0)
+
+static void fdt_reg64(void *fdt, const char *prop, uint64_t a, uint64_t b)
+{
+    uint64_t cells[2] = { cpu_to_be64(a), cpu_to_be64(b) };
+
+    FDT(fdt_property(fdt, prop, cells, sizeof(cells)));
+}
+
+static uint32_t etsoc1_cpu_phandle(unsigned hartid)
+{
+    return 1 + hartid;
+}
+
+static void etsoc1_fdt_cpus(Etsoc1MachineState *s, void *fdt)
+{
+    static const char compat[] = "esperanto,et-minion\0riscv";
+    static const char intc_compat[] = "riscv,cpu-intc";
+    unsigned nharts = s->num_shires * ETSOC1_HARTS_PER_SHIRE;
+    unsigned h, shire, neigh, minion, t;
+    char name[32];
+
+    FDT(fdt_begin_node(fdt, "cpus"));
+    FDT(fdt_property_u32(fdt, "#address-cells", 1));
+    FDT(fdt_property_u32(fdt, "#size-cells", 0));
+    for (h = 0; h < nharts; h++) {
+        snprintf(name, sizeof(name), "cpu@%u", h);
+        FDT(fdt_begin_node(fdt, name));
+        FDT(fdt_property_string(fdt, "device_type", "cpu"));
+        FDT(fdt_property_u32(fdt, "reg", h));
+        FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
+        FDT(fdt_property_string(fdt, "riscv,isa", "rv64imfc_zicsr_zifencei"));
+        FDT(fdt_property_string(fdt, "mmu-type", "riscv,sv39"));
+        FDT(fdt_property_string(fdt, "status", "okay"));
+        FDT(fdt_property_u32(fdt, "phandle", etsoc1_cpu_phandle(h)));
+        FDT(fdt_begin_node(fdt, "interrupt-controller"));
+        FDT(fdt_property_u32(fdt, "#interrupt-cells", 1));
+        FDT(fdt_property(fdt, "interrupt-controller", NULL, 0));
+        FDT(fdt_property(fdt, "compatible", intc_compat, sizeof(intc_compat)));
+        FDT(fdt_end_node(fdt));
+        FDT(fdt_end_node(fdt));
+    }
+
+    /* Topology: shire > neighbourhood > minion > thread. */
+    FDT(fdt_begin_node(fdt, "cpu-map"));
+    for (shire = 0, h = 0; shire < s->num_shires; shire++) {
+        snprintf(name, sizeof(name), "cluster%u", shire);
+        FDT(fdt_begin_node(fdt, name));
+        for (neigh = 0; neigh < ETSOC1_NEIGHS_PER_SHIRE; neigh++) {
+            snprintf(name, sizeof(name), "cluster%u", neigh);
+            FDT(fdt_begin_node(fdt, name));
+            for (minion = 0; minion < ETSOC1_MINIONS_PER_NEIGH; minion++) {
+                snprintf(name, sizeof(name), "core%u", minion);
+                FDT(fdt_begin_node(fdt, name));
+                for (t = 0; t < ETSOC1_THREADS; t++, h++) {
+                    snprintf(name, sizeof(name), "thread%u", t);
+                    FDT(fdt_begin_node(fdt, name));
+                    FDT(fdt_property_u32(fdt, "cpu", etsoc1_cpu_phandle(h)));
+                    FDT(fdt_end_node(fdt));
+                }
+                FDT(fdt_end_node(fdt));
+            }
+            FDT(fdt_end_node(fdt));
+        }
+        FDT(fdt_end_node(fdt));
+    }
+    FDT(fdt_end_node(fdt));
+    FDT(fdt_end_node(fdt));
+}
+
+static void etsoc1_fdt_uart(void *fdt, int region)
+{
+    static const char compat[] = "snps,dw-apb-uart\0ns16550a";
+    char name[32];
+
+    snprintf(name, sizeof(name), "serial@%" PRIx64, etsoc1_memmap[region].base);
+    FDT(fdt_begin_node(fdt, name));
+    FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
+    fdt_reg64(fdt, "reg", etsoc1_memmap[region].base, etsoc1_memmap[region].size);
+    FDT(fdt_property_u32(fdt, "reg-shift", 2));
+    FDT(fdt_property_u32(fdt, "reg-io-width", 4));
+    FDT(fdt_property_u32(fdt, "clock-frequency", ETSOC1_UART_CLOCK));
+    FDT(fdt_end_node(fdt));
+}
+
+/*
+ * Built in one pass with libfdt's sequential-write API: no node is ever
+ * looked up by path, which is what makes a 2,176-CPU tree cheap.
+ */
+static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
+                              int *size)
+{
+    static const char compat[] = "esperanto,etsoc1";
+    unsigned nharts = s->num_shires * ETSOC1_HARTS_PER_SHIRE;
+    int bufsize = 64 * KiB + nharts * 512;
+    void *fdt = g_malloc0(bufsize);
+    char name[48];
+    unsigned i;
+
+    FDT(fdt_create(fdt, bufsize));
+    FDT(fdt_finish_reservemap(fdt));
+    FDT(fdt_begin_node(fdt, ""));
+    FDT(fdt_property_u32(fdt, "#address-cells", 2));
+    FDT(fdt_property_u32(fdt, "#size-cells", 2));
+    FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
+    FDT(fdt_property_string(fdt, "model", "Esperanto ET-SoC-1 (QEMU)"));
+    FDT(fdt_property_u32(fdt, "esperanto,shires", s->num_shires));
+
+    FDT(fdt_begin_node(fdt, "chosen"));
+    snprintf(name, sizeof(name), "/soc/serial@%" PRIx64,
+             etsoc1_memmap[ETSOC1_PU_UART0].base);
+    FDT(fdt_property_string(fdt, "stdout-path", name));
+    FDT(fdt_end_node(fdt));
+
+    snprintf(name, sizeof(name), "memory@%" PRIx64,
+             etsoc1_memmap[ETSOC1_DRAM].base);
+    FDT(fdt_begin_node(fdt, name));
+    FDT(fdt_property_string(fdt, "device_type", "memory"));
+    fdt_reg64(fdt, "reg", etsoc1_memmap[ETSOC1_DRAM].base, ms->ram_size);
+    FDT(fdt_end_node(fdt));
+
+    etsoc1_fdt_cpus(s, fdt);
+
+    FDT(fdt_begin_node(fdt, "soc"));
+    FDT(fdt_property_u32(fdt, "#address-cells", 2));
+    FDT(fdt_property_u32(fdt, "#size-cells", 2));
+    FDT(fdt_property_string(fdt, "compatible", "simple-bus"));
+    FDT(fdt_property(fdt, "ranges", NULL, 0));
+    etsoc1_fdt_uart(fdt, ETSOC1_PU_UART0);
+    etsoc1_fdt_uart(fdt, ETSOC1_PU_UART1);
+
+    snprintf(name, sizeof(name), "esr@%" PRIx64, etsoc1_memmap[ETSOC1_ESR].base);
+    FDT(fdt_begin_node(fdt, name));
+    FDT(fdt_property_string(fdt, "compatible", "esperanto,etsoc1-esr"));
+    fdt_reg64(fdt, "reg", etsoc1_memmap[ETSOC1_ESR].base,
+              etsoc1_memmap[ETSOC1_ESR].size);
+    FDT(fdt_end_node(fdt));
+
+    for (i = 0; i < s->num_shires; i++) {
+        hwaddr base = etsoc1_memmap[ETSOC1_SCP].base + i * ETSOC1_SCP_WINDOW;
+
+        snprintf(name, sizeof(name), "scratchpad@%" PRIx64, base);
+        FDT(fdt_begin_node(fdt, name));
+        FDT(fdt_property_string(fdt, "compatible", "esperanto,etsoc1-l2scp"));
+        fdt_reg64(fdt, "reg", base, ETSOC1_SCP_SIZE);
+        FDT(fdt_property_u32(fdt, "esperanto,shire", i));
+        FDT(fdt_end_node(fdt));
+    }
+    FDT(fdt_end_node(fdt));
+
+    FDT(fdt_end_node(fdt));
+    FDT(fdt_finish(fdt));
+    *size = fdt_totalsize(fdt);
+    return fdt;
+}
+
+/* ---- machine -------------------------------------------------------------------- */
+
+static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
+{
+    uint64_t entry;
+
+    if (load_elf(file, NULL, NULL, NULL, &entry, NULL, NULL, NULL, 0,
+                 EM_RISCV, 1, 0) > 0) {
+        return entry;
+    }
+    if (load_image_targphys(file, reset_pc,
+                            etsoc1_memmap[ETSOC1_DRAM].size) > 0) {
+        return reset_pc;
+    }
+    error_report("etsoc1: could not load '%s'", file);
+    exit(1);
+}
+
+static void etsoc1_machine_init(MachineState *ms)
+{
+    Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
+    MemoryRegion *sysmem = get_system_memory();
+    const char *image = NULL;
+    hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
+    void *fdt;
+    unsigned i, pp;
+
+    s->num_shires = s->shires_prop ? s->shires_prop
+                                   : ms->smp.cpus / ETSOC1_HARTS_PER_SHIRE;
+    if (ms->smp.cpus != s->num_shires * ETSOC1_HARTS_PER_SHIRE ||
+        ms->smp.max_cpus != ms->smp.cpus) {
+        error_report("etsoc1: %u shire(s) need -smp %u (64 harts per shire); "
+                     "got -smp %u%s", MAX(s->num_shires, 1),
+                     MAX(s->num_shires, 1) * ETSOC1_HARTS_PER_SHIRE,
+                     ms->smp.cpus,
+                     ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
+        exit(1);
+    }
+    if (ms->ram_size > etsoc1_memmap[ETSOC1_DRAM].size) {
+        error_report("etsoc1: at most %" PRIu64 " GiB of DRAM (-m)",
+                     etsoc1_memmap[ETSOC1_DRAM].size / GiB);
+        exit(1);
+    }
+
+    /* Before any hart is realized: realize asks every CSR predicate. */
+    etsoc1_minion_register_csrs();
+
+    memory_region_add_subregion(sysmem, dram, ms->ram);
+    memory_region_init_alias(&s->dram_uc, OBJECT(s), "etsoc1.dram-uc", ms->ram,
+                             0, ms->ram_size);
+    memory_region_add_subregion(sysmem, etsoc1_memmap[ETSOC1_DRAM_UC].base,
+                                &s->dram_uc);
+
+    for (i = 0; i < ARRAY_SIZE(etsoc1_unimplemented); i++) {
+        const MemMapEntry *e = &etsoc1_memmap[etsoc1_unimplemented[i].region];
+
+        create_unimplemented_device(etsoc1_unimplemented[i].name, e->base,
+                                    e->size);
+    }
+    /* ESR blocks of the memory shires and the IO shire, at every PP. */
+    for (pp = 0; pp < 4; pp++) {
+        create_unimplemented_device("etsoc1.esr-memshire",
+            ETSOC1_ESR_ADDR(pp, ETSOC1_MEMSHIRE_FIRST, 0),
+            ETSOC1_MEMSHIRES * ETSOC1_ESR_WINDOW);
+        create_unimplemented_device("etsoc1.esr-ioshire",
+            ETSOC1_ESR_ADDR(pp, ETSOC1_IO_SHIRE, 0), ETSOC1_ESR_WINDOW);
+    }
+    etsoc1_map_hole(s, &s->scp_hole, "etsoc1.scp-unmapped", ETSOC1_SCP);
+    etsoc1_map_hole(s, &s->esr_hole, "etsoc1.esr-unmapped", ETSOC1_ESR);
+
+    serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_PU_UART0].base, 2, NULL,
+                   ETSOC1_UART_CLOCK / 16, serial_hd(0), DEVICE_LITTLE_ENDIAN);
+    serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_PU_UART1].base, 2, NULL,
+                   ETSOC1_UART_CLOCK / 16, serial_hd(1), DEVICE_LITTLE_ENDIAN);
+
+    /* One buffer for every shire, aligned as the CPU state inside wants. */
+    s->shire = qemu_memalign(__alignof__(Etsoc1ShireState),
+                             s->num_shires * sizeof(Etsoc1ShireState));
+    memset(s->shire, 0, s->num_shires * sizeof(Etsoc1ShireState));
+    for (i = 0; i < s->num_shires; i++) {
+        Etsoc1ShireState *sh = &s->shire[i];
+        g_autofree char *name = g_strdup_printf("shire[%u]", i);
+
+        object_initialize_child(OBJECT(s), name, sh, TYPE_ETSOC1_SHIRE);
+        qdev_prop_set_uint32(DEVICE(sh), "shire-id", i);
+        qdev_prop_set_uint64(DEVICE(sh), "reset-pc", s->reset_pc);
+        object_property_set_link(OBJECT(sh), "sysmem", OBJECT(sysmem),
+                                 &error_abort);
+        sysbus_realize(SYS_BUS_DEVICE(sh), &error_fatal);
+        memory_region_add_subregion(sysmem, etsoc1_memmap[ETSOC1_SCP].base +
+                                    i * ETSOC1_SCP_WINDOW, &sh->scp);
+        for (pp = 0; pp < 4; pp++) {
+            memory_region_add_subregion(sysmem, ETSOC1_ESR_ADDR(pp, i, 0),
+                                        &sh->esr[pp].mr);
+        }
+    }
+
+    if (ms->firmware && strcmp(ms->firmware, "none")) {
+        image = ms->firmware;
+        if (etsoc1_load(image, s->reset_pc) != s->reset_pc) {
+            warn_report("etsoc1: entry point of '%s' is not the reset PC "
+                        "0x%" PRIx64 "; harts start at the reset PC", image,
+                        s->reset_pc);
+        }
+    }
+    if (ms->kernel_filename) {
+        uint64_t entry = etsoc1_load(ms->kernel_filename, s->reset_pc);
+
+        if (!image && entry != s->reset_pc) {
+            warn_report("etsoc1: entry point of '%s' is not the reset PC "
+                        "0x%" PRIx64 "; harts start at the reset PC",
+                        ms->kernel_filename, s->reset_pc);
+        }
+    }
+
+    /* The device tree goes at the top of DRAM; every hart gets it in a1. */
+    fdt = etsoc1_build_fdt(s, ms, &s->fdt_size);
+    ms->fdt = fdt;
+    qemu_fdt_dumpdtb(fdt, s->fdt_size);
+    s->fdt_addr = QEMU_ALIGN_DOWN(dram + ms->ram_size - s->fdt_size, 64 * KiB);
+    rom_add_blob_fixed("etsoc1.fdt", fdt, s->fdt_size, s->fdt_addr);
+    for (i = 0; i < s->num_shires; i++) {
+        s->shire[i].fdt_addr = s->fdt_addr;
+    }
+}
+
+static void etsoc1_get_shires(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->shires_prop, errp);
+}
+
+static void etsoc1_set_shires(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value > ETSOC1_MAX_SHIRES) {
+        error_setg(errp, "shires=%u: the chip has at most %u minion shires",
+                   value, ETSOC1_MAX_SHIRES);
+        return;
+    }
+    ETSOC1_MACHINE(obj)->shires_prop = value;
+}
+
+static void etsoc1_get_reset_pc(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, &ETSOC1_MACHINE(obj)->reset_pc, errp);
+}
+
+static void etsoc1_set_reset_pc(Object *obj, Visitor *v, const char *name,
+                                void *opaque, Error **errp)
+{
+    uint64_t value;
+
+    if (!visit_type_uint64(v, name, &value, errp)) {
+        return;
+    }
+    if (value & 1 || value >> 40) {
+        error_setg(errp, "reset-pc=0x%" PRIx64 ": not a 40-bit even address",
+                   value);
+        return;
+    }
+    ETSOC1_MACHINE(obj)->reset_pc = value;
+}
+
+static void etsoc1_machine_instance_init(Object *obj)
+{
+    ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
+}
+
+static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+
+    mc->desc = "Esperanto ET-SoC-1 (minion shires)";
+    mc->init = etsoc1_machine_init;
+    mc->max_cpus = ETSOC1_MAX_HARTS;
+    mc->min_cpus = ETSOC1_HARTS_PER_SHIRE;
+    mc->default_cpus = ETSOC1_HARTS_PER_SHIRE;
+    mc->default_cpu_type = TYPE_ETSOC1_MINION_CPU;
+    mc->default_ram_id = "etsoc1.dram";
+    mc->default_ram_size = 1 * GiB;
+
+    object_class_property_add(oc, "shires", "uint32", etsoc1_get_shires,
+                              etsoc1_set_shires, NULL, NULL);
+    object_class_property_set_description(oc, "shires",
+        "Number of minion shires, 1-34 (64 harts each; default: -smp / 64)");
+    object_class_property_add(oc, "reset-pc", "uint64", etsoc1_get_reset_pc,
+                              etsoc1_set_reset_pc, NULL, NULL);
+    object_class_property_set_description(oc, "reset-pc",
+        "Reset value of minion_boot, where every hart starts "
+        "(default 0x8000001000)");
+}
+
+static const TypeInfo etsoc1_machine_info = {
+    .name = TYPE_ETSOC1_MACHINE,
+    .parent = TYPE_MACHINE,
+    .instance_size = sizeof(Etsoc1MachineState),
+    .instance_init = etsoc1_machine_instance_init,
+    .class_init = etsoc1_machine_class_init,
+};
+
+static void etsoc1_machine_register_types(void)
+{
+    type_register_static(&etsoc1_machine_info);
+}
+
+type_init(etsoc1_machine_register_types)

@@ -1,0 +1,200 @@
+/*
+ * Esperanto ET-SoC-1: machine, shire and minion CPU types
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * QEMU interface of the machine ("etsoc1"):
+ *  + property "shires": number of minion shires (1..34); 0 derives it from
+ *    -smp, which must then be a multiple of 64 harts
+ *  + property "reset-pc": reset value of every neighbourhood's minion_boot
+ *  + -m: DRAM size at 0x80_0000_0000 (allocated lazily by the host)
+ *  + serial_hd(0), serial_hd(1): PU UART0 and UART1
+ *
+ * QEMU interface of a shire ("etsoc1-shire", one per minion shire):
+ *  + property "shire-id"
+ *  + 64 child harts "hart[N]" of type etsoc1-minion-riscv-cpu
+ *  + MMIO: esr[pp] for pp = 0..3, 4 MiB each (the shire's ESR space at
+ *    privilege pp), and scp, its L2 scratchpad RAM
+ */
+
+#ifndef HW_ETSOC1_ETSOC1_H
+#define HW_ETSOC1_ETSOC1_H
+
+#include "hw/boards.h"
+#include "hw/sysbus.h"
+#include "target/riscv/cpu.h"
+#include "qom/object.h"
+
+/* Topology (isa.md section 1). */
+#define ETSOC1_MAX_SHIRES        34     /* compute 0-31, master 32, spare 33 */
+#define ETSOC1_NEIGHS_PER_SHIRE  4
+#define ETSOC1_MINIONS_PER_NEIGH 8
+#define ETSOC1_MINIONS_PER_SHIRE 32
+#define ETSOC1_THREADS           2
+#define ETSOC1_HARTS_PER_SHIRE   64
+#define ETSOC1_HARTS_PER_NEIGH   16
+#define ETSOC1_MAX_HARTS         (ETSOC1_MAX_SHIRES * ETSOC1_HARTS_PER_SHIRE)
+#define ETSOC1_LOCAL_SHIRE       0xff   /* ESR shire field: "my shire" */
+#define ETSOC1_SCP_LOCAL_SHIRE   0x7f   /* L2 SCP format-0 shire field */
+
+#define ETSOC1_SHIRE_OF(hartid)  ((hartid) / ETSOC1_HARTS_PER_SHIRE)
+
+/* minion_boot at reset (sysemu esrs.cpp, RESET_PC). */
+#define ETSOC1_DEFAULT_RESET_PC  0x8000001000ULL
+
+/* Physical memory map (isa.md section 2); etsoc1_memmap[] in etsoc1.c. */
+enum {
+    ETSOC1_MAXION,
+    ETSOC1_PU_IO,
+    ETSOC1_PU_UART0,
+    ETSOC1_PU_UART1,
+    ETSOC1_PU_MBOX,
+    ETSOC1_SP,
+    ETSOC1_SCP,         /* format 0: one 8 MiB window per shire */
+    ETSOC1_SCP_LINEAR,  /* format 1: 64-byte lines interleaved over shires */
+    ETSOC1_ESR,
+    ETSOC1_PCIE,
+    ETSOC1_DRAM,
+    ETSOC1_DRAM_UC,     /* uncacheable alias of DRAM */
+};
+extern const MemMapEntry etsoc1_memmap[];
+
+#define ETSOC1_SCP_WINDOW        (8 * MiB)  /* address space per shire */
+#define ETSOC1_SCP_SIZE          (4 * MiB)  /* SRAM behind each window */
+#define ETSOC1_ESR_PP_SHIFT      30
+#define ETSOC1_ESR_SHIRE_SHIFT   22
+#define ETSOC1_ESR_WINDOW        (4 * MiB)  /* one shire at one PP */
+#define ETSOC1_MEMSHIRE_FIRST    232
+#define ETSOC1_MEMSHIRES         8
+#define ETSOC1_IO_SHIRE          254
+
+/* ESR address of register @off of @shire at privilege @pp. */
+#define ETSOC1_ESR_ADDR(pp, shire, off) \
+    (0x100000000ULL | ((uint64_t)(pp) << ETSOC1_ESR_PP_SHIFT) | \
+     ((uint64_t)(shire) << ETSOC1_ESR_SHIRE_SHIFT) | (off))
+
+/* Privilege levels as encoded in ESR address bits [31:30]. */
+enum {
+    ETSOC1_PP_U = 0,
+    ETSOC1_PP_S = 1,
+    ETSOC1_PP_DEBUG = 2,    /* reachable by the service processor only */
+    ETSOC1_PP_M = 3,
+};
+
+/* Local interrupts beyond the standard ones (isa.md section 3). */
+#define ETSOC1_IRQ_BAD_IPI_REDIRECT 16
+#define ETSOC1_IRQ_ICACHE_ECC       19
+#define ETSOC1_IRQ_BUS_ERROR        23
+#define ETSOC1_LOCAL_IRQS ((1ULL << ETSOC1_IRQ_BAD_IPI_REDIRECT) | \
+                           (1ULL << ETSOC1_IRQ_ICACHE_ECC) | \
+                           (1ULL << ETSOC1_IRQ_BUS_ERROR))
+
+/* What a halted hart waits for (see docs/architecture.md, "How a hart waits"). */
+typedef enum Etsoc1Wait {
+    ETSOC1_WAIT_NONE = 0,
+    ETSOC1_WAIT_FCC0,       /* fcc CSR: a credit on counter 0 */
+    ETSOC1_WAIT_FCC1,       /* fcc CSR: a credit on counter 1 */
+    ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
+    ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
+} Etsoc1Wait;
+
+/* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
+typedef struct Etsoc1HartEt {
+    uint32_t wait;          /* Etsoc1Wait */
+    uint16_t fcc[2];        /* fast credit counters */
+    uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
+    uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
+    uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+} Etsoc1HartEt;
+
+typedef struct Etsoc1ShireState Etsoc1ShireState;
+
+#define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
+OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
+
+struct Etsoc1MinionCPU {
+    RISCVCPU parent_obj;
+    Etsoc1ShireState *shire;
+    Etsoc1HartEt *et;       /* this hart's slot in shire->et[] */
+};
+
+struct Etsoc1MinionCPUClass {
+    RISCVCPUClass parent_class;
+    bool (*parent_has_work)(CPUState *cs);
+    void (*parent_do_interrupt)(CPUState *cs);
+    bool (*parent_exec_interrupt)(CPUState *cs, int interrupt_request);
+};
+
+/* The ESR space of one shire seen at one privilege level. */
+typedef struct Etsoc1EsrWindow {
+    MemoryRegion mr;
+    Etsoc1ShireState *shire;
+    uint8_t pp;
+} Etsoc1EsrWindow;
+
+#define TYPE_ETSOC1_SHIRE "etsoc1-shire"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1ShireState, ETSOC1_SHIRE)
+
+struct Etsoc1ShireState {
+    SysBusDevice parent_obj;
+
+    Etsoc1MinionCPU hart[ETSOC1_HARTS_PER_SHIRE];
+    Etsoc1EsrWindow esr[4];
+    MemoryRegion scp;
+    /* This shire's view of the bus: local-shire aliases resolve to us. */
+    MemoryRegion view;
+    MemoryRegion view_sys;
+    MemoryRegion view_scp;
+    MemoryRegion view_esr[4];
+
+    /* ESR state */
+    Etsoc1HartEt et[ETSOC1_HARTS_PER_SHIRE];
+    uint64_t minion_boot[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t mprot[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t ipi_redirect_pc[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t neigh_chicken[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t minion_feature;
+    uint64_t shire_config;
+    uint64_t thread0_disable;
+    uint64_t thread1_disable;
+    uint64_t ipi_redirect_filter;
+    uint8_t flb[32];
+    uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
+
+    /* properties */
+    uint32_t shire_id;
+    uint64_t reset_pc;
+    uint64_t fdt_addr;
+    MemoryRegion *sysmem;
+};
+
+#define TYPE_ETSOC1_MACHINE MACHINE_TYPE_NAME("etsoc1")
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1MachineState, ETSOC1_MACHINE)
+
+struct Etsoc1MachineState {
+    MachineState parent_obj;
+
+    Etsoc1ShireState *shire;
+    uint32_t num_shires;
+    MemoryRegion scp_hole;
+    MemoryRegion esr_hole;
+    MemoryRegion dram_uc;
+    hwaddr fdt_addr;
+    int fdt_size;
+    int harts_passed;       /* harts that wrote PASS to validation0 */
+
+    /* properties */
+    uint32_t shires_prop;
+    uint64_t reset_pc;
+};
+
+/* etsoc1-minion.c */
+void etsoc1_minion_register_csrs(void);
+void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
+void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
+Etsoc1MinionCPU *etsoc1_current_minion(void);
+
+/* etsoc1-shire.c */
+bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned hart, unsigned counter);
+
+#endif

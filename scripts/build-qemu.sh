@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Build qemu-system-riscv64 with the ET-SoC-1 model:
+#   1. fetch QEMU's source with `apt-get source` (Debian's package, pinned),
+#   2. keep the unpacked tree under git and apply qemu-patches/*.patch,
+#   3. link hw/etsoc1 and the project's qtests into the tree,
+#   4. configure riscv64-softmmu only, build with ccache.
+# Every step is skipped when its inputs have not changed, so a change in
+# hw/etsoc1 costs one ninja run that recompiles only those files.
+#
+# Usage: scripts/build-qemu.sh [BUILD_ROOT]   (default: <project>/build)
+set -eu
+
+PROJ=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=${1:-$PROJ/build}
+PIN_VERSION="1:7.2+dfsg-7+deb12u18"
+SRC=$ROOT/qemu-src
+BLD=$ROOT/qemu-build
+DL=$ROOT/qemu-dl
+
+log() { echo "build-qemu: $*" >&2; }
+
+mkdir -p "$ROOT"
+
+# --- 1. fetch and unpack ------------------------------------------------------
+if [ ! -f "$SRC/.etsoc1-unpacked" ]; then
+    version=$PIN_VERSION
+    if ! apt-cache showsrc qemu 2>/dev/null | grep -qx "Version: $PIN_VERSION"; then
+        version=$(apt-cache showsrc qemu 2>/dev/null | sed -n 's/^Version: //p' |
+                  grep '^1:7\.2+' | sort -u | while read -r v; do echo "$v"; done |
+                  { best=; while read -r v; do
+                        if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+                            best=$v; fi; done; echo "$best"; })
+        [ -n "$version" ] || { log "no QEMU 7.2 source package on offer"; exit 1; }
+        log "WARNING: pinned qemu $PIN_VERSION is not on offer;" \
+            "falling back to $version (patches may need a refresh)"
+    fi
+    log "fetching Debian source package qemu=$version"
+    rm -rf "$DL" "$SRC"
+    mkdir -p "$DL"
+    (cd "$DL" && apt-get source -q --download-only "qemu=$version" >/dev/null 2>&1) ||
+        (cd "$DL" && apt-get source -q --download-only "qemu=$version")
+    dpkg-source -x "$DL"/qemu_*.dsc "$SRC" >/dev/null 2>&1
+    (cd "$SRC" && git init -q && git add -A -f . &&
+     git -c user.name=etsoc1 -c user.email=etsoc1@localhost \
+         commit -q -m "Debian qemu $version" && git tag etsoc1-base)
+    touch "$SRC/.etsoc1-unpacked"
+fi
+
+# --- 2. patches -----------------------------------------------------------------
+patch_sum=$(cat "$PROJ"/qemu-patches/*.patch 2>/dev/null | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$SRC/.etsoc1-patched" 2>/dev/null)" != "$patch_sum" ]; then
+    log "applying qemu-patches/"
+    (cd "$SRC" && git reset -q --hard etsoc1-base && git clean -q -fdx -e .etsoc1-unpacked)
+    for p in "$PROJ"/qemu-patches/*.patch; do
+        [ -e "$p" ] || continue
+        (cd "$SRC" && git apply --index "$p") || { log "patch $p failed"; exit 1; }
+    done
+    echo "$patch_sum" > "$SRC/.etsoc1-patched"
+fi
+
+# --- 3. link the project's code into the tree ----------------------------------
+ln -sfn "$PROJ/hw/etsoc1" "$SRC/hw/etsoc1"
+ln -sfn "$PROJ/tests/qtest" "$SRC/tests/qtest/etsoc1"
+for t in "$PROJ"/tests/qtest/*.c; do
+    [ -e "$t" ] && ln -sfn "$t" "$SRC/tests/qtest/$(basename "$t")"
+done
+
+# --- 4. configure and build -------------------------------------------------------
+# ccache through Debian's masquerade directory: configure and meson see "gcc".
+[ -d /usr/lib/ccache ] && PATH=/usr/lib/ccache:$PATH && export PATH
+CONFIG="--target-list=riscv64-softmmu --disable-docs --disable-tools \
+--disable-user --without-default-features --enable-fdt=system"
+if [ ! -f "$BLD/build.ninja" ] || [ "$(cat "$BLD/.etsoc1-config" 2>/dev/null)" != "$CONFIG" ]; then
+    log "configuring"
+    rm -rf "$BLD"
+    mkdir -p "$BLD"
+    # shellcheck disable=SC2086
+    (cd "$BLD" && "$SRC/configure" $CONFIG >configure.log 2>&1) ||
+        { tail -30 "$BLD/configure.log"; exit 1; }
+    echo "$CONFIG" > "$BLD/.etsoc1-config"
+fi
+
+QTESTS=$(sed -n "s/^ *'\(etsoc1-[a-z0-9-]*\)',\{0,1\}$/tests\/qtest\/\1/p" \
+         "$PROJ/tests/qtest/meson.build")
+log "building"
+ninja -C "$BLD" qemu-system-riscv64 tests/qtest/qom-test \
+    tests/qtest/device-introspect-test $QTESTS >"$BLD/ninja.log" 2>&1 ||
+    { grep -A20 -E '^FAILED:' "$BLD/ninja.log" | grep -v '^\[' | head -60; exit 1; }
+log "ok: $BLD/qemu-system-riscv64"
