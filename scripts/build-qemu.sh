@@ -14,6 +14,7 @@ set -eu
 
 PROJ=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${1:-$PROJ/build}
+STAMP=${2:-}
 PIN_VERSION="1:7.2+dfsg-7+deb12u18"
 SRC=$ROOT/qemu-src
 BLD=$ROOT/qemu-build
@@ -89,3 +90,4 @@ ninja -C "$BLD" qemu-system-riscv64 tests/qtest/qom-test \
     tests/qtest/device-introspect-test $QTESTS >"$BLD/ninja.log" 2>&1 ||
     { grep -A20 -E '^FAILED:' "$BLD/ninja.log" | grep -v '^\[' | head -60; exit 1; }
 log "ok: $BLD/qemu-system-riscv64"
+if [ -n "$STAMP" ]; then touch "$STAMP"; fi

@@ -497,6 +497,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 {
     Etsoc1ShireState *s = ETSOC1_SHIRE(dev);
     Object *obj = OBJECT(dev);
+    g_autofree char *name = NULL;
     unsigned i;
 
     if (s->shire_id >= ETSOC1_MAX_SHIRES) {
@@ -509,7 +510,9 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         return;
     }
 
-    memory_region_init_ram(&s->scp, obj, "etsoc1.scp", ETSOC1_SCP_SIZE, errp);
+    /* RAM block names must be unique: a sysbus device has no qdev path */
+    name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
+    memory_region_init_ram(&s->scp, obj, name, ETSOC1_SCP_SIZE, errp);
     if (*errp) {
         return;
     }
@@ -542,9 +545,9 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 
     for (i = 0; i < ETSOC1_HARTS_PER_SHIRE; i++) {
         Etsoc1MinionCPU *cpu = &s->hart[i];
-        g_autofree char *name = g_strdup_printf("hart[%u]", i);
+        g_autofree char *child = g_strdup_printf("hart[%u]", i);
 
-        object_initialize_child(obj, name, cpu, TYPE_ETSOC1_MINION_CPU);
+        object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->et = &s->et[i];
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;

@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The main job: boot the full ET-SoC-1 (34 shires, 2,176 minion harts), run
+# the hello and allsum demo kernels and report what they print, with the
+# wall-clock time of each run.
+set -eu
+ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
+QEMU=$ROOT/qemu-build/qemu-system-riscv64
+
+run() {
+    kernel=$1
+    echo "== $kernel on -M etsoc1,shires=34 -smp 2176 =="
+    start=$(date +%s.%N)
+    "$QEMU" -M etsoc1,shires=34 -smp 2176 -m 1G -display none -serial stdio \
+        -accel tcg,thread=single -kernel "$ROOT/guest/$kernel.elf"
+    end=$(date +%s.%N)
+    echo "== $kernel: exit status 0, wall time $(echo "$end - $start" | bc) s =="
+}
+run hello
+run allsum
