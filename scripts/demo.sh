@@ -13,7 +13,7 @@ run() {
     echo "== $kernel on -M etsoc1,shires=34 -smp 2176 =="
     start=$(date +%s.%N)
     "$QEMU" -M etsoc1,shires=34 -smp 2176 -m 1G -display none -serial stdio \
-        -accel tcg,thread=single -kernel "$ROOT/guest/$kernel.elf"
+        -kernel "$ROOT/guest/$kernel.elf"
     end=$(date +%s.%N)
     echo "== $kernel: exit status 0, wall time $(echo "$end - $start" | bc) s =="
 }

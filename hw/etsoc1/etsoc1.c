@@ -319,6 +319,12 @@ static void etsoc1_machine_init(MachineState *ms)
     /* Before any hart is realized: realize asks every CSR predicate. */
     etsoc1_minion_register_csrs();
 
+    /*
+     * Build the whole map in one memory transaction: otherwise every
+     * subregion added re-renders the view of every hart created so far.
+     */
+    memory_region_transaction_begin();
+
     memory_region_add_subregion(sysmem, dram, ms->ram);
     memory_region_init_alias(&s->dram_uc, OBJECT(s), "etsoc1.dram-uc", ms->ram,
                              0, ms->ram_size);
@@ -368,6 +374,8 @@ static void etsoc1_machine_init(MachineState *ms)
                                         &sh->esr[pp].mr);
         }
     }
+
+    memory_region_transaction_commit();
 
     if (ms->firmware && strcmp(ms->firmware, "none")) {
         image = ms->firmware;
