@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Run every test of the project and print TAP.
+
+Three kinds of test:
+  * qtests (GLib, TAP) built inside QEMU's tree: each of their TAP lines
+    counts as one test;
+  * guest tests: a guest kernel on -M etsoc1, checked by its exit status
+    and console output; guest kernels that print TAP contribute their lines;
+  * command-line tests: bad options must be refused with a message.
+The run ends with "N passed, N failed".
+
+Usage: tests/run.py BUILD_ROOT   (BUILD_ROOT holds qemu-build/ and guest/)
+"""
+
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                       os.path.join(os.path.dirname(__file__), '..', 'build'))
+QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
+GUEST = os.path.join(ROOT, 'guest')
+QTEST_DIR = os.path.join(ROOT, 'qemu-build', 'tests', 'qtest')
+
+counts = {'passed': 0, 'failed': 0}
+
+
+def report(ok, name, diag=None):
+    counts['passed' if ok else 'failed'] += 1
+    n = counts['passed'] + counts['failed']
+    print(f"{'ok' if ok else 'not ok'} {n} - {name}", flush=True)
+    if not ok and diag:
+        for line in diag.strip().splitlines()[-25:]:
+            print(f"#   {line}")
+
+
+TAP_LINE = re.compile(r'^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*)$')
+
+
+def relay_tap(prefix, text):
+    """Count the TAP result lines in @text; return how many there were."""
+    seen = 0
+    for line in text.splitlines():
+        m = TAP_LINE.match(line.strip())
+        if m:
+            seen += 1
+            report(m.group(1) == 'ok', f'{prefix}: {m.group(2)}', text)
+    return seen
+
+
+def run(cmd, timeout, env=None):
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout, env=env,
+                           text=True, errors='replace')
+        return p.returncode, p.stdout, time.monotonic() - start
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+        return None, out + f'\n(timed out after {timeout} s)', time.monotonic() - start
+
+
+# ---- qtests ------------------------------------------------------------------
+
+QTESTS = [
+    # (binary, extra args, timeout)
+    ('etsoc1-machine-test', [], 120),
+    ('qom-test', ['-p', '/riscv64/qom/etsoc1'], 120),
+    ('device-introspect-test', [], 300),
+]
+
+
+def qtests():
+    env = dict(os.environ, QTEST_QEMU_BINARY=QEMU)
+    for name, args, timeout in QTESTS:
+        rc, out, _ = run([os.path.join(QTEST_DIR, name), '--tap', '-k'] + args,
+                         timeout, env)
+        if relay_tap(f'qtest {name}', out) == 0 or rc != 0:
+            report(False, f'qtest {name} exited {rc}', out)
+
+
+# ---- guest tests ---------------------------------------------------------------
+
+def qemu_cmd(kernel, shires=1, accel='', extra=()):
+    cmd = [QEMU, '-M', f'etsoc1,shires={shires}', '-smp', str(64 * shires),
+           '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
+           '-kernel', os.path.join(GUEST, kernel + '.elf')]
+    if accel:
+        cmd += ['-accel', f'tcg,{accel}']
+    return cmd + list(extra)
+
+
+def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
+          timeout=120, max_wall=None):
+    """Run @kernel; pass if the exit status and every @expect regex match."""
+    rc, out, wall = run(qemu_cmd(kernel, shires, accel), timeout)
+    label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
+    relay_tap(label, out)
+    problems = []
+    if rc != expect_status:
+        problems.append(f'exit status {rc}, want {expect_status}')
+    for pattern in expect:
+        if not re.search(pattern, out, re.M):
+            problems.append(f'no output matching {pattern!r}')
+    if max_wall is not None and wall > max_wall:
+        problems.append(f'took {wall:.1f} s, limit {max_wall} s')
+    report(not problems, f'{label}: {"; ".join(problems) or f"{wall:.2f} s"}',
+           out)
+
+
+def guest_tests():
+    for accel in ('', 'thread=single'):
+        guest('hello', 'hello', 2, accel, expect=[
+            r'^hello from shire 0 minion 0 \(hart 0\)$',
+            r'^hello from shire 1 minion 0 \(hart 64\)$',
+            r'^hello: 2 of 2 shires reported$'])
+        guest('allsum', 'allsum', 2, accel,
+              expect=[r'^allsum: 128 harts x 8192 terms: .*: OK$'])
+        guest('esr', 'esr', 2, accel, expect=[r'^1\.\.\d+$'])
+        # The blocking proof: a lost wake-up hangs, a spurious one fails.
+        guest('pingpong', 'pingpong', 2, accel, expect=[r'^1\.\.2$'])
+    # A spinning waiter would cost a 100 ms slice per turn under
+    # single-threaded TCG: 63 of them, several turns each, take seconds.
+    guest('idle harts halt', 'idle', 1, 'thread=single', max_wall=3.0,
+          expect=[r'^1\.\.1$'])
+    guest('validation0 FAIL ends the run with status 1', 'fail', 1,
+          expect_status=1, expect=[r'^fail: hart 0 returns 1$'])
+    # The full chip: every minion of all 34 shires.
+    guest('full-chip hello', 'hello', 34,
+          expect=[r'^hello from shire 33 minion 0 \(hart 2112\)$',
+                  r'^hello: 34 of 34 shires reported$'])
+    guest('full-chip allsum', 'allsum', 34,
+          expect=[r'^allsum: 2176 harts x 8192 terms: .*: OK$'])
+
+
+# ---- command line --------------------------------------------------------------
+
+def refused(name, args, pattern):
+    rc, out, _ = run([QEMU, '-display', 'none', '-S'] + args, 30)
+    ok = rc not in (0, None) and re.search(pattern, out) is not None
+    report(ok, f'cli: {name} is refused with a message', out)
+
+
+def fdt_strings(blob):
+    """Node names of a flattened device tree, in order."""
+    magic, total, off_struct = struct.unpack('>III', blob[:12])
+    assert magic == 0xd00dfeed and total == len(blob)
+    names, p = [], off_struct
+    while True:
+        tag, = struct.unpack('>I', blob[p:p + 4])
+        p += 4
+        if tag == 1:
+            end = blob.index(b'\0', p)
+            names.append(blob[p:end].decode())
+            p = (end + 4) & ~3
+        elif tag == 3:
+            length, = struct.unpack('>I', blob[p:p + 4])
+            p += 8 + ((length + 3) & ~3)
+        elif tag == 9:
+            return names
+        elif tag not in (2, 4):
+            raise ValueError(f'bad tag {tag}')
+
+
+def cli_tests():
+    refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
+    refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
+    refused('-smp not matching shires', ['-M', 'etsoc1,shires=2', '-smp', '64'],
+            r'2 shire\(s\) need -smp 128')
+    refused('-smp not a multiple of 64', ['-M', 'etsoc1', '-smp', '100'],
+            r'need -smp')
+    refused('odd reset-pc', ['-M', 'etsoc1,reset-pc=0x8000001001'],
+            r'not a 40-bit even address')
+    refused('missing kernel', ['-M', 'etsoc1', '-kernel', '/nonexistent.elf'],
+            r'could not load')
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dtb = os.path.join(tmp, 'etsoc1.dtb')
+        rc, out, _ = run([QEMU, '-M', f'etsoc1,shires=3,dumpdtb={dtb}', '-smp',
+                          '192', '-display', 'none'], 30)
+        try:
+            names = fdt_strings(open(dtb, 'rb').read())
+            cpus = [n for n in names if n.startswith('cpu@')]
+            ok = (rc == 0 and len(cpus) == 192 and cpus[-1] == 'cpu@191' and
+                  'memory@8000000000' in names and 'serial@12002000' in names and
+                  'scratchpad@81000000' in names and names.count('thread1') == 96)
+            diag = f'rc {rc}; {len(cpus)} cpu nodes; {names[:8]}'
+        except (OSError, ValueError, AssertionError, struct.error) as e:
+            ok, diag = False, f'{e}\n{out}'
+        report(ok, 'cli: -machine dumpdtb writes the tree (192 cpus, cpu-map)', diag)
+
+
+def main():
+    if not os.access(QEMU, os.X_OK):
+        print(f'Bail out! {QEMU} is not built', flush=True)
+        return 1
+    qtests()
+    guest_tests()
+    cli_tests()
+    total = counts['passed'] + counts['failed']
+    print(f'1..{total}')
+    print(f"{counts['passed']} passed, {counts['failed']} failed")
+    return 1 if counts['failed'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

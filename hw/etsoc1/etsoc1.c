@@ -95,6 +95,7 @@ static const MemoryRegionOps etsoc1_hole_ops = {
     .write_with_attrs = etsoc1_hole_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
 static void etsoc1_map_hole(Etsoc1MachineState *s, MemoryRegion *mr,
