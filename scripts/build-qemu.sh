@@ -71,6 +71,8 @@ done
 # --- 4. configure and build -------------------------------------------------------
 # ccache through Debian's masquerade directory: configure and meson see "gcc".
 [ -d /usr/lib/ccache ] && PATH=/usr/lib/ccache:$PATH && export PATH
+# Hash paths relative to the build root, so another checkout hits the cache.
+CCACHE_BASEDIR=$ROOT && export CCACHE_BASEDIR
 CONFIG="--target-list=riscv64-softmmu --disable-docs --disable-tools \
 --disable-user --without-default-features --enable-fdt=system"
 if [ ! -f "$BLD/build.ninja" ] || [ "$(cat "$BLD/.etsoc1-config" 2>/dev/null)" != "$CONFIG" ]; then
