@@ -86,19 +86,19 @@ def qtests():
 
 # ---- guest tests ---------------------------------------------------------------
 
-def qemu_cmd(kernel, shires=1, accel='', extra=()):
+def qemu_cmd(kernel, shires=1, accel='', loader='-kernel'):
     cmd = [QEMU, '-M', f'etsoc1,shires={shires}', '-smp', str(64 * shires),
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
-           '-kernel', os.path.join(GUEST, kernel + '.elf')]
+           loader, os.path.join(GUEST, kernel + '.elf')]
     if accel:
         cmd += ['-accel', f'tcg,{accel}']
-    return cmd + list(extra)
+    return cmd
 
 
 def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
-          timeout=120, max_wall=None):
+          timeout=120, max_wall=None, loader='-kernel'):
     """Run @kernel; pass if the exit status and every @expect regex match."""
-    rc, out, wall = run(qemu_cmd(kernel, shires, accel), timeout)
+    rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader), timeout)
     label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
     relay_tap(label, out)
     problems = []
@@ -128,6 +128,8 @@ def guest_tests():
     # single-threaded TCG: 63 of them, several turns each, take seconds.
     guest('idle harts halt', 'idle', 1, 'thread=single', max_wall=3.0,
           expect=[r'^1\.\.1$'])
+    guest('hello loaded with -bios', 'hello', 1, loader='-bios',
+          expect=[r'^hello: 1 of 1 shires reported$'])
     guest('validation0 FAIL ends the run with status 1', 'fail', 1,
           expect_status=1, expect=[r'^fail: hart 0 returns 1$'])
     # The full chip: every minion of all 34 shires.

@@ -235,6 +235,7 @@ static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
     default:
         g_assert_not_reached();
     }
+    trace_etsoc1_minion_csr_read(env->mhartid, csrno, *val);
     return RISCV_EXCP_NONE;
 }
 
@@ -276,8 +277,13 @@ static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
         }
         if ((uint32_t)val == ETSOC1_VALIDATION_PASS) {
             /* This hart is done; the run ends when every hart is. */
-            if (qatomic_fetch_inc(&m->harts_passed) + 1 ==
-                m->num_shires * ETSOC1_HARTS_PER_SHIRE) {
+            unsigned i, passed = 0;
+
+            qatomic_inc(&cpu->shire->harts_passed);
+            for (i = 0; i < m->num_shires; i++) {
+                passed += qatomic_read(&m->shire[i].harts_passed);
+            }
+            if (passed == m->num_shires * ETSOC1_HARTS_PER_SHIRE) {
                 etsoc1_end_run(EXIT_SUCCESS, env->mhartid);
             }
             return etsoc1_block(cpu, ETSOC1_WAIT_STOPPED);

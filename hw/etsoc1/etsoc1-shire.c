@@ -479,6 +479,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->et, 0, sizeof(s->et));
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
+    s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
         s->minion_boot[n] = s->reset_pc;
         s->mprot[n] = MPROT_RESET;
@@ -594,6 +595,7 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
         VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
                             ETSOC1_MINIONS_PER_SHIRE),
+        VMSTATE_UINT32(harts_passed, Etsoc1ShireState),
         VMSTATE_END_OF_LIST()
     }
 };

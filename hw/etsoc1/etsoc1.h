@@ -160,6 +160,7 @@ struct Etsoc1ShireState {
     uint64_t ipi_redirect_filter;
     uint8_t flb[32];
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
+    uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
     /* properties */
     uint32_t shire_id;
@@ -181,7 +182,6 @@ struct Etsoc1MachineState {
     MemoryRegion dram_uc;
     hwaddr fdt_addr;
     int fdt_size;
-    int harts_passed;       /* harts that wrote PASS to validation0 */
 
     /* properties */
     uint32_t shires_prop;
