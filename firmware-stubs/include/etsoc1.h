@@ -103,6 +103,57 @@ static inline void fcc_wait(unsigned n)
     }
 }
 
+/* ---- tensor messages (CSR tensor_reduce 0x800, isa.md section 4) ---- */
+enum { TR_SEND = 0, TR_RECV = 1, TR_BROADCAST = 2, TR_REDUCE = 3 };
+enum {
+    TR_FADD = 0, TR_FMAX = 2, TR_FMIN = 3, TR_IADD = 4, TR_IMAX = 6,
+    TR_IMIN = 7, TR_MOVE = 8,
+};
+
+static inline uint64_t tr_cmd(unsigned op, unsigned partner_or_level,
+                              unsigned nregs, unsigned func, unsigned start)
+{
+    return op | (uint64_t)partner_or_level << 3 | (uint64_t)nregs << 16 |
+           (uint64_t)func << 24 | (uint64_t)start << 57;
+}
+
+static inline void tensor_reduce(uint64_t cmd)
+{
+    csr_write(0x800, cmd);
+}
+
+/* Send @n f registers from f@start to global minion @partner. */
+static inline void tensor_send(unsigned partner, unsigned start, unsigned n)
+{
+    tensor_reduce(tr_cmd(TR_SEND, partner, n, 0, start));
+}
+
+/* Receive @n registers from @partner into f@start, combining with @func. */
+static inline void tensor_recv(unsigned partner, unsigned start, unsigned n,
+                               unsigned func)
+{
+    tensor_reduce(tr_cmd(TR_RECV, partner, n, func, start));
+}
+
+/* Global minion id of a hart. */
+static inline unsigned hart_gid(uint64_t h) { return h >> 1; }
+
+/* f register lane 0 as raw bits */
+#define FREG_SET(n, bits) \
+    __asm__ volatile("fmv.w.x f" #n ", %0" :: "r"((uint32_t)(bits)))
+#define FREG_GET(n) ({ uint32_t v_; \
+    __asm__ volatile("fmv.x.w %0, f" #n : "=r"(v_)); v_; })
+
+/* Fast local barrier: returns 1 to the last of @n arrivals. */
+static inline uint64_t flb_arrive(unsigned barrier, unsigned n)
+{
+    uint64_t last;
+    __asm__ volatile("csrrw %0, 0x820, %1" : "=r"(last)
+                     : "r"((uint64_t)barrier | (uint64_t)(n - 1) << 5)
+                     : "memory");
+    return last;
+}
+
 /* runtime (firmware-stubs) */
 void putc_uart(char c);
 void puts_uart(const char *s);

@@ -34,9 +34,12 @@
 enum {
     CSR_ET_MENABLE_SHADOWS = 0x7d2,
     CSR_ET_MBUSADDR = 0x7d5,
+    CSR_ET_TENSOR_REDUCE = 0x800,
     CSR_ET_TENSOR_ERROR = 0x808,
+    CSR_ET_FLB = 0x820,
     CSR_ET_FCC = 0x821,
     CSR_ET_STALL = 0x822,
+    CSR_ET_TENSOR_WAIT = 0x830,
     CSR_ET_VALIDATION0 = 0x8d0,
     CSR_ET_VALIDATION1 = 0x8d1,
     CSR_ET_VALIDATION2 = 0x8d2,
@@ -116,6 +119,9 @@ static bool etsoc1_minion_has_work(CPUState *cs)
     case ETSOC1_WAIT_FCC1:
         return qatomic_read(&cpu->et->fcc[cpu->et->wait - ETSOC1_WAIT_FCC0]) ||
                etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
+    case ETSOC1_WAIT_REDUCE:
+        return etsoc1_reduce_done(cpu) ||
+               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
     case ETSOC1_WAIT_STOPPED:
         return false;
     default:
@@ -159,7 +165,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
 }
 
 /* Record what the hart waits for; the stock helper then raises the cause. */
-static RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
+RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 {
     qatomic_set(&cpu->et->wait, why);
     return (RISCVException)ETSOC1_EXCP_WAIT;
@@ -178,6 +184,16 @@ static RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
 {
     if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
         (env_minion(env)->shire->minion_feature & MINION_FEATURE_ML_OFF)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    return RISCV_EXCP_NONE;
+}
+
+/* "T0" CSRs: thread 1 gets an illegal-instruction trap. */
+static RISCVException etsoc1_pred_ml_t0(CPURISCVState *env, int csrno)
+{
+    if (etsoc1_pred_ml(env, csrno) != RISCV_EXCP_NONE ||
+        (env->mhartid & 1)) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
     return RISCV_EXCP_NONE;
@@ -325,10 +341,47 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         break;
     case CSR_ET_STALL:
         return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
+    case CSR_ET_TENSOR_REDUCE: {
+        RISCVException r;
+        bool locked = qemu_mutex_iothread_locked();
+
+        if (!locked) {
+            qemu_mutex_lock_iothread();
+        }
+        r = etsoc1_tensor_reduce(cpu, val);
+        if (!locked) {
+            qemu_mutex_unlock_iothread();
+        }
+        return r;
+    }
+    case CSR_ET_TENSOR_WAIT:
+        /*
+         * Event 9 (tensor reduce): the reduce instruction itself waits for
+         * its transfer here, so there is never one to wait for.  The other
+         * events belong to engines not modelled yet: no-ops, as for an
+         * idle engine.
+         */
+        break;
     case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
         return etsoc1_write_validation(cpu, csrno, val);
     default:
         g_assert_not_reached();
+    }
+    return RISCV_EXCP_NONE;
+}
+
+/* flb (0x820): csrrw returns 1 to the last hart to arrive. */
+static RISCVException etsoc1_rmw_flb(CPURISCVState *env, int csrno,
+                                     target_ulong *ret, target_ulong new_val,
+                                     target_ulong mask)
+{
+    uint64_t last = 0;
+
+    if (mask && !env->debugger) {
+        last = etsoc1_flb(env_minion(env), new_val);
+    }
+    if (ret) {
+        *ret = last;
     }
     return RISCV_EXCP_NONE;
 }
@@ -385,8 +438,12 @@ static const Etsoc1Csr etsoc1_csrs[] = {
     { CSR_ET_MBUSADDR, "mbusaddr", etsoc1_pred_minion, etsoc1_read_csr, true },
     { CSR_ET_TENSOR_ERROR, "tensor_error", etsoc1_pred_minion,
       etsoc1_read_csr, true },
+    { CSR_ET_TENSOR_REDUCE, "tensor_reduce", etsoc1_pred_ml_t0,
+      etsoc1_read_zero, true },
     { CSR_ET_FCC, "fcc", etsoc1_pred_ml, etsoc1_read_zero, true },
     { CSR_ET_STALL, "stall", etsoc1_pred_ml, etsoc1_read_zero, true },
+    { CSR_ET_TENSOR_WAIT, "tensor_wait", etsoc1_pred_minion, etsoc1_read_zero,
+      true },
     { CSR_ET_VALIDATION0, "validation0", etsoc1_pred_minion,
       etsoc1_read_csr, true },
     { CSR_ET_VALIDATION1, "validation1", etsoc1_pred_minion,
@@ -416,6 +473,10 @@ void etsoc1_minion_register_csrs(void)
         };
         riscv_set_csr_ops(etsoc1_csrs[i].csrno, &ops);
     }
+
+    riscv_set_csr_ops(CSR_ET_FLB, &(riscv_csr_operations) {
+        .name = "flb", .predicate = etsoc1_pred_ml, .op = etsoc1_rmw_flb,
+    });
 
     riscv_get_csr_ops(CSR_MIE, &etsoc1_std_mie);
     riscv_get_csr_ops(CSR_MIP, &etsoc1_std_mip);

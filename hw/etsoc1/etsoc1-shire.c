@@ -478,6 +478,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
 
     memset(s->et, 0, sizeof(s->et));
     memset(s->flb, 0, sizeof(s->flb));
+    memset(s->reduce, 0, sizeof(s->reduce));
     memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
@@ -572,6 +573,28 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(tensor_error, Etsoc1HartEt),
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
+        VMSTATE_UINT32_2DARRAY(fhi, Etsoc1HartEt, 32, ETSOC1_FLANES - 1),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_etsoc1_reduce = {
+    .name = "etsoc1-reduce",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT8(state, Etsoc1Reduce),
+        VMSTATE_UINT8(op, Etsoc1Reduce),
+        VMSTATE_UINT8(count, Etsoc1Reduce),
+        VMSTATE_UINT8(start, Etsoc1Reduce),
+        VMSTATE_UINT8(func, Etsoc1Reduce),
+        VMSTATE_UINT8(frm, Etsoc1Reduce),
+        VMSTATE_UINT32(partner, Etsoc1Reduce),
+        VMSTATE_BOOL(ready, Etsoc1Reduce),
+        VMSTATE_UINT32(ready_from, Etsoc1Reduce),
+        VMSTATE_BOOL(lost, Etsoc1Reduce),
+        VMSTATE_UINT32(lost_first, Etsoc1Reduce),
+        VMSTATE_UINT32(lost_from, Etsoc1Reduce),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -593,6 +616,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT64(thread1_disable, Etsoc1ShireState),
         VMSTATE_UINT64(ipi_redirect_filter, Etsoc1ShireState),
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
+        VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
+                             1, vmstate_etsoc1_reduce, Etsoc1Reduce),
         VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

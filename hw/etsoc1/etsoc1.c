@@ -26,6 +26,7 @@
 #include "hw/misc/unimp.h"
 #include "sysemu/device_tree.h"
 #include "sysemu/sysemu.h"
+#include "sysemu/qtest.h"
 #include "elf.h"
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1.h"
@@ -295,7 +296,8 @@ static void etsoc1_machine_init(MachineState *ms)
 {
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
     MemoryRegion *sysmem = get_system_memory();
-    const char *image = NULL;
+    const char *images[2];
+    bool entry_checked;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     void *fdt;
     unsigned i, pp;
@@ -378,22 +380,27 @@ static void etsoc1_machine_init(MachineState *ms)
 
     memory_region_transaction_commit();
 
-    if (ms->firmware && strcmp(ms->firmware, "none")) {
-        image = ms->firmware;
-        if (etsoc1_load(image, s->reset_pc) != s->reset_pc) {
-            warn_report("etsoc1: entry point of '%s' is not the reset PC "
-                        "0x%" PRIx64 "; harts start at the reset PC", image,
-                        s->reset_pc);
-        }
-    }
-    if (ms->kernel_filename) {
-        uint64_t entry = etsoc1_load(ms->kernel_filename, s->reset_pc);
+    /* -bios and -kernel: ELF (or raw at the reset PC); the first sets the entry */
+    images[0] = ms->firmware && strcmp(ms->firmware, "none") ? ms->firmware
+                                                              : NULL;
+    images[1] = ms->kernel_filename;
+    for (i = 0, entry_checked = false; i < ARRAY_SIZE(images); i++) {
+        uint64_t entry;
 
-        if (!image && entry != s->reset_pc) {
+        if (!images[i]) {
+            continue;
+        }
+        entry = etsoc1_load(images[i], s->reset_pc);
+        if (!entry_checked && entry != s->reset_pc) {
             warn_report("etsoc1: entry point of '%s' is not the reset PC "
                         "0x%" PRIx64 "; harts start at the reset PC",
-                        ms->kernel_filename, s->reset_pc);
+                        images[i], s->reset_pc);
         }
+        entry_checked = true;
+    }
+
+    if (!qtest_enabled()) {
+        etsoc1_deadlock_start(s);
     }
 
     /* The device tree goes at the top of DRAM; every hart gets it in a1. */
@@ -451,6 +458,43 @@ static void etsoc1_set_reset_pc(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->reset_pc = value;
 }
 
+static const QEnumLookup etsoc1_handshake_lookup = {
+    .array = (const char *const[]) {
+        [ETSOC1_HANDSHAKE_RTL] = "rtl",
+        [ETSOC1_HANDSHAKE_SYSEMU] = "sysemu",
+    },
+    .size = 2,
+};
+
+static const QEnumLookup etsoc1_on_deadlock_lookup = {
+    .array = (const char *const[]) {
+        [ETSOC1_ON_DEADLOCK_REPORT] = "report",
+        [ETSOC1_ON_DEADLOCK_EXIT] = "exit",
+        [ETSOC1_ON_DEADLOCK_HANG] = "hang",
+    },
+    .size = 3,
+};
+
+static int etsoc1_get_handshake(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->handshake;
+}
+
+static void etsoc1_set_handshake(Object *obj, int value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->handshake = value;
+}
+
+static int etsoc1_get_on_deadlock(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->on_deadlock;
+}
+
+static void etsoc1_set_on_deadlock(Object *obj, int value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->on_deadlock = value;
+}
+
 static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
@@ -478,6 +522,24 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "reset-pc",
         "Reset value of minion_boot, where every hart starts "
         "(default 0x8000001000)");
+    object_class_property_add_enum(oc, "handshake", "Etsoc1Handshake",
+                                   &etsoc1_handshake_lookup,
+                                   etsoc1_get_handshake, etsoc1_set_handshake);
+    object_class_property_set_description(oc, "handshake",
+        "Tensor send/receive handshake: rtl (one ready bit per minion, as "
+        "the silicon; default) or sysemu (partners matched by name)");
+    object_class_property_add_enum(oc, "on-deadlock", "Etsoc1OnDeadlock",
+                                   &etsoc1_on_deadlock_lookup,
+                                   etsoc1_get_on_deadlock,
+                                   etsoc1_set_on_deadlock);
+    object_class_property_set_description(oc, "on-deadlock",
+        "When no hart can make progress: report (print the report, stay up; "
+        "default), exit (print it, exit with status 3) or hang (no "
+        "detection)");
+    object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
+                              etsoc1_get_deadlock, NULL, NULL, NULL);
+    object_class_property_set_description(oc, "deadlock",
+        "Read-only: which harts wait on what, and lost readies (JSON)");
 }
 
 static const TypeInfo etsoc1_machine_info = {

@@ -96,7 +96,10 @@ typedef enum Etsoc1Wait {
     ETSOC1_WAIT_FCC1,       /* fcc CSR: a credit on counter 1 */
     ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
     ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
+    ETSOC1_WAIT_REDUCE,     /* tensor_reduce: the transfer to complete */
 } Etsoc1Wait;
+
+#define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 
 /* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
 typedef struct Etsoc1HartEt {
@@ -105,7 +108,23 @@ typedef struct Etsoc1HartEt {
     uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+    uint32_t fhi[32][ETSOC1_FLANES - 1];    /* lanes 1-7 of f0-f31 */
 } Etsoc1HartEt;
+
+enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING, ETSOC1_REDUCE_DONE };
+
+/* A minion's tensor_reduce state machine (one per minion, thread 0). */
+typedef struct Etsoc1Reduce {
+    uint8_t state;
+    uint8_t op;             /* send or recv, after tree pairing */
+    uint8_t count, start, func, frm;
+    uint32_t partner;       /* global minion id */
+    /* handshake=rtl: the one incoming ready bit */
+    bool ready;
+    uint32_t ready_from;    /* diagnosis only: the hardware has no source */
+    bool lost;              /* a ready was lost here: who, for the report */
+    uint32_t lost_first, lost_from;
+} Etsoc1Reduce;
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
@@ -159,6 +178,7 @@ struct Etsoc1ShireState {
     uint64_t thread1_disable;
     uint64_t ipi_redirect_filter;
     uint8_t flb[32];
+    Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
@@ -168,6 +188,20 @@ struct Etsoc1ShireState {
     uint64_t fdt_addr;
     MemoryRegion *sysmem;
 };
+
+typedef enum {
+    ETSOC1_HANDSHAKE_RTL,       /* one ready bit per minion, as silicon */
+    ETSOC1_HANDSHAKE_SYSEMU,    /* partners matched by name, as sysemu */
+} Etsoc1Handshake;
+
+typedef enum {
+    ETSOC1_ON_DEADLOCK_REPORT,  /* print the report, stay up for gdb/QMP */
+    ETSOC1_ON_DEADLOCK_EXIT,    /* print it and exit with status 3 */
+    ETSOC1_ON_DEADLOCK_HANG,    /* no detection: hang as the card does */
+} Etsoc1OnDeadlock;
+
+#define ETSOC1_DEADLOCK_EXIT_STATUS 3
+#define ETSOC1_DEADLOCK_POLL_MS     250
 
 #define TYPE_ETSOC1_MACHINE MACHINE_TYPE_NAME("etsoc1")
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1MachineState, ETSOC1_MACHINE)
@@ -183,9 +217,14 @@ struct Etsoc1MachineState {
     hwaddr fdt_addr;
     int fdt_size;
 
+    QEMUTimer *deadlock_timer;
+    bool deadlocked;
+
     /* properties */
     uint32_t shires_prop;
     uint64_t reset_pc;
+    int handshake;          /* Etsoc1Handshake */
+    int on_deadlock;        /* Etsoc1OnDeadlock */
 };
 
 /* etsoc1-minion.c */
@@ -193,6 +232,16 @@ void etsoc1_minion_register_csrs(void);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
 Etsoc1MinionCPU *etsoc1_current_minion(void);
+
+RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
+
+/* etsoc1-fabric.c */
+RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val);
+bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
+uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
+void etsoc1_deadlock_start(Etsoc1MachineState *s);
+void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp);
 
 /* etsoc1-shire.c */
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned hart, unsigned counter);

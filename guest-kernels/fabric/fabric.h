@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared helpers of the fabric guest kernels. */
+#ifndef FABRIC_H
+#define FABRIC_H
+#include "etsoc1.h"
+
+/* The inputs every test uses; tests/run.py computes the same in Python. */
+static inline uint32_t input_float(unsigned gid)
+{
+    uint32_t sign = (gid * 7u) & 1, exp = 120 + gid % 13;
+    uint32_t mant = (gid * 2654435761u) & 0x7fffff;
+
+    return sign << 31 | exp << 23 | mant;
+}
+
+static inline uint32_t input_int(unsigned gid)
+{
+    return (gid * 2654435761u) ^ (gid << 7);
+}
+
+/*
+ * Chip barrier over thread 0 of every minion: a fast local barrier in each
+ * shire, whose last arrival credits minion 0; minion 0 releases every
+ * shire with one credit write per shire.  Counter 1 is reserved for it.
+ */
+static inline void chip_barrier(unsigned gid, unsigned shires)
+{
+    unsigned s;
+
+    if (flb_arrive(0, MINIONS_PER_SHIRE)) {
+        fcc_send(0, 0, 1, 1u << 0);
+    }
+    if (gid == 0) {
+        for (s = 0; s < shires; s++) {
+            fcc_wait(1);
+        }
+        for (s = 0; s < shires; s++) {
+            fcc_send(s, 0, 1, 0xffffffffu);
+        }
+    }
+    fcc_wait(1);
+}
+
+/* The same inside one shire: the last arrival releases the other 31. */
+static inline void shire_barrier(unsigned shire)
+{
+    if (flb_arrive(1, MINIONS_PER_SHIRE)) {
+        fcc_send(shire, 0, 1, 0xffffffffu);
+    }
+    fcc_wait(1);
+}
+
+const int etsoc1_park_thread1 = 1;
+#endif

@@ -1,0 +1,540 @@
+/*
+ * Esperanto ET-SoC-1 on-chip fabric: tensor messages between minions
+ * (TensorSend/Recv/Broadcast/Reduce), the fast local barrier CSR, and the
+ * deadlock detector.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Modelled from isa.md sections 4, 5 and 7 and timing.md section 7.
+ *
+ * tensor_reduce (CSR 0x800) moves whole 256-bit f registers (8 x 32-bit
+ * lanes) from a sender minion to a receiver minion, which combines them
+ * into its own registers.  A minion has at most one operation outstanding.
+ * In this model the issuing hart halts until its transfer has completed;
+ * on the chip thread 0 may run integer code meanwhile, but its next FP,
+ * packed or tensor instruction waits for the transfer, so results are the
+ * same (docs/fabric.md).  tensor_wait event 9 therefore never has to wait.
+ *
+ * Handshake (machine property "handshake"):
+ *  sysemu  both sides name each other and are matched directly, as in
+ *          Esperanto's simulator: nothing is ever lost.
+ *  rtl     the inferred silicon rule: a receiver that issues its recv sends
+ *          one "ready" to its sender; each minion has a single incoming
+ *          ready bit with no source and no count.  A sender delivers to the
+ *          partner it names when its bit is set and that partner is waiting
+ *          for it, and the delivery clears the bit.  A ready that arrives
+ *          while the bit is set is lost.
+ *
+ * All fabric state is protected by the BQL.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "fpu/softfloat.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+/* tensor_reduce fields (isa.md section 4) */
+FIELD(TREDUCE, OP, 0, 2)
+FIELD(TREDUCE, PARTNER, 3, 13)
+FIELD(TREDUCE, LEVEL, 3, 4)
+FIELD(TREDUCE, NUM_REGS, 16, 7)
+FIELD(TREDUCE, FUNC, 24, 4)
+FIELD(TREDUCE, START_REG, 57, 5)
+
+enum { TR_SEND = 0, TR_RECV = 1, TR_BROADCAST = 2, TR_REDUCE = 3 };
+
+/* Receive functions; the others are reserved. */
+enum {
+    TR_FADD = 0, TR_FMAX = 2, TR_FMIN = 3, TR_IADD = 4, TR_IMAX = 6,
+    TR_IMIN = 7, TR_MOVE = 8,
+};
+
+#define TENSOR_ERROR_SEND_RECV (1u << 9)
+
+static const char *const etsoc1_reduce_func_name[16] = {
+    [TR_FADD] = "fadd", [TR_FMAX] = "fmax", [TR_FMIN] = "fmin",
+    [TR_IADD] = "iadd", [TR_IMAX] = "imax", [TR_IMIN] = "imin",
+    [TR_MOVE] = "move",
+};
+
+static Etsoc1MachineState *etsoc1_machine(void)
+{
+    return ETSOC1_MACHINE(qdev_get_machine());
+}
+
+/* The thread-0 hart of global minion @gid, or NULL if there is none. */
+static Etsoc1MinionCPU *etsoc1_minion_hart(Etsoc1MachineState *m, unsigned gid)
+{
+    if (gid >= m->num_shires * ETSOC1_MINIONS_PER_SHIRE) {
+        return NULL;
+    }
+    return &m->shire[gid / ETSOC1_MINIONS_PER_SHIRE]
+                .hart[(gid % ETSOC1_MINIONS_PER_SHIRE) * ETSOC1_THREADS];
+}
+
+static Etsoc1Reduce *etsoc1_reduce_of(Etsoc1MinionCPU *cpu)
+{
+    uint64_t hartid = cpu->parent_obj.env.mhartid;
+
+    return &cpu->shire->reduce[(hartid % ETSOC1_HARTS_PER_SHIRE) /
+                               ETSOC1_THREADS];
+}
+
+static unsigned etsoc1_gid(Etsoc1MinionCPU *cpu)
+{
+    return cpu->parent_obj.env.mhartid / ETSOC1_THREADS;
+}
+
+/* ---- register lanes ---------------------------------------------------------- */
+
+/*
+ * Lane 0 of f register @r is the scalar F register (NaN-boxed inside QEMU,
+ * which a guest without D cannot observe); lanes 1-7 live in Etsoc1HartEt.
+ */
+static uint32_t freg_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane)
+{
+    return lane ? cpu->et->fhi[r][lane - 1]
+                : (uint32_t)cpu->parent_obj.env.fpr[r];
+}
+
+static void freg_set_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane,
+                          uint32_t v)
+{
+    if (lane) {
+        cpu->et->fhi[r][lane - 1] = v;
+    } else {
+        cpu->parent_obj.env.fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
+    }
+}
+
+static uint32_t etsoc1_combine(unsigned func, uint32_t snd, uint32_t rcv,
+                               float_status *st)
+{
+    switch (func) {
+    case TR_FADD:
+        return float32_add(rcv, snd, st);
+    case TR_FMAX:
+        return float32_maximum_number(rcv, snd, st);
+    case TR_FMIN:
+        return float32_minimum_number(rcv, snd, st);
+    case TR_IADD:
+        return rcv + snd;
+    case TR_IMAX:
+        return MAX((int32_t)rcv, (int32_t)snd);
+    case TR_IMIN:
+        return MIN((int32_t)rcv, (int32_t)snd);
+    case TR_MOVE:
+        return snd;
+    default:
+        g_assert_not_reached();  /* rejected at issue */
+    }
+}
+
+static const FloatRoundMode etsoc1_rounding[] = {
+    float_round_nearest_even, float_round_to_zero, float_round_down,
+    float_round_up, float_round_ties_away,
+};
+
+/* Move the registers; the receiver's rounding mode, flags accrue on it. */
+static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
+                            Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
+{
+    float_status *st = &rcv->parent_obj.env.fp_status;
+    FloatRoundMode saved = get_float_rounding_mode(st);
+    unsigned k, lane;
+
+    trace_etsoc1_reduce_transfer(etsoc1_gid(snd), etsoc1_gid(rcv), r->count,
+                                 etsoc1_reduce_func_name[r->func]);
+    if (s->count != r->count) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: tensor send of %u registers "
+                      "from minion %u meets a receive of %u at minion %u\n",
+                      s->count, etsoc1_gid(snd), r->count, etsoc1_gid(rcv));
+        snd->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
+        rcv->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
+        return;
+    }
+    set_float_rounding_mode(etsoc1_rounding[r->frm], st);
+    for (k = 0; k < r->count; k++) {
+        unsigned fs = (s->start + k) % 32, fr = (r->start + k) % 32;
+
+        for (lane = 0; lane < ETSOC1_FLANES; lane++) {
+            freg_set_lane(rcv, fr, lane,
+                          etsoc1_combine(r->func, freg_lane(snd, fs, lane),
+                                         freg_lane(rcv, fr, lane), st));
+        }
+    }
+    set_float_rounding_mode(saved, st);
+    if (r->count) {
+        rcv->parent_obj.env.mstatus |= MSTATUS_FS;   /* registers written */
+    }
+}
+
+static void etsoc1_reduce_finish(Etsoc1MinionCPU *cpu, Etsoc1Reduce *op)
+{
+    op->state = ETSOC1_REDUCE_DONE;
+    if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
+        etsoc1_minion_wake(cpu);
+    }
+}
+
+/* Deliver if sender @snd and its named partner can now complete. */
+static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
+{
+    Etsoc1Reduce *s = etsoc1_reduce_of(snd);
+    Etsoc1MinionCPU *rcv;
+    Etsoc1Reduce *r;
+
+    if (s->state != ETSOC1_REDUCE_PENDING || s->op != TR_SEND) {
+        return;
+    }
+    rcv = etsoc1_minion_hart(m, s->partner);
+    r = etsoc1_reduce_of(rcv);
+    if (r->state != ETSOC1_REDUCE_PENDING || r->op != TR_RECV ||
+        r->partner != etsoc1_gid(snd)) {
+        return;
+    }
+    if (m->handshake == ETSOC1_HANDSHAKE_RTL) {
+        if (!s->ready) {
+            return;
+        }
+        s->ready = false;
+    }
+    etsoc1_transfer(snd, s, rcv, r);
+    etsoc1_reduce_finish(snd, s);
+    etsoc1_reduce_finish(rcv, r);
+}
+
+/* rtl handshake: receiver @rcv tells its sender it is ready. */
+static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
+                              Etsoc1MinionCPU *snd)
+{
+    Etsoc1Reduce *s = etsoc1_reduce_of(snd);
+    unsigned from = etsoc1_gid(rcv);
+
+    if (s->ready) {
+        /* One bit, no source, no count: this ready is gone. */
+        trace_etsoc1_reduce_ready_lost(etsoc1_gid(snd), s->ready_from, from);
+        s->lost = true;
+        s->lost_from = from;
+        s->lost_first = s->ready_from;
+        return;
+    }
+    trace_etsoc1_reduce_ready(etsoc1_gid(snd), from);
+    s->ready = true;
+    s->ready_from = from;
+}
+
+static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu, const char *why,
+                                           uint64_t val)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_reduce "
+                  "0x%" PRIx64 ": %s\n", (uint64_t)cpu->parent_obj.env.mhartid,
+                  val, why);
+    cpu->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
+    return RISCV_EXCP_NONE;
+}
+
+/* CSR 0x800 written on thread 0; called with the BQL held. */
+RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
+{
+    Etsoc1MachineState *m = etsoc1_machine();
+    Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
+    unsigned me = etsoc1_gid(cpu), kind = FIELD_EX64(val, TREDUCE, OP);
+    unsigned func = FIELD_EX64(val, TREDUCE, FUNC);
+    Etsoc1MinionCPU *partner;
+    unsigned role, peer;
+
+    switch (op->state) {
+    case ETSOC1_REDUCE_DONE:
+        /* the replay of an instruction whose transfer has completed */
+        op->state = ETSOC1_REDUCE_IDLE;
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+        return RISCV_EXCP_NONE;
+    case ETSOC1_REDUCE_PENDING:
+        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    }
+
+    role = kind;
+    peer = FIELD_EX64(val, TREDUCE, PARTNER);
+    if (kind == TR_BROADCAST || kind == TR_REDUCE) {
+        /* auto-pair: one tree level h over global minion ids (isa.md 5) */
+        unsigned d = 1u << FIELD_EX64(val, TREDUCE, LEVEL);
+        unsigned pos = me & (2 * d - 1);
+
+        if (pos == d) {
+            role = kind == TR_REDUCE ? TR_SEND : TR_RECV;
+            peer = me - d;
+        } else if (pos == 0) {
+            role = kind == TR_REDUCE ? TR_RECV : TR_SEND;
+            peer = me + d;
+        } else {
+            return RISCV_EXCP_NONE;     /* not at this level */
+        }
+    }
+
+    if (peer == me) {
+        return etsoc1_reduce_reject(cpu, "partner is the minion itself", val);
+    }
+    partner = etsoc1_minion_hart(m, peer);
+    if (!partner) {
+        return etsoc1_reduce_reject(cpu, "partner minion does not exist", val);
+    }
+    if (role == TR_RECV && !etsoc1_reduce_func_name[func]) {
+        return etsoc1_reduce_reject(cpu, "reserved receive function", val);
+    }
+    if (FIELD_EX64(val, TREDUCE, NUM_REGS) == 0) {
+        return RISCV_EXCP_NONE;
+    }
+    if (role == TR_RECV && func == TR_FADD &&
+        cpu->parent_obj.env.frm >= ARRAY_SIZE(etsoc1_rounding)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+
+    op->op = role;
+    op->partner = peer;
+    op->count = FIELD_EX64(val, TREDUCE, NUM_REGS);
+    op->start = FIELD_EX64(val, TREDUCE, START_REG);
+    op->func = func;
+    op->frm = cpu->parent_obj.env.frm;
+    op->state = ETSOC1_REDUCE_PENDING;
+    trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
+                              op->count, op->start);
+
+    if (role == TR_RECV) {
+        if (m->handshake == ETSOC1_HANDSHAKE_RTL) {
+            etsoc1_send_ready(m, cpu, partner);
+        }
+        etsoc1_try_deliver(m, partner);
+    } else {
+        etsoc1_try_deliver(m, cpu);
+    }
+
+    if (op->state == ETSOC1_REDUCE_DONE) {
+        op->state = ETSOC1_REDUCE_IDLE;
+        return RISCV_EXCP_NONE;
+    }
+    return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+}
+
+bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
+{
+    return qatomic_read(&etsoc1_reduce_of(cpu)->state) != ETSOC1_REDUCE_PENDING;
+}
+
+/* ---- fast local barrier ---------------------------------------------------- */
+
+/*
+ * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
+ * arrival resets the counter and reads 1; the others read 0.
+ */
+uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
+{
+    uint8_t *counter = &cpu->shire->flb[extract64(val, 0, 5)];
+    uint8_t match = extract64(val, 5, 8), old = qatomic_read(counter), seen;
+    bool last;
+
+    for (;;) {
+        last = old == match;
+        seen = qatomic_cmpxchg(counter, old, last ? 0 : (uint8_t)(old + 1));
+        if (seen == old) {
+            break;
+        }
+        old = seen;
+    }
+    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, extract64(val, 0, 5), old,
+                     last);
+    return last;
+}
+
+/* ---- deadlock detection ------------------------------------------------------ */
+
+typedef struct Etsoc1HartWait {
+    uint64_t hartid;
+    const char *what;
+    int64_t partner;            /* global minion id, or -1 */
+} Etsoc1HartWait;
+
+static const char *etsoc1_wait_name(Etsoc1MinionCPU *cpu, int64_t *partner)
+{
+    Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
+
+    *partner = -1;
+    switch (qatomic_read(&cpu->et->wait)) {
+    case ETSOC1_WAIT_FCC0:
+        return "fcc0-credit";
+    case ETSOC1_WAIT_FCC1:
+        return "fcc1-credit";
+    case ETSOC1_WAIT_REDUCE:
+        *partner = op->partner;
+        return op->op == TR_SEND ? "tensor-send" : "tensor-recv";
+    case ETSOC1_WAIT_STOPPED:
+        return "stopped";
+    default:
+        return "interrupt";
+    }
+}
+
+/*
+ * Fill @s->deadlock if no hart can make progress: every hart halted with
+ * nothing to wake it and at least one of them waiting (not stopped).  With
+ * no timers or host requests modelled yet, no other agent can wake a hart.
+ */
+static bool etsoc1_scan_deadlock(Etsoc1MachineState *s)
+{
+    CPUState *cs;
+    bool waiting = false;
+
+    CPU_FOREACH(cs) {
+        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+
+        if (!cs->halted || cpu_has_work(cs)) {
+            return false;
+        }
+        waiting |= qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED;
+    }
+    return waiting;
+}
+
+static void etsoc1_print_deadlock(Etsoc1MachineState *s)
+{
+    CPUState *cs;
+    unsigned i, m;
+
+    error_printf("etsoc1: deadlock: no hart can make progress\n");
+    CPU_FOREACH(cs) {
+        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+        uint64_t h = cpu->parent_obj.env.mhartid;
+        int64_t partner;
+        const char *what = etsoc1_wait_name(cpu, &partner);
+
+        if (!strcmp(what, "stopped")) {
+            continue;
+        }
+        error_printf("  hart %" PRIu64 " (shire %" PRIu64 " minion %" PRIu64
+                     " thread %" PRIu64 ") waits on %s", h,
+                     h / ETSOC1_HARTS_PER_SHIRE,
+                     (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS,
+                     h % ETSOC1_THREADS, what);
+        if (partner >= 0) {
+            error_printf(" %s minion %" PRId64, strcmp(what, "tensor-send")
+                         ? "from" : "to", partner);
+        }
+        error_printf("\n");
+    }
+    for (i = 0; i < s->num_shires; i++) {
+        for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
+            Etsoc1Reduce *op = &s->shire[i].reduce[m];
+
+            if (op->lost) {
+                error_printf("  lost ready: minion %u took a ready from "
+                             "minion %u, then the ready from minion %u was "
+                             "lost\n", i * ETSOC1_MINIONS_PER_SHIRE + m,
+                             op->lost_first, op->lost_from);
+            }
+        }
+    }
+}
+
+static void etsoc1_deadlock_tick(void *opaque)
+{
+    Etsoc1MachineState *s = opaque;
+    bool dead = etsoc1_scan_deadlock(s);
+
+    if (dead && !s->deadlocked) {
+        etsoc1_print_deadlock(s);
+        if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
+            exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+        }
+    }
+    s->deadlocked = dead;
+    timer_mod(s->deadlock_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + ETSOC1_DEADLOCK_POLL_MS);
+}
+
+void etsoc1_deadlock_start(Etsoc1MachineState *s)
+{
+    if (s->on_deadlock == ETSOC1_ON_DEADLOCK_HANG) {
+        return;     /* like the silicon: nobody notices */
+    }
+    s->deadlock_timer = timer_new_ms(QEMU_CLOCK_REALTIME, etsoc1_deadlock_tick,
+                                     s);
+    timer_mod(s->deadlock_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + ETSOC1_DEADLOCK_POLL_MS);
+}
+
+/*
+ * QOM property "deadlock" (qom-get): the same report as JSON.
+ * { "deadlocked": bool,
+ *   "waiting": [ { "hartid", "shire", "minion", "thread", "wait",
+ *                  "partner"? } ],
+ *   "lost-readies": [ { "minion", "ready-from", "lost-from" } ] }
+ */
+void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp)
+{
+    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
+    bool dead = s->num_shires && etsoc1_scan_deadlock(s);
+    CPUState *cs;
+    unsigned i, m;
+
+    if (!visit_start_struct(v, name, NULL, 0, errp)) {
+        return;
+    }
+    visit_type_bool(v, "deadlocked", &dead, &error_abort);
+    visit_start_list(v, "waiting", NULL, 0, &error_abort);
+    CPU_FOREACH(cs) {
+        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+        uint64_t h = cpu->parent_obj.env.mhartid;
+        uint64_t shire = h / ETSOC1_HARTS_PER_SHIRE;
+        uint64_t minion = (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS;
+        uint64_t thread = h % ETSOC1_THREADS;
+        int64_t partner;
+        char *what = (char *)etsoc1_wait_name(cpu, &partner);
+
+        if (!cs->halted || !strcmp(what, "stopped") ||
+            (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
+             cpu_has_work(cs))) {
+            continue;
+        }
+        visit_start_struct(v, NULL, NULL, 0, &error_abort);
+        visit_type_uint64(v, "hartid", &h, &error_abort);
+        visit_type_uint64(v, "shire", &shire, &error_abort);
+        visit_type_uint64(v, "minion", &minion, &error_abort);
+        visit_type_uint64(v, "thread", &thread, &error_abort);
+        visit_type_str(v, "wait", &what, &error_abort);
+        if (partner >= 0) {
+            visit_type_int64(v, "partner", &partner, &error_abort);
+        }
+        visit_check_struct(v, &error_abort);
+        visit_end_struct(v, NULL);
+    }
+    visit_check_list(v, &error_abort);
+    visit_end_list(v, NULL);
+    visit_start_list(v, "lost-readies", NULL, 0, &error_abort);
+    for (i = 0; i < s->num_shires; i++) {
+        for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
+            Etsoc1Reduce *op = &s->shire[i].reduce[m];
+            uint32_t gid = i * ETSOC1_MINIONS_PER_SHIRE + m;
+            uint32_t first = op->lost_first, lost = op->lost_from;
+
+            if (!op->lost) {
+                continue;
+            }
+            visit_start_struct(v, NULL, NULL, 0, &error_abort);
+            visit_type_uint32(v, "minion", &gid, &error_abort);
+            visit_type_uint32(v, "ready-from", &first, &error_abort);
+            visit_type_uint32(v, "lost-from", &lost, &error_abort);
+            visit_check_struct(v, &error_abort);
+            visit_end_struct(v, NULL);
+        }
+    }
+    visit_check_list(v, &error_abort);
+    visit_end_list(v, NULL);
+    visit_check_struct(v, &error_abort);
+    visit_end_struct(v, NULL);
+}
