@@ -13,8 +13,10 @@ The run ends with "N passed, N failed".
 Usage: tests/run.py BUILD_ROOT   (BUILD_ROOT holds qemu-build/ and guest/)
 """
 
+import json
 import os
 import re
+import socket
 import struct
 import subprocess
 import sys
@@ -86,8 +88,8 @@ def qtests():
 
 # ---- guest tests ---------------------------------------------------------------
 
-def qemu_cmd(kernel, shires=1, accel='', loader='-kernel'):
-    cmd = [QEMU, '-M', f'etsoc1,shires={shires}', '-smp', str(64 * shires),
+def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine=''):
+    cmd = [QEMU, '-M', f'etsoc1,shires={shires}{machine}', '-smp', str(64 * shires),
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
            loader, os.path.join(GUEST, kernel + '.elf')]
     if accel:
@@ -138,6 +140,167 @@ def guest_tests():
                   r'^hello: 34 of 34 shires reported$'])
     guest('full-chip allsum', 'allsum', 34,
           expect=[r'^allsum: 2176 harts x 8192 terms: .*: OK$'])
+
+
+# ---- fabric -------------------------------------------------------------------
+
+def input_float(gid):
+    """Bits of the float32 input of minion @gid (guest-kernels/fabric/fabric.h)."""
+    sign, exp = (gid * 7) & 1, 120 + gid % 13
+    mant = (gid * 2654435761) & 0x7fffff
+    return sign << 31 | exp << 23 | mant
+
+
+def input_int(gid):
+    return ((gid * 2654435761) ^ (gid << 7)) & 0xffffffff
+
+
+def f32(bits):
+    return struct.unpack('<f', struct.pack('<I', bits))[0]
+
+
+def bits32(value):
+    """Round a double to float32 (nearest-even) and return its bits."""
+    return struct.unpack('<I', struct.pack('<f', value))[0]
+
+
+def s32(bits):
+    return bits - (1 << 32) if bits & 0x80000000 else bits
+
+
+# Receive functions, combine(receiver, sender) on raw 32-bit lanes.  A
+# float32 sum computed exactly in double and rounded once is the correctly
+# rounded float32 sum.  The inputs hold no NaN or zero, so IEEE
+# maximumNumber/minimumNumber are plain max/min.
+COMBINE = {
+    'fadd': lambda r, s: bits32(f32(r) + f32(s)),
+    'fmax': lambda r, s: r if f32(r) >= f32(s) else s,
+    'fmin': lambda r, s: r if f32(r) <= f32(s) else s,
+    'iadd': lambda r, s: (r + s) & 0xffffffff,
+    'imax': lambda r, s: r if s32(r) >= s32(s) else s,
+    'imin': lambda r, s: r if s32(r) <= s32(s) else s,
+    'move': lambda r, s: s,
+}
+
+
+def tree_allreduce(func, n):
+    """What the hardware tree leaves at minion 0 (and broadcasts to all)."""
+    vals = [(input_float if func[0] == 'f' else input_int)(m) for m in range(n)]
+    d = 1
+    while d < n:
+        for m in range(0, n, 2 * d):
+            vals[m] = COMBINE[func](vals[m], vals[m + d])
+        d *= 2
+    return vals[0]
+
+
+def allreduce_test():
+    cmd = qemu_cmd('allreduce', 32)
+    rc, out, wall = run(cmd, 180)
+    label = 'fabric allreduce, 1024 minions (rtl)'
+    lines = re.findall(r'^allreduce (\w+) n=(\d+) 0x([0-9a-f]+) (\w+)$', out, re.M)
+    for func in COMBINE:
+        mine = [l for l in lines if l[0] == func]
+        bad = [f'n={n}: 0x{v} ({c}), want 0x{tree_allreduce(func, int(n)):08x}'
+               for f, n, v, c in mine
+               if int(v, 16) != tree_allreduce(func, int(n)) or c != 'consistent']
+        ok = rc == 0 and len(mine) == 10 and not bad
+        report(ok, f'{label}: {func} over 2..1024 minions matches the host '
+               f'reference', '\n'.join(bad) + '\n' + out)
+    report(rc == 0, f'{label}: completes ({wall:.1f} s)', out)
+
+
+def deadlock_query(kernel, shires):
+    """Run @kernel with a QMP socket and return (qom-get deadlock, output)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        sock = os.path.join(tmp, 'qmp')
+        cmd = qemu_cmd(kernel, shires) + ['-qmp', f'unix:{sock},server=on,wait=off']
+        proc = subprocess.Popen(cmd,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        answer = None
+        try:
+            for _ in range(100):
+                if os.path.exists(sock):
+                    break
+                time.sleep(0.05)
+            conn = socket.socket(socket.AF_UNIX)
+            conn.connect(sock)
+            f = conn.makefile('rw')
+            json.loads(f.readline())
+            f.write('{"execute": "qmp_capabilities"}\n')
+            f.flush()
+            json.loads(f.readline())
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                f.write('{"execute": "qom-get", "arguments": {"path": "/machine", '
+                        '"property": "deadlock"}}\n')
+                f.flush()
+                reply = json.loads(f.readline())
+                answer = reply.get('return')
+                if answer and answer['deadlocked']:
+                    break
+                time.sleep(0.1)
+            f.write('{"execute": "quit"}\n')
+            f.flush()
+        except (OSError, ValueError) as e:
+            answer = {'error': str(e)}
+        try:
+            out = proc.communicate(timeout=10)[0].decode(errors='replace')
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out = proc.communicate()[0].decode(errors='replace')
+        return answer, out
+
+
+def naive2d_tests():
+    grid_partners = lambda m: {m + 1, m + 8}   # east, south in a 4 x 8 grid
+    for accel in ('', 'thread=single'):
+        rc, out, _ = run(qemu_cmd('naive2d', 2, accel,
+                                  machine=',handshake=sysemu'), 60)
+        report(rc == 0 and 'naive2d: shire 1 complete' in out,
+               f'fabric naive 2D array completes under handshake=sysemu '
+               f'({accel or "mttcg"})', out)
+        rc, out, wall = run(qemu_cmd('naive2d', 2, accel,
+                                     machine=',handshake=rtl,on-deadlock=exit'),
+                            60)
+        lost = re.findall(r'lost ready: minion (\d+) took a ready from minion '
+                          r'(\d+), then the ready from minion (\d+) was lost', out)
+        ok = (rc == 3 and 'etsoc1: deadlock: no hart can make progress' in out
+              and lost and all({int(a), int(b)} == grid_partners(int(m))
+                               for m, a, b in lost))
+        report(ok, f'fabric naive 2D array under handshake=rtl: lost-ready '
+               f'deadlock reported, minion and its east/south partners named '
+               f'({accel or "mttcg"}, {wall:.1f} s)', out)
+    answer, out = deadlock_query('naive2d', 1)
+    try:
+        lost = answer['lost-readies']
+        ok = (answer['deadlocked'] and lost and
+              all({e['ready-from'], e['lost-from']} == grid_partners(e['minion'])
+                  for e in lost) and
+              any(w['wait'] == 'tensor-send' and 'partner' in w
+                  for w in answer['waiting']))
+    except (KeyError, TypeError):
+        ok = False
+    report(ok, 'fabric deadlock report as JSON: qom-get /machine deadlock',
+           f'{answer}\n{out}')
+
+
+def fabric_tests():
+    for accel in ('', 'thread=single'):
+        guest('fabric errors', 'errors', 2, accel, expect=[r'^1\.\.12$'])
+        guest('fabric rings (shire, chip)', 'ring', 2, accel,
+              expect=[r'^ring: 2 shire rings of 32 and a chip ring of 2 done$'])
+        guest('fabric 2D array in alternating phases', 'grid', 2, accel,
+              expect=[r'^grid: 4 rounds of east/south phases done$'])
+        guest('fabric FLB barrier', 'barrier', 2, accel,
+              expect=[r'^barrier: shire 1: 200 rounds, 0 errors$'])
+        guest('fabric IPI wake-up', 'ipi', 2, accel,
+              expect=[r'^ipi: 2 shire\(s\) x 63 harts woken by ipi_trigger$'])
+    guest('fabric chip ring over 32 shires', 'ring', 32,
+          expect=[r'^ring: 32 shire rings of 32 and a chip ring of 32 done$'])
+    allreduce_test()
+    naive2d_tests()
 
 
 # ---- command line --------------------------------------------------------------
@@ -203,6 +366,7 @@ def main():
         return 1
     qtests()
     guest_tests()
+    fabric_tests()
     cli_tests()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')

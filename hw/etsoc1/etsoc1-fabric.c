@@ -18,12 +18,14 @@
  * Handshake (machine property "handshake"):
  *  sysemu  both sides name each other and are matched directly, as in
  *          Esperanto's simulator: nothing is ever lost.
- *  rtl     the inferred silicon rule: a receiver that issues its recv sends
- *          one "ready" to its sender; each minion has a single incoming
- *          ready bit with no source and no count.  A sender delivers to the
- *          partner it names when its bit is set and that partner is waiting
- *          for it, and the delivery clears the bit.  A ready that arrives
- *          while the bit is set is lost.
+ *  rtl     the inferred silicon rule for peer-to-peer send/recv: a
+ *          receiver that issues its recv sends one "ready" to its sender;
+ *          each minion has a single incoming ready bit with no source and no
+ *          count.  A sender delivers to the partner it names when its bit
+ *          is set and that partner is waiting for it, and the delivery
+ *          clears the bit.  A ready that arrives while the bit is set is
+ *          lost.  The hardware trees (broadcast/reduce) have a ready per
+ *          level, so their pairs are matched directly in both modes.
  *
  * All fabric state is protected by the BQL.
  */
@@ -198,7 +200,7 @@ static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
         r->partner != etsoc1_gid(snd)) {
         return;
     }
-    if (m->handshake == ETSOC1_HANDSHAKE_RTL) {
+    if (m->handshake == ETSOC1_HANDSHAKE_RTL && !s->tree) {
         if (!s->ready) {
             return;
         }
@@ -301,12 +303,13 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->start = FIELD_EX64(val, TREDUCE, START_REG);
     op->func = func;
     op->frm = cpu->parent_obj.env.frm;
+    op->tree = kind == TR_BROADCAST || kind == TR_REDUCE;
     op->state = ETSOC1_REDUCE_PENDING;
     trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
                               op->count, op->start);
 
     if (role == TR_RECV) {
-        if (m->handshake == ETSOC1_HANDSHAKE_RTL) {
+        if (m->handshake == ETSOC1_HANDSHAKE_RTL && !op->tree) {
             etsoc1_send_ready(m, cpu, partner);
         }
         etsoc1_try_deliver(m, partner);

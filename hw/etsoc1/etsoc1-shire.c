@@ -589,6 +589,7 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
         VMSTATE_UINT8(start, Etsoc1Reduce),
         VMSTATE_UINT8(func, Etsoc1Reduce),
         VMSTATE_UINT8(frm, Etsoc1Reduce),
+        VMSTATE_BOOL(tree, Etsoc1Reduce),
         VMSTATE_UINT32(partner, Etsoc1Reduce),
         VMSTATE_BOOL(ready, Etsoc1Reduce),
         VMSTATE_UINT32(ready_from, Etsoc1Reduce),

@@ -118,6 +118,7 @@ typedef struct Etsoc1Reduce {
     uint8_t state;
     uint8_t op;             /* send or recv, after tree pairing */
     uint8_t count, start, func, frm;
+    bool tree;              /* auto-pair (tree) mode: a ready per level */
     uint32_t partner;       /* global minion id */
     /* handshake=rtl: the one incoming ready bit */
     bool ready;
