@@ -125,7 +125,8 @@ def guest_tests():
               expect=[r'^allsum: 128 harts x 8192 terms: .*: OK$'])
         guest('esr', 'esr', 2, accel, expect=[r'^1\.\.\d+$'])
         # The blocking proof: a lost wake-up hangs, a spurious one fails.
-        guest('pingpong', 'pingpong', 2, accel, expect=[r'^1\.\.2$'])
+        guest('pingpong (inside a shire and across shires)', 'pingpong', 2,
+              accel, expect=[r'^1\.\.2$'])
     # A spinning waiter would cost a 100 ms slice per turn under
     # single-threaded TCG: 63 of them, several turns each, take seconds.
     guest('idle harts halt', 'idle', 1, 'thread=single', max_wall=3.0,
@@ -295,6 +296,8 @@ def fabric_tests():
               expect=[r'^grid: 4 rounds of east/south phases done$'])
         guest('fabric FLB barrier', 'barrier', 2, accel,
               expect=[r'^barrier: shire 1: 200 rounds, 0 errors$'])
+        guest('fabric IPI redirect and filter', 'redirect', 2, accel,
+              expect=[r'^1\.\.5$'])
         guest('fabric IPI wake-up', 'ipi', 2, accel,
               expect=[r'^ipi: 2 shire\(s\) x 63 harts woken by ipi_trigger$'])
     guest('fabric chip ring over 32 shires', 'ring', 32,

@@ -150,6 +150,13 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     FloatRoundMode saved = get_float_rounding_mode(st);
     unsigned k, lane;
 
+    Etsoc1Event ev = {
+        .kind = ETSOC1_EV_MESSAGE,
+        .src = snd->parent_obj.env.mhartid,
+        .dst = rcv->parent_obj.env.mhartid,
+    };
+
+    etsoc1_event_trace(&ev);
     trace_etsoc1_reduce_transfer(etsoc1_gid(snd), etsoc1_gid(rcv), r->count,
                                  etsoc1_reduce_func_name[r->func]);
     if (s->count != r->count) {
@@ -217,7 +224,13 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
 {
     Etsoc1Reduce *s = etsoc1_reduce_of(snd);
     unsigned from = etsoc1_gid(rcv);
+    Etsoc1Event ev = {
+        .kind = ETSOC1_EV_READY,
+        .src = rcv->parent_obj.env.mhartid,
+        .dst = snd->parent_obj.env.mhartid,
+    };
 
+    etsoc1_event_trace(&ev);
     if (s->ready) {
         /* One bit, no source, no count: this ready is gone. */
         trace_etsoc1_reduce_ready_lost(etsoc1_gid(snd), s->ready_from, from);

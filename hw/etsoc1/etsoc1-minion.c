@@ -70,6 +70,36 @@ Etsoc1MinionCPU *etsoc1_current_minion(void)
                                                   TYPE_ETSOC1_MINION_CPU);
 }
 
+/* The hart making the current access, for event sources. */
+uint32_t etsoc1_current_hartid(void)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    return cpu ? cpu->parent_obj.env.mhartid : ETSOC1_EV_NO_HART;
+}
+
+/* Halted right after a stall CSR write, in U-mode (the IPI-redirect target). */
+bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    return CPU(cpu)->halted && env->priv == PRV_U &&
+           env->pc == cpu->et->stall_pc;
+}
+
+static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
+{
+    ETSOC1_MINION_CPU(cs)->parent_obj.env.pc = data.target_ptr;
+    cs->halted = 0;
+}
+
+/* Send a stalled hart to @pc (ipi_redirect_trigger), on its own thread. */
+void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc)
+{
+    async_run_on_cpu(CPU(cpu), etsoc1_minion_do_redirect,
+                     RUN_ON_CPU_TARGET_PTR(pc));
+}
+
 /*
  * Wake @cpu after publishing the resource it waits for.  Called with the
  * BQL held.  From a vCPU (an ESR store by another hart) we signal the
@@ -142,6 +172,7 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
     if (cpu->et->wait == ETSOC1_WAIT_STALL) {
         /* stall completes, then sleeps like WFI: resume after the CSR insn */
         cpu->parent_obj.env.pc += 4;
+        cpu->et->stall_pc = cpu->parent_obj.env.pc;
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
     cs->halted = 1;

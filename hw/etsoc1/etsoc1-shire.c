@@ -54,6 +54,10 @@ enum {
     ESR_OTHER_SHIRE = 2,
 };
 #define ESR_NEIGH_BROADCAST 0xf
+/* Offset of the shire_other block in a shire's ESR window. */
+#define ESR_OTHER_BASE \
+    (ESR_SUB_OTHER << R_ESR_SUBREGION_SHIFT | \
+     ESR_OTHER_SHIRE << R_ESR_OTHER_BLOCK_SHIFT)
 
 /* Neighbourhood registers (offset within one neighbourhood). */
 REG64(NEIGH_DUMMY1, 0x08)
@@ -125,7 +129,7 @@ static const Etsoc1EsrReg other_regs[] = {
     ESR_REG("shire_cache_build_config", A_SHIRE_CACHE_BUILD_CONFIG, 1, M,
             ESR_RO),
     ESR_REG("shire_cache_revision_id", A_SHIRE_CACHE_REVISION_ID, 1, M, ESR_RO),
-    ESR_REG("ipi_redirect_trigger", A_IPI_REDIRECT_TRIGGER, 1, U, ESR_UNIMP),
+    ESR_REG("ipi_redirect_trigger", A_IPI_REDIRECT_TRIGGER, 1, U, ESR_W_RZ),
     ESR_REG("ipi_redirect_filter", A_IPI_REDIRECT_FILTER, 1, M, ESR_RW),
     ESR_REG("ipi_trigger", A_IPI_TRIGGER, 1, M, ESR_RW),
     ESR_REG("ipi_trigger_clear", A_IPI_TRIGGER_CLEAR, 1, M, ESR_W_RZ),
@@ -133,10 +137,10 @@ static const Etsoc1EsrReg other_regs[] = {
     ESR_REG("fast_local_barrier", A_FAST_LOCAL_BARRIER, 32, U, ESR_RW),
     ESR_REG("shire_power_pll_dll", A_SHIRE_POWER, 5, M, ESR_UNIMP),
     ESR_REG("thread0_disable", A_THREAD0_DISABLE, 1, M, ESR_RW),
-    ESR_REG("broadcast_data", A_BROADCAST_DATA, 1, U, ESR_UNIMP),
-    ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_UNIMP),
-    ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_UNIMP),
-    ESR_REG("mbroadcast", A_BROADCAST, 1, M, ESR_UNIMP),
+    ESR_REG("broadcast_data", A_BROADCAST_DATA, 1, U, ESR_RW),
+    ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_W_RZ),
+    ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_W_RZ),
+    ESR_REG("mbroadcast", A_BROADCAST, 1, M, ESR_W_RZ),
 };
 
 /* Find the register at @off seen at privilege @pp; *idx is the array index. */
@@ -157,15 +161,23 @@ static const Etsoc1EsrReg *esr_lookup(const Etsoc1EsrReg *regs, size_t n,
 
 /* ---- credits and IPIs ------------------------------------------------------ */
 
-/*
- * Give hart @hart one credit on @counter.  Returns false on a 16-bit wrap,
- * which also sets tensor_error[3].  Called with the BQL held.
- */
-bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned hart, unsigned counter)
+void etsoc1_event_trace(const Etsoc1Event *ev)
 {
+    trace_etsoc1_event(ev->kind, ev->src, ev->dst, ev->time);
+}
+
+/*
+ * Deliver credit event @ev (dst = hart id) on @counter.  Returns false on
+ * a 16-bit wrap, which also sets tensor_error[3].  Called with the BQL held.
+ */
+bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
+                         const Etsoc1Event *ev)
+{
+    unsigned hart = ev->dst % ETSOC1_HARTS_PER_SHIRE;
     Etsoc1HartEt *et = &s->et[hart];
     uint16_t old = qatomic_read(&et->fcc[counter]), seen;
 
+    etsoc1_event_trace(ev);
     while ((seen = qatomic_cmpxchg(&et->fcc[counter], old,
                                    (uint16_t)(old + 1))) != old) {
         old = seen;
@@ -191,9 +203,15 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
 
     while (minions) {
         unsigned m = ctz32(minions);
+        Etsoc1Event ev = {
+            .kind = ETSOC1_EV_CREDIT,
+            .src = etsoc1_current_hartid(),
+            .dst = s->shire_id * ETSOC1_HARTS_PER_SHIRE +
+                   m * ETSOC1_THREADS + thread,
+        };
 
         minions &= minions - 1;
-        etsoc1_shire_credit(s, m * ETSOC1_THREADS + thread, counter);
+        etsoc1_shire_credit(s, counter, &ev);
     }
 }
 
@@ -201,10 +219,48 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
 {
     while (mask) {
         unsigned h = ctz64(mask);
+        Etsoc1Event ev = {
+            .kind = ETSOC1_EV_IPI,
+            .src = etsoc1_current_hartid(),
+            .dst = s->shire_id * ETSOC1_HARTS_PER_SHIRE + h,
+        };
 
         mask &= mask - 1;
+        if (raise) {
+            etsoc1_event_trace(&ev);
+        }
         riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
                              BOOL_TO_MASK(raise));
+    }
+}
+
+/*
+ * ipi_redirect_trigger: each selected hart (mask AND ipi_redirect_filter)
+ * that sits in the stall CSR in U-mode jumps to its neighbourhood's
+ * ipi_redirect_pc; any other gets interrupt 16 (bad IPI redirect).
+ */
+static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
+{
+    mask &= s->ipi_redirect_filter;
+    while (mask) {
+        unsigned h = ctz64(mask);
+        Etsoc1MinionCPU *cpu = &s->hart[h];
+        Etsoc1Event ev = {
+            .kind = ETSOC1_EV_IPI,
+            .src = etsoc1_current_hartid(),
+            .dst = s->shire_id * ETSOC1_HARTS_PER_SHIRE + h,
+        };
+
+        mask &= mask - 1;
+        etsoc1_event_trace(&ev);
+        if (etsoc1_minion_stalled_in_u(cpu)) {
+            etsoc1_minion_redirect(cpu,
+                s->ipi_redirect_pc[h / ETSOC1_HARTS_PER_NEIGH]);
+        } else {
+            riscv_cpu_update_mip(&cpu->parent_obj,
+                                 1ULL << ETSOC1_IRQ_BAD_IPI_REDIRECT,
+                                 BOOL_TO_MASK(1));
+        }
     }
 }
 
@@ -279,13 +335,59 @@ static uint64_t esr_other_read(Etsoc1ShireState *s, uint32_t reg, unsigned idx)
     }
     case A_FAST_LOCAL_BARRIER:
         return s->flb[idx];
+    case A_BROADCAST_DATA:
+        return s->broadcast_data;
     default:
         return 0;   /* write-only commands read as zero */
     }
 }
 
-static void esr_other_write(Etsoc1ShireState *s, uint32_t reg, unsigned idx,
-                            uint64_t val)
+static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
+                                     uint64_t *data, unsigned size,
+                                     bool is_write);
+
+/* Broadcast command word (isa.md section 2, "Chip-wide ESR broadcast"). */
+FIELD(BCAST, SHIRE_MASK, 0, 40)
+FIELD(BCAST, REG, 40, 14)       /* address bits [16:3] */
+FIELD(BCAST, SUBEXT, 54, 5)     /* address bits [21:17] */
+
+/*
+ * One ESR write of broadcast_data per selected shire, at the privilege of
+ * the broadcast register that was written.  Bits for shires this machine
+ * does not have are ignored with a log.
+ */
+static void etsoc1_esr_broadcast(Etsoc1ShireState *s, unsigned pp,
+                                 uint64_t cmd)
+{
+    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    uint64_t mask = FIELD_EX64(cmd, BCAST, SHIRE_MASK);
+    hwaddr off = FIELD_EX64(cmd, BCAST, SUBEXT) << 17 |
+                 FIELD_EX64(cmd, BCAST, REG) << 3;
+
+    trace_etsoc1_esr_broadcast(s->shire_id, pp, off, mask, s->broadcast_data);
+    if (off == ESR_OTHER_BASE + A_BROADCAST ||
+        off == ESR_OTHER_BASE + A_BROADCAST_DATA) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: an ESR broadcast cannot "
+                      "target the broadcast registers\n");
+        return;
+    }
+    if (mask >> m->num_shires) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR broadcast to shire mask "
+                      "0x%" PRIx64 ": this chip has %u minion shires\n", mask,
+                      m->num_shires);
+        mask &= MAKE_64BIT_MASK(0, m->num_shires);
+    }
+    while (mask) {
+        unsigned shire = ctz64(mask);
+        uint64_t data = s->broadcast_data;
+
+        mask &= mask - 1;
+        etsoc1_esr_access(&m->shire[shire].esr[pp], off, &data, 8, true);
+    }
+}
+
+static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
+                            unsigned idx, uint64_t val)
 {
     switch (reg) {
     case A_MINION_FEATURE:
@@ -318,6 +420,15 @@ static void esr_other_write(Etsoc1ShireState *s, uint32_t reg, unsigned idx,
         break;
     case A_FAST_LOCAL_BARRIER:
         s->flb[idx] = val;
+        break;
+    case A_IPI_REDIRECT_TRIGGER:
+        etsoc1_shire_ipi_redirect(s, val);
+        break;
+    case A_BROADCAST_DATA:
+        s->broadcast_data = val;
+        break;
+    case A_BROADCAST:
+        etsoc1_esr_broadcast(s, pp, val);
         break;
     default:
         g_assert_not_reached();
@@ -420,7 +531,7 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     }
     trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
     if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
-        esr_other_write(s, reg->offset, idx, *data);
+        esr_other_write(s, w->pp, reg->offset, idx, *data);
     } else if (reg->access != ESR_RO) {
         for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
             if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
@@ -493,6 +604,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     s->thread0_disable = 0;
     s->thread1_disable = 0;
     s->ipi_redirect_filter = UINT64_MAX;
+    s->broadcast_data = 0;
 }
 
 static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
@@ -572,6 +684,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT16_ARRAY(fcc, Etsoc1HartEt, 2),
         VMSTATE_UINT64(tensor_error, Etsoc1HartEt),
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
+        VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_UINT32_2DARRAY(fhi, Etsoc1HartEt, 32, ETSOC1_FLANES - 1),
         VMSTATE_END_OF_LIST()
@@ -616,6 +729,7 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT64(thread0_disable, Etsoc1ShireState),
         VMSTATE_UINT64(thread1_disable, Etsoc1ShireState),
         VMSTATE_UINT64(ipi_redirect_filter, Etsoc1ShireState),
+        VMSTATE_UINT64(broadcast_data, Etsoc1ShireState),
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
         VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
                              1, vmstate_etsoc1_reduce, Etsoc1Reduce),

@@ -107,6 +107,7 @@ typedef struct Etsoc1HartEt {
     uint16_t fcc[2];        /* fast credit counters */
     uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
+    uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
     uint32_t fhi[32][ETSOC1_FLANES - 1];    /* lanes 1-7 of f0-f31 */
 } Etsoc1HartEt;
@@ -126,6 +127,28 @@ typedef struct Etsoc1Reduce {
     bool lost;              /* a ready was lost here: who, for the report */
     uint32_t lost_first, lost_from;
 } Etsoc1Reduce;
+
+/*
+ * A fabric event: a credit, a ready, a tensor message or an IPI.  Every
+ * delivery goes through one of these, so that the timing model can stamp
+ * it (sender's time plus path latency) and the receiver can take
+ * max(own time, arrival).  Until then time is 0.
+ */
+typedef enum Etsoc1EventKind {
+    ETSOC1_EV_CREDIT,
+    ETSOC1_EV_READY,
+    ETSOC1_EV_MESSAGE,
+    ETSOC1_EV_IPI,
+} Etsoc1EventKind;
+
+#define ETSOC1_EV_NO_HART UINT32_MAX    /* sent by qtest, gdb or the host */
+
+typedef struct Etsoc1Event {
+    Etsoc1EventKind kind;
+    uint32_t src;       /* sending hart, or ETSOC1_EV_NO_HART */
+    uint32_t dst;       /* receiving hart */
+    uint64_t time;      /* arrival time; 0 until the timing model */
+} Etsoc1Event;
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
@@ -178,6 +201,7 @@ struct Etsoc1ShireState {
     uint64_t thread0_disable;
     uint64_t thread1_disable;
     uint64_t ipi_redirect_filter;
+    uint64_t broadcast_data;
     uint8_t flb[32];
     Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
@@ -233,6 +257,9 @@ void etsoc1_minion_register_csrs(void);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
 Etsoc1MinionCPU *etsoc1_current_minion(void);
+uint32_t etsoc1_current_hartid(void);
+bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu);
+void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc);
 
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 
@@ -245,6 +272,8 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
 
 /* etsoc1-shire.c */
-bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned hart, unsigned counter);
+bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
+                         const Etsoc1Event *ev);
+void etsoc1_event_trace(const Etsoc1Event *ev);
 
 #endif

@@ -180,6 +180,42 @@ static void test_esr_decode(void)
     fixture_stop(&f);
 }
 
+/* broadcast command: [39:0] shire mask, [53:40] reg, [58:54] subregion */
+static uint64_t bcast_cmd(uint64_t shire_mask, uint32_t other_reg)
+{
+    uint64_t off = 0x340000 | other_reg;
+
+    return shire_mask | (off >> 3 & 0x3fff) << 40 | (off >> 17) << 54;
+}
+
+static void test_esr_broadcast(void)
+{
+    Fixture f;
+
+    fixture_start(&f);
+    /* ubroadcast: a U register (FLB 3) in both shires */
+    qtest_writeq(f.qts, OTHER(0, 1, 0x1fff0), 0x77);
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 1, 0x1fff0)), ==, 0x77);
+    qtest_writeq(f.qts, OTHER(0, 1, 0x1fff8), bcast_cmd(0x3, 0x118));
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 0, 0x118)), ==, 0x77);
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 1, 0x118)), ==, 0x77);
+    /* mbroadcast: an M register (minion_feature) in shire 1 only */
+    qtest_writeq(f.qts, OTHER(0, 0, 0x1fff0), 0x3);
+    qtest_writeq(f.qts, OTHER(3, 0, 0x1fff8), bcast_cmd(0x2, 0x0));
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(3, 0, 0x0)), ==, 0x1);
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(3, 1, 0x0)), ==, 0x3);
+    /* the privilege comes from the broadcast register: FLB has no PP=M alias */
+    qtest_writeq(f.qts, OTHER(3, 0, 0x1fff8), bcast_cmd(0x1, 0x118));
+    g_assert(log_has(&f, "ESR 0x1c0340118: write (no register): bus error"));
+    /* shires the machine does not have, and broadcasts of broadcasts */
+    qtest_writeq(f.qts, OTHER(0, 0, 0x1fff8), bcast_cmd(0xc, 0x118));
+    g_assert(log_has(&f, "ESR broadcast to shire mask 0xc: this chip has 2 "
+                     "minion shires"));
+    qtest_writeq(f.qts, OTHER(0, 0, 0x1fff8), bcast_cmd(0x3, 0x1fff8));
+    g_assert(log_has(&f, "cannot target the broadcast registers"));
+    fixture_stop(&f);
+}
+
 static void test_esr_errors(void)
 {
     Fixture f;
@@ -240,6 +276,7 @@ int main(int argc, char **argv)
     qtest_add_func("etsoc1/unimplemented-log", test_unimplemented_log);
     qtest_add_func("etsoc1/esr-decode", test_esr_decode);
     qtest_add_func("etsoc1/esr-errors", test_esr_errors);
+    qtest_add_func("etsoc1/esr-broadcast", test_esr_broadcast);
     qtest_add_func("etsoc1/reset-values", test_reset_values);
     return g_test_run();
 }
