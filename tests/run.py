@@ -287,7 +287,94 @@ def naive2d_tests():
            f'{answer}\n{out}')
 
 
+class Gdb:
+    """Just enough of the gdb remote protocol to read and write registers."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(20)
+        self.sock.connect(path)
+        self.buf = b''
+
+    def _read_packet(self):
+        while True:
+            start = self.buf.find(b'$')
+            end = self.buf.find(b'#', start + 1) if start >= 0 else -1
+            if start >= 0 and end >= 0 and len(self.buf) >= end + 3:
+                data = self.buf[start + 1:end]
+                self.buf = self.buf[end + 3:]
+                self.sock.sendall(b'+')
+                return data.decode()
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError('gdbstub closed the connection')
+            self.buf += chunk
+
+    def cmd(self, text):
+        data = text.encode()
+        self.sock.sendall(b'$%s#%02x' % (data, sum(data) & 0xff))
+        return self._read_packet()
+
+
+def lanes_hex(lanes):
+    return ''.join(struct.pack('<I', v).hex() for v in lanes)
+
+
+def fvec_gdb_test():
+    """256-bit registers through gdb: write lanes, run a transfer, read back."""
+    nm = subprocess.run(['riscv64-unknown-elf-nm', os.path.join(GUEST, 'fvec.elf')],
+                        stdout=subprocess.PIPE, text=True).stdout
+    done = int(re.search(r'^([0-9a-f]+) T fvec_done$', nm, re.M).group(1), 16)
+    src = {4: [0x01010101 * (i + 1) for i in range(8)],
+           5: [0x10000000 + i for i in range(8)]}
+    dst = {8: [0x00000100 * (i + 1) for i in range(8)],
+           9: [0xfffffff0 + i for i in range(8)]}
+    want = {r + 4: [(a + b) & 0xffffffff for a, b in zip(src[r], dst[r + 4])]
+            for r in (4, 5)}
+    with tempfile.TemporaryDirectory() as tmp:
+        sock = os.path.join(tmp, 'gdb')
+        proc = subprocess.Popen(qemu_cmd('fvec', 1) +
+                                ['-S', '-gdb', f'unix:{sock},server=on,wait=off'],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        got, diag = {}, ''
+        try:
+            for _ in range(100):
+                if os.path.exists(sock):
+                    break
+                time.sleep(0.05)
+            gdb = Gdb(sock)
+            gdb.cmd('qSupported')
+            xml = gdb.cmd('qXfer:features:read:etsoc1-fvec.xml:0,ffff')
+            regnum = {int(n): int(r) for n, r in
+                      re.findall(r'name="fv(\d+)" bitsize="256" type="fvec" '
+                                 r'regnum="(\d+)"', xml)}
+            for thread, regs in ((1, src), (3, dst)):      # harts 0 and 2
+                gdb.cmd(f'Hg{thread:x}')
+                for r, lanes in regs.items():
+                    diag += gdb.cmd(f'P{regnum[r]:x}={lanes_hex(lanes)}')
+            diag += gdb.cmd(f'Z0,{done:x},4')
+            diag += gdb.cmd('c') + '\n'
+            gdb.cmd('Hg3')
+            for r in want:
+                got[r] = [v for v, in struct.iter_unpack(
+                    '<I', bytes.fromhex(gdb.cmd(f'p{regnum[r]:x}')))]
+            gdb.cmd('Hg1')
+            got[4] = [v for v, in struct.iter_unpack(
+                '<I', bytes.fromhex(gdb.cmd(f'p{regnum[4]:x}')))]
+        except (OSError, ValueError, AttributeError, KeyError) as e:
+            diag += f'\n{e!r}'
+        finally:
+            proc.kill()
+            diag += proc.communicate()[0].decode(errors='replace')
+    ok = got.get(8) == want[8] and got.get(9) == want[9] and got.get(4) == src[4]
+    report(ok, 'fabric 256-bit f registers: 8 lanes written and read by gdb, '
+           'moved and combined lane-wise by tensor send/recv',
+           f'got {got}\nwant {want}\n{diag}')
+
+
 def fabric_tests():
+    fvec_gdb_test()
     for accel in ('', 'thread=single'):
         guest('fabric errors', 'errors', 2, accel, expect=[r'^1\.\.12$'])
         guest('fabric rings (shire, chip)', 'ring', 2, accel,

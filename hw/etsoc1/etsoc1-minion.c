@@ -24,6 +24,7 @@
 #include "exec/exec-all.h"
 #include "hw/core/tcg-cpu-ops.h"
 #include "sysemu/cpus.h"
+#include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
@@ -521,7 +522,88 @@ void etsoc1_minion_register_csrs(void)
     });
 }
 
+/* ---- gdb: the 256-bit f registers ----------------------------------------- */
+
+#define ETSOC1_FVEC_XML "etsoc1-fvec.xml"
+
+/* Same for every minion: built when the first one registers its registers. */
+static char *etsoc1_fvec_xml;
+
+static int etsoc1_gdb_get_fvec(CPURISCVState *env, GByteArray *buf, int n)
+{
+    Etsoc1MinionCPU *cpu = env_minion(env);
+    int lane;
+
+    gdb_get_reg32(buf, (uint32_t)env->fpr[n]);
+    for (lane = 1; lane < ETSOC1_FLANES; lane++) {
+        gdb_get_reg32(buf, cpu->et->fhi[n][lane - 1]);
+    }
+    return 4 * ETSOC1_FLANES;
+}
+
+static int etsoc1_gdb_set_fvec(CPURISCVState *env, uint8_t *buf, int n)
+{
+    Etsoc1MinionCPU *cpu = env_minion(env);
+    int lane;
+
+    env->fpr[n] = MAKE_64BIT_MASK(32, 32) | ldl_le_p(buf);
+    for (lane = 1; lane < ETSOC1_FLANES; lane++) {
+        cpu->et->fhi[n][lane - 1] = ldl_le_p(buf + 4 * lane);
+    }
+    return 4 * ETSOC1_FLANES;
+}
+
+static const char *etsoc1_gdb_get_dynamic_xml(CPUState *cs, const char *name)
+{
+    if (!strcmp(name, ETSOC1_FVEC_XML)) {
+        return etsoc1_fvec_xml;
+    }
+    return ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_gdb_get_dynamic_xml(cs, name);
+}
+
+/*
+ * fv0-fv31: all eight lanes of each f register (lane 0 is also the scalar
+ * f register gdb shows in the FPU feature).  Register numbers are given
+ * explicitly so that tools can find them from the XML alone.
+ */
+static void etsoc1_gdb_register_fvec(CPUState *cs)
+{
+    if (!etsoc1_fvec_xml) {
+        GString *xml = g_string_new(
+            "<?xml version=\"1.0\"?>"
+            "<!DOCTYPE feature SYSTEM \"gdb-target.dtd\">"
+            "<feature name=\"org.gnu.gdb.riscv.etsoc1.fvec\">"
+            "<vector id=\"v8f\" type=\"ieee_single\" count=\"8\"/>"
+            "<vector id=\"v8i\" type=\"int32\" count=\"8\"/>"
+            "<union id=\"fvec\"><field name=\"f\" type=\"v8f\"/>"
+            "<field name=\"i\" type=\"v8i\"/></union>");
+        int r;
+
+        for (r = 0; r < 32; r++) {
+            g_string_append_printf(xml, "<reg name=\"fv%d\" bitsize=\"256\" "
+                                   "type=\"fvec\" regnum=\"%d\"/>", r,
+                                   cs->gdb_num_regs + r);
+        }
+        g_string_append(xml, "</feature>");
+        etsoc1_fvec_xml = g_string_free(xml, false);
+    }
+    gdb_register_coprocessor(cs, etsoc1_gdb_get_fvec, etsoc1_gdb_set_fvec, 32,
+                             ETSOC1_FVEC_XML, 0);
+}
+
 /* ---- the CPU type ---------------------------------------------------------- */
+
+static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
+{
+    Error *err = NULL;
+
+    ETSOC1_MINION_CPU_GET_CLASS(dev)->parent_realize(dev, &err);
+    if (err) {
+        error_propagate(errp, err);
+        return;
+    }
+    etsoc1_gdb_register_fvec(CPU(dev));
+}
 
 static void etsoc1_minion_cpu_init(Object *obj)
 {
@@ -555,6 +637,10 @@ static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
 
     mcc->parent_has_work = cc->has_work;
     cc->has_work = etsoc1_minion_has_work;
+    mcc->parent_gdb_get_dynamic_xml = cc->gdb_get_dynamic_xml;
+    cc->gdb_get_dynamic_xml = etsoc1_gdb_get_dynamic_xml;
+    device_class_set_parent_realize(DEVICE_CLASS(oc), etsoc1_minion_cpu_realize,
+                                    &mcc->parent_realize);
 
     /* tcg_ops is const and shared with every RISC-V CPU: use our own copy */
     tcg_ops = *cc->tcg_ops;

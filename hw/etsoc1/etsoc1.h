@@ -166,6 +166,8 @@ struct Etsoc1MinionCPUClass {
     bool (*parent_has_work)(CPUState *cs);
     void (*parent_do_interrupt)(CPUState *cs);
     bool (*parent_exec_interrupt)(CPUState *cs, int interrupt_request);
+    DeviceRealize parent_realize;
+    const char *(*parent_gdb_get_dynamic_xml)(CPUState *cs, const char *name);
 };
 
 /* The ESR space of one shire seen at one privilege level. */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * All eight lanes travel: minion 0 sends f4-f5 to minion 1, which adds
+ * them into f8-f9 (iadd) and stops at fvec_done().  The harness fills the
+ * registers through gdb before the run and reads them back there.
+ */
+#include "etsoc1.h"
+
+void __attribute__((noinline)) fvec_done(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    if (hartid == 0) {
+        tensor_send(1, 4, 2);
+    } else if (hartid == 2) {
+        tensor_recv(0, 8, 2, TR_IADD);
+        fvec_done();
+    }
+    return 0;
+}
