@@ -9,7 +9,9 @@
 #include "etsoc1.h"
 #include "tap.h"
 
+#ifndef ROUNDS
 #define ROUNDS 20000
+#endif
 
 /* Bounce ROUNDS credits between @me and @peer on @counter. */
 static void bounce(int first, unsigned peer_shire, unsigned peer_thread,
