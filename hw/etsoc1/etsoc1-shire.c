@@ -30,6 +30,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
+#include "qapi/visitor.h"
 #include "sysemu/reset.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
@@ -752,6 +753,31 @@ static Property etsoc1_shire_props[] = {
     DEFINE_PROP_END_OF_LIST(),
 };
 
+/*
+ * Read-only QOM property "fcc": the credit counters of the 64 harts as
+ * [[fcc0, fcc1], ...], for debugging a hung chip (qom-get) and for qtests.
+ */
+static void etsoc1_shire_get_fcc(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    Etsoc1ShireState *s = ETSOC1_SHIRE(obj);
+    unsigned h, n;
+
+    if (!visit_start_list(v, name, NULL, 0, errp)) {
+        return;
+    }
+    for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
+        visit_start_list(v, NULL, NULL, 0, &error_abort);
+        for (n = 0; n < 2; n++) {
+            uint16_t c = qatomic_read(&s->et[h].fcc[n]);
+
+            visit_type_uint16(v, NULL, &c, &error_abort);
+        }
+        visit_end_list(v, NULL);
+    }
+    visit_end_list(v, NULL);
+}
+
 static void etsoc1_shire_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
@@ -762,6 +788,10 @@ static void etsoc1_shire_class_init(ObjectClass *oc, void *data)
     dc->user_creatable = false;
     device_class_set_props(dc, etsoc1_shire_props);
     rc->phases.enter = etsoc1_shire_reset_enter;
+    object_class_property_add(oc, "fcc", "uint16 list",
+                              etsoc1_shire_get_fcc, NULL, NULL, NULL);
+    object_class_property_set_description(oc, "fcc",
+        "Credit counters of the shire's harts, [[fcc0, fcc1], ...] (read-only)");
 }
 
 static const TypeInfo etsoc1_shire_info = {

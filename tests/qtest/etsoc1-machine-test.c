@@ -14,6 +14,8 @@
 #include "qemu/units.h"
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
+#include "qapi/qmp/qlist.h"
+#include "qapi/qmp/qnum.h"
 
 #define DRAM_BASE       0x8000000000ULL
 #define SCP_BASE        0x80000000ULL
@@ -240,6 +242,57 @@ static void test_esr_errors(void)
     fixture_stop(&f);
 }
 
+/* fcc counter @n of hart @hart in shire @shire, through qom-get. */
+static int64_t fcc_of(Fixture *f, unsigned shire, unsigned hart, unsigned n)
+{
+    g_autofree char *path = g_strdup_printf("/machine/shire[%u]", shire);
+    QDict *rsp = qtest_qmp(f->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': %s, 'property': 'fcc'}}", path);
+    const QListEntry *e;
+    int64_t value = -1;
+    unsigned i = 0;
+
+    QLIST_FOREACH_ENTRY(qdict_get_qlist(rsp, "return"), e) {
+        if (i++ == hart) {
+            const QListEntry *c =
+                qlist_first(qobject_to(QList, qlist_entry_obj(e)));
+
+            if (n) {
+                c = qlist_next(c);
+            }
+            value = qnum_get_int(qobject_to(QNum, qlist_entry_obj(c)));
+        }
+    }
+    qobject_unref(rsp);
+    return value;
+}
+
+static void test_credits(void)
+{
+    Fixture f;
+    unsigned i;
+
+    fixture_start(&f);
+    /* fcc_credinc_N: N = thread * 2 + counter, value = minion mask */
+    qtest_writeq(f.qts, OTHER(0, 1, 0xc0), 0x80000001);   /* t0 fcc0 */
+    qtest_writeq(f.qts, OTHER(0, 1, 0xd8), 0x4);          /* t1 fcc1 */
+    qtest_writeq(f.qts, OTHER(0, 1, 0xd8), 0x4);
+    g_assert_cmpint(fcc_of(&f, 1, 0, 0), ==, 1);          /* minion 0 t0 */
+    g_assert_cmpint(fcc_of(&f, 1, 62, 0), ==, 1);         /* minion 31 t0 */
+    g_assert_cmpint(fcc_of(&f, 1, 5, 1), ==, 2);          /* minion 2 t1 */
+    g_assert_cmpint(fcc_of(&f, 1, 5, 0), ==, 0);
+    g_assert_cmpint(fcc_of(&f, 0, 0, 0), ==, 0);          /* other shire */
+    /* credit ESRs read as zero */
+    g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 1, 0xc0)), ==, 0);
+    /* 16-bit counters wrap, with a log */
+    for (i = 0; i < 65536; i++) {
+        qtest_writeq(f.qts, OTHER(0, 0, 0xc8), 0x2);       /* t0 fcc1 */
+    }
+    g_assert_cmpint(fcc_of(&f, 0, 2, 1), ==, 0);
+    g_assert(log_has(&f, "etsoc1: shire 0 hart 2 fcc1 overflow"));
+    fixture_stop(&f);
+}
+
 static void test_reset_values(void)
 {
     Fixture f;
@@ -277,6 +330,7 @@ int main(int argc, char **argv)
     qtest_add_func("etsoc1/esr-decode", test_esr_decode);
     qtest_add_func("etsoc1/esr-errors", test_esr_errors);
     qtest_add_func("etsoc1/esr-broadcast", test_esr_broadcast);
+    qtest_add_func("etsoc1/credits", test_credits);
     qtest_add_func("etsoc1/reset-values", test_reset_values);
     return g_test_run();
 }
