@@ -50,5 +50,22 @@ static inline void shire_barrier(unsigned shire)
     fcc_wait(1);
 }
 
+/*
+ * One step along a ring or grid line: hand f1 to @to and take @from's f1
+ * (through f2).  Even positions send first and odd ones receive first, so
+ * a cycle of even length never has every member sending at once.
+ */
+static inline void pass_step(unsigned pos, unsigned to, unsigned from)
+{
+    if (pos % 2 == 0) {
+        tensor_send(to, 1, 1);
+        tensor_recv(from, 2, 1, TR_MOVE);
+    } else {
+        tensor_recv(from, 2, 1, TR_MOVE);
+        tensor_send(to, 1, 1);
+    }
+    __asm__ volatile("fmv.s f1, f2");
+}
+
 const int etsoc1_park_thread1 = 1;
 #endif

@@ -25,18 +25,6 @@ static unsigned cell(unsigned shire, unsigned r, unsigned c)
 }
 
 #ifndef NAIVE
-static void phase(unsigned pos, unsigned to, unsigned from)
-{
-    if (pos % 2 == 0) {
-        tensor_send(to, 1, 1);
-        tensor_recv(from, 2, 1, TR_MOVE);
-    } else {
-        tensor_recv(from, 2, 1, TR_MOVE);
-        tensor_send(to, 1, 1);
-    }
-    __asm__ volatile("fmv.s f1, f2");
-}
-
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned gid = hart_gid(hartid), s = gid / MINIONS_PER_SHIRE;
@@ -45,9 +33,9 @@ int main(uint64_t hartid, const void *fdt)
 
     FREG_SET(1, input_int(gid));
     for (i = 0; i < ROUNDS; i++) {
-        phase(c, cell(s, r, c + 1), cell(s, r, c + COLS - 1));
+        pass_step(c, cell(s, r, c + 1), cell(s, r, c + COLS - 1));
         shire_barrier(s);
-        phase(r, cell(s, r + 1, c), cell(s, r + ROWS - 1, c));
+        pass_step(r, cell(s, r + 1, c), cell(s, r + ROWS - 1, c));
         shire_barrier(s);
     }
     /* after ROUNDS x (east, south) we hold the value from that far away */

@@ -19,25 +19,11 @@ static unsigned ring_turn(unsigned pos, unsigned len, unsigned base,
 
     FREG_SET(1, input_int(gid));    /* travelling value */
     FREG_SET(3, input_int(gid));    /* running sum */
-    for (step = 0; step + 1 < len; step++) {
-        if (pos % 2 == 0) {
-            tensor_send(next, 1, 1);
-            tensor_recv(prev, 2, 1, TR_MOVE);
-        } else {
-            tensor_recv(prev, 2, 1, TR_MOVE);
-            tensor_send(next, 1, 1);
+    for (step = 0; step < len; step++) {
+        pass_step(pos, next, prev);
+        if (step + 1 < len) {       /* the last step brings our own home */
+            FREG_SET(3, FREG_GET(3) + FREG_GET(1));
         }
-        __asm__ volatile("fmv.s f1, f2");
-        FREG_SET(3, FREG_GET(3) + FREG_GET(1));
-    }
-    /* the last step brings every value home */
-    if (pos % 2 == 0) {
-        tensor_send(next, 1, 1);
-        tensor_recv(prev, 1, 1, TR_MOVE);
-    } else {
-        tensor_recv(prev, 2, 1, TR_MOVE);
-        tensor_send(next, 1, 1);
-        __asm__ volatile("fmv.s f1, f2");
     }
     for (p = 0; p < len; p++) {
         expect += input_int(base + p * stride);
