@@ -96,7 +96,6 @@ REG64(BROADCAST, 0x1fff8)
 typedef enum {
     ESR_RW,
     ESR_RO,
-    ESR_WO,     /* reads are errors */
     ESR_W_RZ,   /* writes act, reads return zero */
     ESR_UNIMP,  /* known register, behaviour not modelled */
 } Etsoc1EsrAccess;
@@ -502,9 +501,6 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     if (reg && is_write && reg->access == ESR_RO) {
         why = "read-only register";
         reg = NULL;
-    } else if (reg && !is_write && reg->access == ESR_WO) {
-        why = "write-only register";
-        reg = NULL;
     }
     if (!reg) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": %s "
@@ -533,7 +529,7 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
     if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
         esr_other_write(s, w->pp, reg->offset, idx, *data);
-    } else if (reg->access != ESR_RO) {
+    } else {
         for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
             if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
                 esr_neigh_write(s, n, reg->offset, *data);

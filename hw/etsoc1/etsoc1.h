@@ -37,8 +37,6 @@
 #define ETSOC1_LOCAL_SHIRE       0xff   /* ESR shire field: "my shire" */
 #define ETSOC1_SCP_LOCAL_SHIRE   0x7f   /* L2 SCP format-0 shire field */
 
-#define ETSOC1_SHIRE_OF(hartid)  ((hartid) / ETSOC1_HARTS_PER_SHIRE)
-
 /* minion_boot at reset (sysemu esrs.cpp, RESET_PC). */
 #define ETSOC1_DEFAULT_RESET_PC  0x8000001000ULL
 
