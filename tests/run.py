@@ -240,6 +240,7 @@ def deadlock_query(kernel, shires):
                 reply = json.loads(f.readline())
                 answer = reply.get('return')
                 if answer and answer['deadlocked']:
+                    time.sleep(1)       # the text report comes within 1 s
                     break
                 time.sleep(0.1)
             f.write('{"execute": "quit"}\n')
@@ -259,7 +260,7 @@ def naive2d_tests():
     for accel in ('', 'thread=single'):
         rc, out, _ = run(qemu_cmd('naive2d', 2, accel,
                                   machine=',handshake=sysemu'), 60)
-        report(rc == 0 and 'naive2d: shire 1 complete' in out,
+        report(rc == 0 and 'naive2d: every shire complete' in out,
                f'fabric naive 2D array completes under handshake=sysemu '
                f'({accel or "mttcg"})', out)
         rc, out, wall = run(qemu_cmd('naive2d', 2, accel,
@@ -273,6 +274,10 @@ def naive2d_tests():
         report(ok, f'fabric naive 2D array under handshake=rtl: lost-ready '
                f'deadlock reported, minion and its east/south partners named '
                f'({accel or "mttcg"}, {wall:.1f} s)', out)
+    rc, out, _ = run(qemu_cmd('naive2d', 1, machine=',on-deadlock=hang'), 3)
+    report(rc is None and 'deadlock' not in out,
+           'fabric on-deadlock=hang: no report, QEMU keeps waiting like the card',
+           out)
     answer, out = deadlock_query('naive2d', 1)
     try:
         lost = answer['lost-readies']
@@ -283,8 +288,9 @@ def naive2d_tests():
                   for w in answer['waiting']))
     except (KeyError, TypeError):
         ok = False
-    report(ok, 'fabric deadlock report as JSON: qom-get /machine deadlock',
-           f'{answer}\n{out}')
+    ok = ok and 'etsoc1: deadlock: no hart can make progress' in out
+    report(ok, 'fabric on-deadlock=report: text report, QEMU stays up, the same '
+           'as JSON through qom-get /machine deadlock', f'{answer}\n{out}')
 
 
 class Gdb:
@@ -377,6 +383,8 @@ def fabric_tests():
     fvec_gdb_test()
     for accel in ('', 'thread=single'):
         guest('fabric errors', 'errors', 2, accel, expect=[r'^1\.\.12$'])
+        guest('fabric register ranges and receiver FP state', 'regs', 1, accel,
+              expect=[r'^1\.\.5$'])
         guest('fabric rings (shire, chip)', 'ring', 2, accel,
               expect=[r'^ring: 2 shire rings of 32 and a chip ring of 2 done$'])
         guest('fabric 2D array in alternating phases', 'grid', 2, accel,

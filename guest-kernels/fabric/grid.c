@@ -76,9 +76,9 @@ int main(uint64_t hartid, const void *fdt)
               want);
         return 1;
     }
-    shire_barrier(s);
-    if (gid % MINIONS_PER_SHIRE == 0) {
-        print("naive2d: shire %u complete\n", s);
+    chip_barrier(gid, fdt_root_u32(fdt, "esperanto,shires", 1));
+    if (gid == 0) {
+        print("naive2d: every shire complete\n");
     }
     return 0;
 }
