@@ -401,6 +401,18 @@ def fabric_tests():
     naive2d_tests()
 
 
+# ---- ISA ----------------------------------------------------------------------
+
+def isa_tests():
+    for accel in ('', 'thread=single'):
+        guest('isa atomics: known answers and faults', 'atomics', 1, accel,
+              expect=[r'^1\.\.51$'])
+    guest('isa atomics under contention', 'contention', 2,
+          expect=[r'^# 128 harts$', r'^1\.\.11$'])
+    guest('isa atomics under contention, 2,048 harts', 'contention', 32,
+          expect=[r'^# 2048 harts$', r'^1\.\.11$'])
+
+
 # ---- command line --------------------------------------------------------------
 
 def refused(name, args, pattern):
@@ -465,6 +477,7 @@ def main():
     qtests()
     guest_tests()
     fabric_tests()
+    isa_tests()
     cli_tests()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')

@@ -624,6 +624,7 @@ static void etsoc1_minion_cpu_init(Object *obj)
     cpu->cfg.mmu = true;
     cpu->cfg.ext_icsr = true;
     cpu->cfg.ext_ifencei = true;
+    cpu->cfg.ext_XEtsoc1 = true;        /* qemu-patches/0002 */
     cpu->cfg.pmu_num = 6;               /* hpmcounter3..8 */
     cpu->cfg.mvendorid = (11 << 7) | 0x65;
     cpu->cfg.marchid = 0x8000000000000001ULL;
