@@ -383,8 +383,8 @@ def fabric_tests():
     fvec_gdb_test()
     for accel in ('', 'thread=single'):
         guest('fabric errors', 'errors', 2, accel, expect=[r'^1\.\.12$'])
-        guest('fabric register ranges and receiver FP state', 'regs', 1, accel,
-              expect=[r'^1\.\.5$'])
+        guest('fabric register ranges, receiver FP state, async issue',
+              'regs', 1, accel, expect=[r'^1\.\.8$'])
         guest('fabric rings (shire, chip)', 'ring', 2, accel,
               expect=[r'^ring: 2 shire rings of 32 and a chip ring of 2 done$'])
         guest('fabric 2D array in alternating phases', 'grid', 2, accel,

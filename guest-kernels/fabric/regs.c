@@ -4,7 +4,9 @@
  *  - 4 registers from f30 wrap to f0/f1, received into f29..f0;
  *  - 127 registers (the most) from f5, received with iadd at f9: each
  *    receiver register takes part ~4 times, in order;
- *  - fadd uses the receiver's rounding mode and raises its flags.
+ *  - fadd uses the receiver's rounding mode and raises its flags;
+ *  - the instruction is asynchronous: integer code runs on after a send is
+ *    issued, and tensor_wait event 9 waits for the transfer.
  * Minion 0 sends, minion 1 receives; they meet through credits.
  */
 #include "fabric.h"
@@ -34,6 +36,8 @@ static void set_all(uint32_t base)
 #define SND_BASE 0x10000000u
 #define RCV_BASE 0x00000007u
 
+static volatile uint32_t went_on, marker, marker_seen;
+
 static void sync_with(unsigned partner_hart_minion)
 {
     fcc_send(0, 0, 0, 1u << partner_hart_minion);
@@ -54,6 +58,13 @@ int main(uint64_t hartid, const void *fdt)
         tensor_send(1, 3, 1);
         FREG_SET(3, 0x33c00000);
         tensor_send(1, 3, 1);
+        /* issue a send nobody receives yet, carry on, then wait for it */
+        tensor_send(1, 20, 1);
+        went_on = 1;
+        fcc_send(0, 0, 0, 1u << 1);
+        csr_write(0x830, 9);                /* tensor_wait: reduce */
+        marker_seen = marker;
+        fcc_send(0, 0, 0, 1u << 1);
         return 0;
     }
     if (hartid != 2) {
@@ -96,5 +107,14 @@ int main(uint64_t hartid, const void *fdt)
     FREG_SET(3, 0x3f800000);
     tensor_recv(0, 3, 1, TR_FADD);
     CHECK_EQ(FREG_GET(3), 0x3f800001, "fadd with frm = RNE rounds up");
+
+    fcc_wait(0);
+    CHECK(went_on, "the sender runs on after issuing a send with no receiver");
+    marker = 42;
+    tensor_recv(0, 20, 1, TR_MOVE);
+    fcc_wait(0);
+    CHECK(marker_seen == 42, "tensor_wait 9 held the sender until the transfer");
+    CHECK_EQ(FREG_GET(20), SND_BASE + 20 * 0x01010101u,
+             "and the register arrived");
     return tap_done();
 }

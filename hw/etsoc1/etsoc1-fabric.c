@@ -9,11 +9,11 @@
  *
  * tensor_reduce (CSR 0x800) moves whole 256-bit f registers (8 x 32-bit
  * lanes) from a sender minion to a receiver minion, which combines them
- * into its own registers.  A minion has at most one operation outstanding.
- * In this model the issuing hart halts until its transfer has completed;
- * on the chip thread 0 may run integer code meanwhile, but its next FP,
- * packed or tensor instruction waits for the transfer, so results are the
- * same (docs/fabric.md).  tensor_wait event 9 therefore never has to wait.
+ * into its own registers.  The instruction is asynchronous, as on the chip:
+ * thread 0 goes on with integer code, while its FP instructions wait for
+ * the transfer (env->et_tensor_busy, qemu-patches/0003), as do a second
+ * tensor_reduce (one outstanding operation per minion) and tensor_wait
+ * event 9.
  *
  * Handshake (machine property "handshake"):
  *  sysemu  both sides name each other and are matched directly, as in
@@ -37,6 +37,8 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "fpu/softfloat.h"
+#include "exec/exec-all.h"
+#include "exec/helper-proto.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
@@ -183,9 +185,11 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     }
 }
 
+/* The f registers are the hart's again: FP instructions stop waiting. */
 static void etsoc1_reduce_finish(Etsoc1MinionCPU *cpu, Etsoc1Reduce *op)
 {
-    op->state = ETSOC1_REDUCE_DONE;
+    qatomic_set(&op->state, ETSOC1_REDUCE_IDLE);
+    qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
     if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
         etsoc1_minion_wake(cpu);
     }
@@ -264,15 +268,11 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     Etsoc1MinionCPU *partner;
     unsigned role, peer;
 
-    switch (op->state) {
-    case ETSOC1_REDUCE_DONE:
-        /* the replay of an instruction whose transfer has completed */
-        op->state = ETSOC1_REDUCE_IDLE;
-        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
-        return RISCV_EXCP_NONE;
-    case ETSOC1_REDUCE_PENDING:
+    if (op->state == ETSOC1_REDUCE_PENDING) {
+        /* one outstanding operation: wait, then this write is replayed */
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
+    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
 
     role = kind;
     peer = FIELD_EX64(val, TREDUCE, PARTNER);
@@ -318,6 +318,7 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->frm = cpu->parent_obj.env.frm;
     op->tree = kind == TR_BROADCAST || kind == TR_REDUCE;
     op->state = ETSOC1_REDUCE_PENDING;
+    qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
     trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
                               op->count, op->start);
 
@@ -330,16 +331,32 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
         etsoc1_try_deliver(m, cpu);
     }
 
-    if (op->state == ETSOC1_REDUCE_DONE) {
-        op->state = ETSOC1_REDUCE_IDLE;
-        return RISCV_EXCP_NONE;
-    }
-    return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    return RISCV_EXCP_NONE;
 }
 
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 {
     return qatomic_read(&etsoc1_reduce_of(cpu)->state) != ETSOC1_REDUCE_PENDING;
+}
+
+/*
+ * An F instruction on a hart whose f registers a tensor operation owns
+ * (translated with TB flag ET_TENSOR_BUSY): halt until the operation is
+ * done, then run the instruction again.  has_work re-tests the state.
+ */
+void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    CPUState *cs = env_cpu(env);
+
+    if (etsoc1_reduce_done(cpu)) {
+        return;
+    }
+    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);
+    trace_etsoc1_minion_halt(env->mhartid, ETSOC1_WAIT_REDUCE);
+    cs->halted = 1;
+    cs->exception_index = EXCP_HLT;
+    cpu_loop_exit_restore(cs, GETPC());
 }
 
 /* ---- fast local barrier ---------------------------------------------------- */

@@ -56,6 +56,7 @@ enum {
 #define ETSOC1_EOT 0x04
 
 #define MINION_FEATURE_ML_OFF  (1u << 1)
+#define ETSOC1_TENSOR_WAIT_REDUCE 9
 
 static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
 {
@@ -388,11 +389,14 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     }
     case CSR_ET_TENSOR_WAIT:
         /*
-         * Event 9 (tensor reduce): the reduce instruction itself waits for
-         * its transfer here, so there is never one to wait for.  The other
-         * events belong to engines not modelled yet: no-ops, as for an
-         * idle engine.
+         * Event 9: this minion's tensor reduce, on thread 0.  The other
+         * events name engines not modelled yet: no-ops, as for an idle one.
          */
+        if ((val & 0xf) == ETSOC1_TENSOR_WAIT_REDUCE && !(env->mhartid & 1) &&
+            !etsoc1_reduce_done(cpu)) {
+            return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+        }
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
         break;
     case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
         return etsoc1_write_validation(cpu, csrno, val);

@@ -587,6 +587,9 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->et, 0, sizeof(s->et));
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->reduce, 0, sizeof(s->reduce));
+    for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
+        s->hart[n].parent_obj.env.et_tensor_busy = 0;
+    }
     memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
@@ -710,10 +713,24 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
     }
 };
 
+/* et_tensor_busy lives in CPURISCVState, which RISC-V does not migrate. */
+static int etsoc1_shire_post_load(void *opaque, int version_id)
+{
+    Etsoc1ShireState *s = opaque;
+    unsigned m;
+
+    for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
+        s->hart[m * ETSOC1_THREADS].parent_obj.env.et_tensor_busy =
+            s->reduce[m].state == ETSOC1_REDUCE_PENDING;
+    }
+    return 0;
+}
+
 static const VMStateDescription vmstate_etsoc1_shire = {
     .name = TYPE_ETSOC1_SHIRE,
     .version_id = 1,
     .minimum_version_id = 1,
+    .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
                              vmstate_etsoc1_hart_et, Etsoc1HartEt),

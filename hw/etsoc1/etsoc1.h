@@ -94,7 +94,7 @@ typedef enum Etsoc1Wait {
     ETSOC1_WAIT_FCC1,       /* fcc CSR: a credit on counter 1 */
     ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
     ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
-    ETSOC1_WAIT_REDUCE,     /* tensor_reduce: the transfer to complete */
+    ETSOC1_WAIT_REDUCE,     /* the minion's tensor transfer to complete */
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
@@ -110,7 +110,7 @@ typedef struct Etsoc1HartEt {
     uint32_t fhi[32][ETSOC1_FLANES - 1];    /* lanes 1-7 of f0-f31 */
 } Etsoc1HartEt;
 
-enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING, ETSOC1_REDUCE_DONE };
+enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
 
 /* A minion's tensor_reduce state machine (one per minion, thread 0). */
 typedef struct Etsoc1Reduce {
