@@ -407,6 +407,8 @@ def isa_tests():
     for accel in ('', 'thread=single'):
         guest('isa atomics: known answers and faults', 'atomics', 1, accel,
               expect=[r'^1\.\.51$'])
+    guest('isa cache control and maintenance CSRs', 'cacheops', 1,
+          expect=[r'^1\.\.19$'])
     guest('isa atomics under contention', 'contention', 2,
           expect=[r'^# 128 harts$', r'^1\.\.11$'])
     guest('isa atomics under contention, 2,048 harts', 'contention', 32,

@@ -33,14 +33,27 @@
 
 /* ET CSR numbers (isa.md section 3). */
 enum {
+    CSR_ET_CACHE_INVALIDATE = 0x7d0,
     CSR_ET_MENABLE_SHADOWS = 0x7d2,
     CSR_ET_MBUSADDR = 0x7d5,
+    CSR_ET_MCACHE_CONTROL = 0x7e0,
+    CSR_ET_EVICT_SW = 0x7f9,
+    CSR_ET_FLUSH_SW = 0x7fb,
+    CSR_ET_LOCK_SW = 0x7fd,
+    CSR_ET_UNLOCK_SW = 0x7ff,
     CSR_ET_TENSOR_REDUCE = 0x800,
+    CSR_ET_TENSOR_MASK = 0x805,
     CSR_ET_TENSOR_ERROR = 0x808,
+    CSR_ET_UCACHE_CONTROL = 0x810,
+    CSR_ET_PREFETCH_VA = 0x81f,
     CSR_ET_FLB = 0x820,
     CSR_ET_FCC = 0x821,
     CSR_ET_STALL = 0x822,
     CSR_ET_TENSOR_WAIT = 0x830,
+    CSR_ET_EVICT_VA = 0x89f,
+    CSR_ET_FLUSH_VA = 0x8bf,
+    CSR_ET_LOCK_VA = 0x8df,
+    CSR_ET_UNLOCK_VA = 0x8ff,
     CSR_ET_VALIDATION0 = 0x8d0,
     CSR_ET_VALIDATION1 = 0x8d1,
     CSR_ET_VALIDATION2 = 0x8d2,
@@ -56,6 +69,14 @@ enum {
 #define ETSOC1_EOT 0x04
 
 #define MINION_FEATURE_ML_OFF  (1u << 1)
+#define MINION_FEATURE_U_CACHEOPS_OFF  (1u << 2)
+#define MINION_FEATURE_U_SCP_OFF       (1u << 3)
+#define MINION_FEATURE_LOCK_VA_OFF     (1u << 5)
+
+/* mcache_control / ucache_control [1:0] (isa.md section 3) */
+#define CACHE_D1SPLIT   (1u << 0)
+#define CACHE_SCPENABLE (1u << 1)
+#define UCACHE_MASK     0x7df
 #define ETSOC1_TENSOR_WAIT_REDUCE 9
 
 static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
@@ -232,6 +253,33 @@ static RISCVException etsoc1_pred_ml_t0(CPURISCVState *env, int csrno)
     return RISCV_EXCP_NONE;
 }
 
+/* Cache-op CSRs: U-mode ones can be switched off by minion_feature. */
+static RISCVException etsoc1_pred_cacheop(CPURISCVState *env, int csrno)
+{
+    uint64_t off;
+
+    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    switch (csrno) {
+    case CSR_ET_UCACHE_CONTROL:
+        off = MINION_FEATURE_U_SCP_OFF;
+        break;
+    case CSR_ET_LOCK_VA:
+    case CSR_ET_UNLOCK_VA:
+        off = MINION_FEATURE_LOCK_VA_OFF | MINION_FEATURE_U_CACHEOPS_OFF;
+        break;
+    default:
+        off = MINION_FEATURE_U_CACHEOPS_OFF;
+        break;
+    }
+    if (env->priv == PRV_U && !env->debugger &&
+        (env_minion(env)->shire->minion_feature & off)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    return RISCV_EXCP_NONE;
+}
+
 static RISCVException etsoc1_pred_hartid(CPURISCVState *env, int csrno)
 {
     Etsoc1MinionCPU *cpu;
@@ -267,6 +315,16 @@ static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
         break;
     case CSR_ET_MBUSADDR:
         *val = et->mbusaddr;
+        break;
+    case CSR_ET_MCACHE_CONTROL:
+        *val = cpu->shire->cache_ctl[(env->mhartid % 64) / 2];
+        break;
+    case CSR_ET_UCACHE_CONTROL:
+        *val = cpu->shire->ucache_ctl[(env->mhartid % 64) / 2] |
+               cpu->shire->cache_ctl[(env->mhartid % 64) / 2];
+        break;
+    case CSR_ET_TENSOR_MASK:
+        *val = et->tensor_mask;
         break;
     case CSR_ET_TENSOR_ERROR:
         *val = et->tensor_error;
@@ -345,6 +403,38 @@ static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
     return RISCV_EXCP_NONE;
 }
 
+/*
+ * mcache_control: legal values 0, 1 (D1Split) and 3 (D1Split + L1
+ * scratchpad); from 0 the only move is to 1, from 1 or 3 any legal value;
+ * anything else is ignored.  ucache_control shows the same [1:0]; thread 0
+ * may change only SCPEnable through it, and only while D1Split is set.
+ * Its other fields ([4:2] CacheOp rep rate, [10:6] CacheOp max) are its own.
+ */
+static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
+                                       target_ulong val)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    unsigned m = (env->mhartid % 64) / 2;
+    uint8_t *ctl = &cpu->shire->cache_ctl[m];
+    unsigned want = val & (CACHE_D1SPLIT | CACHE_SCPENABLE);
+
+    if (csrno == CSR_ET_UCACHE_CONTROL) {
+        cpu->shire->ucache_ctl[m] = val & UCACHE_MASK &
+                                    ~(CACHE_D1SPLIT | CACHE_SCPENABLE);
+        if ((env->mhartid & 1) || !(*ctl & CACHE_D1SPLIT)) {
+            return;
+        }
+        want = (*ctl & CACHE_D1SPLIT) | (want & CACHE_SCPENABLE);
+    }
+    if (want == CACHE_SCPENABLE || (*ctl == 0 && want != CACHE_D1SPLIT)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": cache "
+                      "control 0x%x -> 0x%x is not allowed; ignored\n",
+                      (uint64_t)env->mhartid, *ctl, want);
+        return;
+    }
+    *ctl = want;
+}
+
 static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
                                        target_ulong val)
 {
@@ -374,6 +464,30 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         break;
     case CSR_ET_STALL:
         return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
+    case CSR_ET_MCACHE_CONTROL:
+    case CSR_ET_UCACHE_CONTROL:
+        etsoc1_write_cache_control(cpu, csrno, val);
+        break;
+    case CSR_ET_TENSOR_MASK:
+        et->tensor_mask = val & 0xffff;
+        break;
+    case CSR_ET_CACHE_INVALIDATE:
+    case CSR_ET_EVICT_SW:
+    case CSR_ET_FLUSH_SW:
+    case CSR_ET_LOCK_SW:
+    case CSR_ET_UNLOCK_SW:
+    case CSR_ET_PREFETCH_VA:
+    case CSR_ET_EVICT_VA:
+    case CSR_ET_FLUSH_VA:
+    case CSR_ET_LOCK_VA:
+    case CSR_ET_UNLOCK_VA:
+        /*
+         * Cache maintenance.  QEMU's memory is always coherent and its
+         * translations follow stores to code, so with no cache model these
+         * complete at once with nothing to do (lock_sw never fails).
+         */
+        trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
+        break;
     case CSR_ET_TENSOR_REDUCE: {
         RISCVException r;
         bool locked = qemu_mutex_iothread_locked();
@@ -469,6 +583,28 @@ typedef struct Etsoc1Csr {
 
 /* The ET CSRs this model implements (isa.md section 3). */
 static const Etsoc1Csr etsoc1_csrs[] = {
+    { CSR_ET_CACHE_INVALIDATE, "cache_invalidate", etsoc1_pred_minion,
+      etsoc1_read_zero, true },
+    { CSR_ET_MCACHE_CONTROL, "mcache_control", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
+    { CSR_ET_EVICT_SW, "evict_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
+    { CSR_ET_FLUSH_SW, "flush_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
+    { CSR_ET_LOCK_SW, "lock_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
+    { CSR_ET_UNLOCK_SW, "unlock_sw", etsoc1_pred_minion, etsoc1_read_zero,
+      true },
+    { CSR_ET_TENSOR_MASK, "tensor_mask", etsoc1_pred_ml, etsoc1_read_csr,
+      true },
+    { CSR_ET_UCACHE_CONTROL, "ucache_control", etsoc1_pred_cacheop,
+      etsoc1_read_csr, true },
+    { CSR_ET_PREFETCH_VA, "prefetch_va", etsoc1_pred_cacheop, etsoc1_read_zero,
+      true },
+    { CSR_ET_EVICT_VA, "evict_va", etsoc1_pred_cacheop, etsoc1_read_zero,
+      true },
+    { CSR_ET_FLUSH_VA, "flush_va", etsoc1_pred_cacheop, etsoc1_read_zero,
+      true },
+    { CSR_ET_LOCK_VA, "lock_va", etsoc1_pred_cacheop, etsoc1_read_zero, true },
+    { CSR_ET_UNLOCK_VA, "unlock_va", etsoc1_pred_cacheop, etsoc1_read_zero,
+      true },
     { CSR_ET_MENABLE_SHADOWS, "menable_shadows", etsoc1_pred_minion,
       etsoc1_read_csr, true },
     { CSR_ET_MBUSADDR, "mbusaddr", etsoc1_pred_minion, etsoc1_read_csr, true },

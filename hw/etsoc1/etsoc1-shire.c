@@ -591,6 +591,8 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
     memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
+    memset(s->cache_ctl, 0, sizeof(s->cache_ctl));
+    memset(s->ucache_ctl, 0, sizeof(s->ucache_ctl));
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
         s->minion_boot[n] = s->reset_pc;
@@ -685,6 +687,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(tensor_error, Etsoc1HartEt),
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_UINT32_2DARRAY(fhi, Etsoc1HartEt, 32, ETSOC1_FLANES - 1),
         VMSTATE_END_OF_LIST()
@@ -750,6 +753,10 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),
+        VMSTATE_UINT8_ARRAY(cache_ctl, Etsoc1ShireState,
+                            ETSOC1_MINIONS_PER_SHIRE),
+        VMSTATE_UINT16_ARRAY(ucache_ctl, Etsoc1ShireState,
+                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -106,6 +106,7 @@ typedef struct Etsoc1HartEt {
     uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
     uint64_t stall_pc;      /* pc after the last stall CSR write */
+    uint64_t tensor_mask;   /* CSR 0x805 */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
     uint32_t fhi[32][ETSOC1_FLANES - 1];    /* lanes 1-7 of f0-f31 */
 } Etsoc1HartEt;
@@ -205,6 +206,8 @@ struct Etsoc1ShireState {
     uint8_t flb[32];
     Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
+    uint8_t cache_ctl[ETSOC1_MINIONS_PER_SHIRE];    /* mcache_control */
+    uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
     /* properties */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Cache-control and cache-maintenance CSRs (isa.md section 3), hart 0,
+ * TAP: the mcache_control transition rules, ucache_control's view of them,
+ * the minion_feature bits that take cache ops away from U-mode, and that
+ * the maintenance operations and tensor_wait on idle engines complete.
+ */
+#include "etsoc1.h"
+#include "tap.h"
+
+#define MCACHE 0x7e0
+#define UCACHE 0x810
+#define TMASK 0x805
+
+static volatile uint64_t trap_cause, traps;
+
+void trap_handler(struct trap_frame *f)
+{
+    if (f->mcause == 8) {                   /* ecall from U: back to M */
+        csr_set(mstatus, 3ULL << 11);
+        f->mepc += 4;
+        return;
+    }
+    trap_cause = f->mcause;
+    traps++;
+    f->mepc += 4;
+}
+
+/* csrw in U-mode (CSR number patched in by the caller's asm), then back. */
+#define USER_CSRW(csr, v) do {                                              \
+        register uint64_t a0_ __asm__("a0") = (v);                          \
+        csr_clear(mstatus, 3ULL << 11);                                     \
+        __asm__ volatile("la t0, 1f\n csrw mepc, t0\n mret\n"               \
+                         "1: csrw " #csr ", a0\n ecall\n"                   \
+                         :: "r"(a0_) : "t0", "memory");                     \
+    } while (0)
+
+static void mcache(uint64_t v)
+{
+    csr_write(MCACHE, v);
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    uint64_t feat = ESR_OTHER(PP_M, 0, MINION_FEATURE), base;
+    unsigned e;
+
+    if (hartid != 0) {
+        return 0;
+    }
+    CHECK_EQ(csr_read(MCACHE), 0, "mcache_control resets to 0 (shared L1D)");
+    mcache(3);
+    CHECK_EQ(csr_read(MCACHE), 0, "0 -> 3 is not a legal move: ignored");
+    mcache(2);
+    CHECK_EQ(csr_read(MCACHE), 0, "2 is never legal");
+    mcache(1);
+    CHECK_EQ(csr_read(MCACHE), 1, "0 -> 1 (D1Split)");
+    mcache(3);
+    CHECK_EQ(csr_read(MCACHE), 3, "1 -> 3 (D1Split + L1 scratchpad)");
+    mcache(2);
+    CHECK_EQ(csr_read(MCACHE), 3, "3 -> 2 ignored");
+    mcache(1);
+    CHECK_EQ(csr_read(MCACHE), 1, "3 -> 1");
+
+    csr_write(UCACHE, 0x7de);               /* SCPEnable + all its fields */
+    CHECK_EQ(csr_read(MCACHE), 3, "ucache_control sets SCPEnable under D1Split");
+    CHECK_EQ(csr_read(UCACHE), 0x7df, "ucache_control: [1:0] mirror, fields kept");
+    csr_write(UCACHE, 0x001);               /* D1Split cannot change here */
+    CHECK_EQ(csr_read(MCACHE), 1, "ucache_control clears SCPEnable only");
+    mcache(0);
+    csr_write(UCACHE, 0x002);
+    CHECK_EQ(csr_read(MCACHE), 0, "without D1Split ucache cannot touch [1:0]");
+
+    csr_write(TMASK, 0x12345);
+    CHECK_EQ(csr_read(TMASK), 0x2345, "tensor_mask keeps 16 bits");
+
+    /* maintenance operations complete; tensor_wait on idle engines too */
+    traps = 0;
+    csr_write(0x7d0, 3);                    /* cache_invalidate */
+    csr_write(0x7f9, (1ULL << 58) | 3);     /* evict_sw */
+    csr_write(0x7fb, (2ULL << 58) | 3);     /* flush_sw */
+    csr_write(0x7fd, 0x80000040ULL);        /* lock_sw */
+    csr_write(0x7ff, 0x40);                 /* unlock_sw */
+    base = DRAM_BASE + 0x100000;
+    csr_write(0x81f, (3ULL << 58) | base | 7);      /* prefetch_va */
+    csr_write(0x89f, (1ULL << 58) | base | 7);      /* evict_va */
+    csr_write(0x8bf, (2ULL << 58) | base | 7);      /* flush_va */
+    csr_write(0x8df, base | 1);                     /* lock_va */
+    csr_write(0x8ff, base | 1);                     /* unlock_va */
+    for (e = 0; e < 16; e++) {
+        csr_write(0x830, e);
+    }
+    CHECK(traps == 0, "cache ops and tensor_wait on idle engines complete");
+
+    /* minion_feature takes cache ops away from U-mode */
+    traps = 0;
+    USER_CSRW(0x810, 0);
+    USER_CSRW(0x89f, base);
+    USER_CSRW(0x8df, base);
+    CHECK(traps == 0, "U-mode may use ucache_control, evict_va, lock_va");
+    esr_write(feat, 0x1 | (1 << 3));
+    USER_CSRW(0x810, 0);
+    CHECK(traps == 1 && trap_cause == 2,
+          "minion_feature[3]: ucache_control traps in U-mode");
+    esr_write(feat, 0x1 | (1 << 2));
+    traps = 0;
+    USER_CSRW(0x89f, base);
+    CHECK(traps == 1 && trap_cause == 2,
+          "minion_feature[2]: evict_va traps in U-mode");
+    esr_write(feat, 0x1 | (1 << 5));
+    traps = 0;
+    USER_CSRW(0x8df, base);
+    USER_CSRW(0x89f, base);
+    CHECK(traps == 1 && trap_cause == 2,
+          "minion_feature[5]: lock_va traps in U-mode, evict_va does not");
+    traps = 0;
+    csr_write(0x89f, base);
+    CHECK(traps == 0, "M-mode is not affected");
+    esr_write(feat, 0x1);
+    traps = 0;
+    USER_CSRW(0x7f9, 0);
+    CHECK(traps == 1 && trap_cause == 2, "evict_sw is M-only");
+    return tap_done();
+}
