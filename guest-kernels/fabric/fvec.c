@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * All eight lanes travel: minion 0 sends f4-f5 to minion 1, which adds
- * them into f8-f9 (iadd) and stops at fvec_done().  The harness fills the
- * registers through gdb before the run and reads them back there.
+ * them into f8-f9 (iadd), waits for the transfer and stops at fvec_done().
+ * The harness fills the registers through gdb before the run and reads
+ * them back there.
  */
 #include "etsoc1.h"
 
@@ -17,6 +18,7 @@ int main(uint64_t hartid, const void *fdt)
         tensor_send(1, 4, 2);
     } else if (hartid == 2) {
         tensor_recv(0, 8, 2, TR_IADD);
+        csr_write(0x830, 9);        /* tensor_wait: the transfer is done */
         fvec_done();
     }
     return 0;

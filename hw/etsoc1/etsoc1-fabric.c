@@ -94,7 +94,7 @@ static unsigned etsoc1_gid(Etsoc1MinionCPU *cpu)
     return cpu->parent_obj.env.mhartid / ETSOC1_THREADS;
 }
 
-/* ---- register lanes ---------------------------------------------------------- */
+/* ---- register lanes ------------------------------------------------------ */
 
 /*
  * Lane 0 of f register @r is the scalar F register (NaN-boxed inside QEMU,
@@ -248,8 +248,8 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
     s->ready_from = from;
 }
 
-static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu, const char *why,
-                                           uint64_t val)
+static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
+                                           const char *why, uint64_t val)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_reduce "
                   "0x%" PRIx64 ": %s\n", (uint64_t)cpu->parent_obj.env.mhartid,
@@ -359,7 +359,7 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
     cpu_loop_exit_restore(cs, GETPC());
 }
 
-/* ---- fast local barrier ---------------------------------------------------- */
+/* ---- fast local barrier -------------------------------------------------- */
 
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
@@ -384,7 +384,7 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     return last;
 }
 
-/* ---- deadlock detection ------------------------------------------------------ */
+/* ---- deadlock detection -------------------------------------------------- */
 
 typedef struct Etsoc1HartWait {
     uint64_t hartid;

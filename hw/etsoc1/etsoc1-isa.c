@@ -81,7 +81,12 @@ static hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
     return pa;
 }
 
-#define ETSOC1_AMO_CASES(SZ, val)                                             \
+/* One dispatcher per width, over QEMU's host-atomic helpers. */
+#define ETSOC1_AMO_FN(name, type, SZ)                                         \
+static type name(CPURISCVState *env, unsigned op, target_ulong addr,          \
+                 type val, MemOpIdx oi, uintptr_t ra)                         \
+{                                                                             \
+    switch (op) {                                                             \
     case ETSOC1_AMO_ADD:                                                      \
         return cpu_atomic_fetch_add##SZ##_le_mmu(env, addr, val, oi, ra);     \
     case ETSOC1_AMO_SWAP:                                                     \
@@ -104,25 +109,12 @@ static hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
         return cpu_atomic_cmpxchg##SZ##_le_mmu(env, addr, env->gpr[31], val,  \
                                                oi, ra);                       \
     default:                                                                  \
-        g_assert_not_reached();
-
-static uint32_t etsoc1_amo32(CPURISCVState *env, unsigned op,
-                             target_ulong addr, uint32_t val, MemOpIdx oi,
-                             uintptr_t ra)
-{
-    switch (op) {
-    ETSOC1_AMO_CASES(l, val)
-    }
+        g_assert_not_reached();                                               \
+    }                                                                         \
 }
 
-static uint64_t etsoc1_amo64(CPURISCVState *env, unsigned op,
-                             target_ulong addr, uint64_t val, MemOpIdx oi,
-                             uintptr_t ra)
-{
-    switch (op) {
-    ETSOC1_AMO_CASES(q, val)
-    }
-}
+ETSOC1_AMO_FN(etsoc1_amo32, uint32_t, l)
+ETSOC1_AMO_FN(etsoc1_amo64, uint64_t, q)
 
 /* rd <- old value; .w results are sign-extended, as for standard AMOs. */
 target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,

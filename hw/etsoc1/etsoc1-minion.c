@@ -28,7 +28,7 @@
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
-/* A cause the privileged spec reserves for custom use; never reaches a guest. */
+/* A cause reserved for custom use by the privileged spec; no guest sees it. */
 #define ETSOC1_EXCP_WAIT 24
 
 /* ET CSR numbers (isa.md section 3). */
@@ -142,7 +142,7 @@ void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
     }
 }
 
-/* Raise the asynchronous bus-error interrupt, as the chip does for ESR errors. */
+/* Raise the asynchronous bus-error interrupt, as the chip does on ESRs. */
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr)
 {
     cpu->et->mbusaddr = addr;
@@ -549,7 +549,8 @@ static RISCVException etsoc1_rmw_mie(CPURISCVState *env, int csrno,
 {
     RISCVException r = etsoc1_std_mie.op(env, csrno, ret, new_val, mask);
 
-    if (r == RISCV_EXCP_NONE && etsoc1_pred_minion(env, csrno) == RISCV_EXCP_NONE) {
+    if (r == RISCV_EXCP_NONE &&
+        etsoc1_pred_minion(env, csrno) == RISCV_EXCP_NONE) {
         mask &= ETSOC1_LOCAL_IRQS;
         env->mie = (env->mie & ~mask) | (new_val & mask);
     }
@@ -662,7 +663,7 @@ void etsoc1_minion_register_csrs(void)
     });
 }
 
-/* ---- gdb: the 256-bit f registers ----------------------------------------- */
+/* ---- gdb: the 256-bit f registers ---------------------------------------- */
 
 #define ETSOC1_FVEC_XML "etsoc1-fvec.xml"
 
@@ -698,7 +699,8 @@ static const char *etsoc1_gdb_get_dynamic_xml(CPUState *cs, const char *name)
     if (!strcmp(name, ETSOC1_FVEC_XML)) {
         return etsoc1_fvec_xml;
     }
-    return ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_gdb_get_dynamic_xml(cs, name);
+    return ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_gdb_get_dynamic_xml(cs,
+                                                                     name);
 }
 
 /*
@@ -731,7 +733,7 @@ static void etsoc1_gdb_register_fvec(CPUState *cs)
                              ETSOC1_FVEC_XML, 0);
 }
 
-/* ---- the CPU type ---------------------------------------------------------- */
+/* ---- the CPU type -------------------------------------------------------- */
 
 static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
 {
@@ -749,7 +751,7 @@ static void etsoc1_minion_cpu_init(Object *obj)
 {
     RISCVCPU *cpu = RISCV_CPU(obj);
 
-    /* rv64imfc + Zicsr/Zifencei, Sv39; everything else the base CPU enables is off */
+    /* rv64imfc + Zicsr/Zifencei, Sv39; the base CPU's other defaults off */
     cpu->cfg.ext_a = false;
     cpu->cfg.ext_d = false;
     cpu->cfg.ext_h = false;

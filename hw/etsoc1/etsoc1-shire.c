@@ -108,8 +108,8 @@ typedef struct Etsoc1EsrReg {
     Etsoc1EsrAccess access;
 } Etsoc1EsrReg;
 
-#define ESR_REG(n, off, cnt, p, acc) \
-    { .name = n, .offset = off, .count = cnt, .pp = ETSOC1_PP_##p, .access = acc }
+#define ESR_REG(n, off, cnt, p, acc) { \
+    .name = n, .offset = off, .count = cnt, .pp = ETSOC1_PP_##p, .access = acc }
 
 static const Etsoc1EsrReg neigh_regs[] = {
     ESR_REG("dummy1", A_NEIGH_DUMMY1, 1, M, ESR_RO),
@@ -159,7 +159,7 @@ static const Etsoc1EsrReg *esr_lookup(const Etsoc1EsrReg *regs, size_t n,
     return NULL;
 }
 
-/* ---- credits and IPIs ------------------------------------------------------ */
+/* ---- credits and IPIs ---------------------------------------------------- */
 
 void etsoc1_event_trace(const Etsoc1Event *ev)
 {
@@ -264,7 +264,7 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
     }
 }
 
-/* ---- register file ---------------------------------------------------------- */
+/* ---- register file ------------------------------------------------------- */
 
 static uint64_t esr_neigh_read(Etsoc1ShireState *s, unsigned neigh,
                                uint32_t off)
@@ -435,7 +435,7 @@ static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
     }
 }
 
-/* ---- decode ------------------------------------------------------------------ */
+/* ---- decode -------------------------------------------------------------- */
 
 static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
                                      uint64_t *data, unsigned size,
@@ -450,9 +450,9 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     uint32_t off = 0;
 
     if (size != 8 || (addr & 7)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": %u-byte "
-                      "%s; ESRs take aligned 8-byte accesses only\n", pa, size,
-                      is_write ? "write" : "read");
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx
+                      ": %u-byte %s; ESRs take aligned 8-byte accesses only\n",
+                      pa, size, is_write ? "write" : "read");
         return MEMTX_ERROR;
     }
     if (hart && (w->pp == ETSOC1_PP_DEBUG ||
@@ -470,7 +470,8 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
             break;
         }
         qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": hart "
-                      "message-port and debug registers are not modelled\n", pa);
+                      "message-port and debug registers are not modelled\n",
+                      pa);
         goto unimp;
     case ESR_SUB_NEIGH:
         neigh = FIELD_EX64(addr, ESR, NEIGH);
@@ -504,7 +505,8 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     }
     if (!reg) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: ESR 0x%" HWADDR_PRIx ": %s "
-                      "(%s): bus error\n", pa, is_write ? "write" : "read", why);
+                      "(%s): bus error\n", pa, is_write ? "write" : "read",
+                      why);
         if (hart) {
             etsoc1_minion_bus_error(hart, pa);
         }
@@ -566,7 +568,7 @@ static const MemoryRegionOps etsoc1_esr_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
-/* ---- lifecycle ----------------------------------------------------------------- */
+/* ---- lifecycle ----------------------------------------------------------- */
 
 static void etsoc1_hart_reset(void *opaque)
 {

@@ -108,7 +108,7 @@ static void etsoc1_map_hole(Etsoc1MachineState *s, MemoryRegion *mr,
                                         etsoc1_memmap[region].base, mr, -2000);
 }
 
-/* ---- device tree --------------------------------------------------------------- */
+/* ---- device tree --------------------------------------------------------- */
 
 /* Our buffer is sized for the tree; a libfdt error here is a QEMU bug. */
 #define FDT(x) do {                                                          \
@@ -196,7 +196,8 @@ static void etsoc1_fdt_uart(void *fdt, int region)
     snprintf(name, sizeof(name), "serial@%" PRIx64, etsoc1_memmap[region].base);
     FDT(fdt_begin_node(fdt, name));
     FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
-    fdt_reg64(fdt, "reg", etsoc1_memmap[region].base, etsoc1_memmap[region].size);
+    fdt_reg64(fdt, "reg", etsoc1_memmap[region].base,
+              etsoc1_memmap[region].size);
     FDT(fdt_property_u32(fdt, "reg-shift", 2));
     FDT(fdt_property_u32(fdt, "reg-io-width", 4));
     FDT(fdt_property_u32(fdt, "clock-frequency", ETSOC1_UART_CLOCK));
@@ -249,7 +250,8 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
     etsoc1_fdt_uart(fdt, ETSOC1_PU_UART0);
     etsoc1_fdt_uart(fdt, ETSOC1_PU_UART1);
 
-    snprintf(name, sizeof(name), "esr@%" PRIx64, etsoc1_memmap[ETSOC1_ESR].base);
+    snprintf(name, sizeof(name), "esr@%" PRIx64,
+             etsoc1_memmap[ETSOC1_ESR].base);
     FDT(fdt_begin_node(fdt, name));
     FDT(fdt_property_string(fdt, "compatible", "esperanto,etsoc1-esr"));
     fdt_reg64(fdt, "reg", etsoc1_memmap[ETSOC1_ESR].base,
@@ -274,7 +276,7 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
     return fdt;
 }
 
-/* ---- machine -------------------------------------------------------------------- */
+/* ---- machine ------------------------------------------------------------- */
 
 static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
 {
@@ -380,7 +382,7 @@ static void etsoc1_machine_init(MachineState *ms)
 
     memory_region_transaction_commit();
 
-    /* -bios and -kernel: ELF (or raw at the reset PC); the first sets the entry */
+    /* -bios and -kernel: ELF, or raw at the reset PC; the first one counts */
     images[0] = ms->firmware && strcmp(ms->firmware, "none") ? ms->firmware
                                                               : NULL;
     images[1] = ms->kernel_filename;

@@ -87,7 +87,7 @@ enum {
                            (1ULL << ETSOC1_IRQ_ICACHE_ECC) | \
                            (1ULL << ETSOC1_IRQ_BUS_ERROR))
 
-/* What a halted hart waits for (see docs/architecture.md, "How a hart waits"). */
+/* What a halted hart waits for (docs/architecture.md, "How a hart waits"). */
 typedef enum Etsoc1Wait {
     ETSOC1_WAIT_NONE = 0,
     ETSOC1_WAIT_FCC0,       /* fcc CSR: a credit on counter 0 */
