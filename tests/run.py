@@ -331,6 +331,8 @@ def fvec_gdb_test():
     nm = subprocess.run(['riscv64-unknown-elf-nm', os.path.join(GUEST, 'fvec.elf')],
                         stdout=subprocess.PIPE, text=True).stdout
     done = int(re.search(r'^([0-9a-f]+) T fvec_done$', nm, re.M).group(1), 16)
+    scalar_done = int(re.search(r'^([0-9a-f]+) T fvec_scalar_done$', nm,
+                                re.M).group(1), 16)
     src = {4: [0x01010101 * (i + 1) for i in range(8)],
            5: [0x10000000 + i for i in range(8)]}
     dst = {8: [0x00000100 * (i + 1) for i in range(8)],
@@ -368,6 +370,11 @@ def fvec_gdb_test():
             gdb.cmd('Hg1')
             got[4] = [v for v, in struct.iter_unpack(
                 '<I', bytes.fromhex(gdb.cmd(f'p{regnum[4]:x}')))]
+            diag += gdb.cmd(f'z0,{done:x},4') + gdb.cmd(f'Z0,{scalar_done:x},4')
+            diag += gdb.cmd('c') + '\n'
+            gdb.cmd('Hg3')
+            got['scalar'] = [v for v, in struct.iter_unpack(
+                '<I', bytes.fromhex(gdb.cmd(f'p{regnum[9]:x}')))]
         except (OSError, ValueError, AttributeError, KeyError) as e:
             diag += f'\n{e!r}'
         finally:
@@ -376,6 +383,9 @@ def fvec_gdb_test():
     ok = got.get(8) == want[8] and got.get(9) == want[9] and got.get(4) == src[4]
     report(ok, 'fabric 256-bit f registers: 8 lanes written and read by gdb, '
            'moved and combined lane-wise by tensor send/recv',
+           f'got {got}\nwant {want}\n{diag}')
+    report(got.get('scalar') == [0x3f800000] + [0] * 7,
+           'fabric 256-bit f registers: a scalar F write zeroes lanes 1-7',
            f'got {got}\nwant {want}\n{diag}')
 
 

@@ -98,11 +98,12 @@ static unsigned etsoc1_gid(Etsoc1MinionCPU *cpu)
 
 /*
  * Lane 0 of f register @r is the scalar F register (NaN-boxed inside QEMU,
- * which a guest without D cannot observe); lanes 1-7 live in Etsoc1HartEt.
+ * which a guest without D cannot observe); lanes 1-7 are env->et_fhi
+ * (qemu-patches/0004).
  */
 static uint32_t freg_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane)
 {
-    return lane ? cpu->et->fhi[r][lane - 1]
+    return lane ? cpu->parent_obj.env.et_fhi[r][lane - 1]
                 : (uint32_t)cpu->parent_obj.env.fpr[r];
 }
 
@@ -110,7 +111,7 @@ static void freg_set_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane,
                           uint32_t v)
 {
     if (lane) {
-        cpu->et->fhi[r][lane - 1] = v;
+        cpu->parent_obj.env.et_fhi[r][lane - 1] = v;
     } else {
         cpu->parent_obj.env.fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
     }

@@ -677,7 +677,7 @@ static int etsoc1_gdb_get_fvec(CPURISCVState *env, GByteArray *buf, int n)
 
     gdb_get_reg32(buf, (uint32_t)env->fpr[n]);
     for (lane = 1; lane < ETSOC1_FLANES; lane++) {
-        gdb_get_reg32(buf, cpu->et->fhi[n][lane - 1]);
+        gdb_get_reg32(buf, cpu->parent_obj.env.et_fhi[n][lane - 1]);
     }
     return 4 * ETSOC1_FLANES;
 }
@@ -689,7 +689,7 @@ static int etsoc1_gdb_set_fvec(CPURISCVState *env, uint8_t *buf, int n)
 
     env->fpr[n] = MAKE_64BIT_MASK(32, 32) | ldl_le_p(buf);
     for (lane = 1; lane < ETSOC1_FLANES; lane++) {
-        cpu->et->fhi[n][lane - 1] = ldl_le_p(buf + 4 * lane);
+        cpu->parent_obj.env.et_fhi[n][lane - 1] = ldl_le_p(buf + 4 * lane);
     }
     return 4 * ETSOC1_FLANES;
 }

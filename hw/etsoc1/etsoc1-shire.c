@@ -691,7 +691,18 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
         VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
-        VMSTATE_UINT32_2DARRAY(fhi, Etsoc1HartEt, 32, ETSOC1_FLANES - 1),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Lanes 1-7 of the f registers: CPURISCVState, which RISC-V does not migrate */
+static const VMStateDescription vmstate_etsoc1_hart_lanes = {
+    .name = "etsoc1-hart-lanes",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32_2DARRAY(parent_obj.env.et_fhi, Etsoc1MinionCPU, 32,
+                               ETSOC1_FLANES - 1),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -739,6 +750,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
                              vmstate_etsoc1_hart_et, Etsoc1HartEt),
+        VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
+                             vmstate_etsoc1_hart_lanes, Etsoc1MinionCPU),
         VMSTATE_UINT64_ARRAY(minion_boot, Etsoc1ShireState, 4),
         VMSTATE_UINT64_ARRAY(mprot, Etsoc1ShireState, 4),
         VMSTATE_UINT64_ARRAY(ipi_redirect_pc, Etsoc1ShireState, 4),

@@ -108,7 +108,6 @@ typedef struct Etsoc1HartEt {
     uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint64_t tensor_mask;   /* CSR 0x805 */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
-    uint32_t fhi[32][ETSOC1_FLANES - 1];    /* lanes 1-7 of f0-f31 */
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
