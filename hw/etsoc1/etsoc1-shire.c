@@ -587,6 +587,9 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     unsigned n;
 
     memset(s->et, 0, sizeof(s->et));
+    for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
+        s->et[n].m[0] = 0xff;   /* our choice: every lane active at reset */
+    }
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->reduce, 0, sizeof(s->reduce));
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
@@ -690,6 +693,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
         VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
+        VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_END_OF_LIST()
     }

@@ -107,6 +107,7 @@ typedef struct Etsoc1HartEt {
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
     uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint64_t tensor_mask;   /* CSR 0x805 */
+    uint8_t m[8];           /* packed mask registers m0-m7 */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
 } Etsoc1HartEt;
 

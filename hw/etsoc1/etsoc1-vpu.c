@@ -1,0 +1,328 @@
+/*
+ * Esperanto ET-Minion packed-single ("VPU") instructions: the helpers
+ * behind the patterns of qemu-patches/0005 (target/riscv/XEtsoc1.decode).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * From isa.md section 9.  An f register is 8 x 32-bit lanes: lane 0 is
+ * env->fpr[r] (NaN-boxed), lanes 1-7 env->et_fhi[r].  Every packed write of
+ * an f register is predicated by mask register m0: lanes whose m0 bit is
+ * clear keep their value, are not computed and raise no FP flags.  Compares
+ * into a mask set the bits of active lanes and clear the others.  FP
+ * arithmetic is RISC-V softfloat on the hart's fp_status (canonical NaN,
+ * flags accrued in fflags), with the rounding mode of funct3 (7 = frm).
+ *
+ * The helpers decode the operation from the instruction word, so the
+ * encoding is written down once, in the decode file and in the switch
+ * below.  Not implemented yet: gathers/scatters, packed atomics, coherent
+ * vector loads/stores, flq2/fsq2, transcendentals, small-float and
+ * normalized conversions, fswizz, fpackrep, the immediate forms, fcmov.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "exec/exec-all.h"
+#include "exec/cpu_ldst.h"
+#include "exec/helper-proto.h"
+#include "fpu/softfloat.h"
+#include "internals.h"
+#include "hw/etsoc1/etsoc1.h"
+
+#define NL ETSOC1_FLANES
+
+FIELD(VINSN, OPCODE, 0, 7)
+FIELD(VINSN, RD, 7, 5)
+FIELD(VINSN, F3, 12, 3)
+FIELD(VINSN, RS1, 15, 5)
+FIELD(VINSN, RS2, 20, 5)
+FIELD(VINSN, F7, 25, 7)
+FIELD(VINSN, FMT, 25, 2)        /* custom-2 fused multiply-add */
+FIELD(VINSN, RS3, 27, 5)
+
+#define OPC_CUSTOM0  0x0b
+#define OPC_CUSTOM2  0x5b
+
+static Etsoc1HartEt *hart_et(CPURISCVState *env)
+{
+    return ETSOC1_MINION_CPU(env_archcpu(env))->et;
+}
+
+static void get_lanes(CPURISCVState *env, unsigned r, uint32_t *v)
+{
+    unsigned e;
+
+    v[0] = env->fpr[r];
+    for (e = 1; e < NL; e++) {
+        v[e] = env->et_fhi[r][e - 1];
+    }
+}
+
+/* Write the lanes of @v whose bit is set in @active. */
+static void set_lanes(CPURISCVState *env, unsigned r, const uint32_t *v,
+                      uint8_t active)
+{
+    unsigned e;
+
+    if (active & 1) {
+        env->fpr[r] = MAKE_64BIT_MASK(32, 32) | v[0];
+    }
+    for (e = 1; e < NL; e++) {
+        if (active & (1u << e)) {
+            env->et_fhi[r][e - 1] = v[e];
+        }
+    }
+}
+
+static G_NORETURN void vpu_illegal(CPURISCVState *env, uint32_t insn,
+                                   const char *why, uintptr_t ra)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": packed insn "
+                  "0x%08x: %s\n", (uint64_t)env->mhartid, insn, why);
+    riscv_raise_exception(env, RISCV_EXCP_ILLEGAL_INST, ra);
+}
+
+/* A mask-register operand: the field's upper two bits must be zero. */
+static unsigned mreg(CPURISCVState *env, uint32_t insn, unsigned field,
+                     uintptr_t ra)
+{
+    if (field > 7) {
+        vpu_illegal(env, insn, "mask register field above m7", ra);
+    }
+    return field;
+}
+
+static const FloatRoundMode vpu_rounding[] = {
+    float_round_nearest_even, float_round_to_zero, float_round_down,
+    float_round_up, float_round_ties_away,
+};
+
+/* Set the instruction's rounding mode; returns the one to restore. */
+static FloatRoundMode vpu_set_rm(CPURISCVState *env, uint32_t insn,
+                                 uintptr_t ra)
+{
+    FloatRoundMode saved = get_float_rounding_mode(&env->fp_status);
+    unsigned rm = FIELD_EX32(insn, VINSN, F3);
+
+    if (rm == 7) {
+        rm = env->frm;
+    }
+    if (rm >= ARRAY_SIZE(vpu_rounding)) {
+        vpu_illegal(env, insn, "reserved rounding mode", ra);
+    }
+    set_float_rounding_mode(vpu_rounding[rm], &env->fp_status);
+    return saved;
+}
+
+/* One lane of an operation whose result is an f register lane. */
+static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
+                         uint32_t b, uint32_t c, uintptr_t ra)
+{
+    float_status *st = &env->fp_status;
+    unsigned f3 = FIELD_EX32(insn, VINSN, F3);
+    unsigned rs2 = FIELD_EX32(insn, VINSN, RS2);
+    static const int fma_flags[] = {
+        0, float_muladd_negate_c, float_muladd_negate_product,
+        float_muladd_negate_c | float_muladd_negate_product,
+    };
+
+    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM2) {
+        return float32_muladd(a, b, c, fma_flags[FIELD_EX32(insn, VINSN, FMT)],
+                              st);
+    }
+    switch (FIELD_EX32(insn, VINSN, F7)) {
+    case 0x00:
+        return float32_add(a, b, st);
+    case 0x04:
+        return float32_sub(a, b, st);
+    case 0x08:
+        return float32_mul(a, b, st);
+    case 0x0c:
+        return float32_div(a, b, st);
+    case 0x2c:
+        return float32_sqrt(a, st);
+    case 0x60:
+        return rs2 ? float32_to_uint32(a, st) : (uint32_t)float32_to_int32(a, st);
+    case 0x68:
+        return rs2 ? uint32_to_float32(a, st) : int32_to_float32(a, st);
+    case 0x10:      /* sign injection */
+        return (a & INT32_MAX) |
+               ((f3 == 0 ? b : f3 == 1 ? ~b : a ^ b) & 0x80000000u);
+    case 0x14:
+        return f3 ? float32_maximum_number(a, b, st)
+                  : float32_minimum_number(a, b, st);
+    case 0x50:
+        return -(uint32_t)(f3 == 0 ? float32_le(a, b, st) :
+                           f3 == 1 ? float32_lt(a, b, st) :
+                           float32_eq_quiet(a, b, st));
+    case 0x70:
+        return fclass_s(a);
+    case 0x03:
+        switch (f3) {
+        case 0: return a + b;
+        case 1: return a << (b & 31);
+        case 2: return ~a;
+        case 4: return a ^ b;
+        case 5: return a >> (b & 31);
+        case 6: return a | b;
+        default: return a & b;
+        }
+    case 0x07:
+        return f3 ? (uint32_t)((int32_t)a >> (b & 31)) : a - b;
+    case 0x0b:
+        return f3 == 0 ? a * b :
+               f3 == 1 ? (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32) :
+               (uint32_t)(((uint64_t)a * b) >> 32);
+    case 0x17:
+        switch (f3) {
+        case 0: return MIN((int32_t)a, (int32_t)b);
+        case 1: return MAX((int32_t)a, (int32_t)b);
+        case 2: return MIN(a, b);
+        default: return MAX(a, b);
+        }
+    case 0x53:
+        return -(uint32_t)(f3 == 0 ? (int32_t)a <= (int32_t)b :
+                           f3 == 1 ? (int32_t)a < (int32_t)b :
+                           f3 == 2 ? a == b : a < b);
+    default:
+        vpu_illegal(env, insn, "not modelled", ra);
+    }
+}
+
+static bool vpu_writes_mask(uint32_t insn)
+{
+    unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
+
+    return FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM2 &&
+           (f7 == 0x33 || ((f7 == 0x50 || f7 == 0x53) && f3 >= 4));
+}
+
+/* f register or mask register result */
+void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
+{
+    uintptr_t ra = GETPC();
+    Etsoc1HartEt *et = hart_et(env);
+    unsigned rd = FIELD_EX32(insn, VINSN, RD);
+    unsigned rs1 = FIELD_EX32(insn, VINSN, RS1);
+    unsigned rs2 = FIELD_EX32(insn, VINSN, RS2);
+    unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
+    uint32_t a[NL], b[NL], c[NL], r[NL];
+    uint8_t active = et->m[0], md = 0;
+    bool fp = FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM2 ||
+              f7 == 0x00 || f7 == 0x04 || f7 == 0x08 || f7 == 0x0c ||
+              f7 == 0x2c || f7 == 0x60 || f7 == 0x68;
+    FloatRoundMode saved = 0;
+    unsigned e;
+
+    if (f7 == 0x33 && FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM2) {
+        /* mask logic: all eight bits, not predicated */
+        uint8_t m1 = et->m[mreg(env, insn, rs1, ra)];
+        uint8_t m2 = f3 == 2 ? 0 : et->m[mreg(env, insn, rs2, ra)];
+
+        et->m[mreg(env, insn, rd, ra)] = f3 == 2 ? ~m1 : f3 == 4 ? m1 ^ m2 :
+                                         f3 == 6 ? m1 | m2 : m1 & m2;
+        return;
+    }
+    if (vpu_writes_mask(insn)) {
+        mreg(env, insn, rd, ra);
+    }
+    get_lanes(env, rs1, a);
+    get_lanes(env, rs2, b);
+    get_lanes(env, FIELD_EX32(insn, VINSN, RS3), c);
+    if (fp) {
+        saved = vpu_set_rm(env, insn, ra);
+    }
+    for (e = 0; e < NL; e++) {
+        if (!(active & (1u << e))) {
+            continue;
+        }
+        if (f7 == 0x53 && f3 == 4) {                    /* fsetm.pi */
+            md |= (a[e] != 0) << e;
+        } else if (vpu_writes_mask(insn)) {             /* flem/fltm/feqm */
+            md |= (vpu_lane(env, (insn & ~(0x7 << 12)) | ((f3 - 4) << 12),
+                            a[e], b[e], 0, ra) & 1) << e;
+        } else {
+            r[e] = vpu_lane(env, insn, a[e], b[e], c[e], ra);
+        }
+    }
+    if (fp) {
+        set_float_rounding_mode(saved, &env->fp_status);
+    }
+    if (vpu_writes_mask(insn)) {
+        et->m[rd] = md;
+    } else {
+        set_lanes(env, rd, r, active);
+    }
+}
+
+/* x register result */
+target_ulong HELPER(etsoc1_vop_x)(CPURISCVState *env, uint32_t insn)
+{
+    uintptr_t ra = GETPC();
+    Etsoc1HartEt *et = hart_et(env);
+    unsigned rs1 = FIELD_EX32(insn, VINSN, RS1);
+    uint32_t lanes[NL];
+    target_ulong packed = 0;
+    unsigned i;
+
+    switch (FIELD_EX32(insn, VINSN, F7)) {
+    case 0x70:      /* fmvz.x.ps / fmvs.x.ps: lane rs2[2:0] of f[rs1] */
+        get_lanes(env, rs1, lanes);
+        i = FIELD_EX32(insn, VINSN, RS2) & 7;
+        return FIELD_EX32(insn, VINSN, F3) ? (target_long)(int32_t)lanes[i]
+                                           : lanes[i];
+    case 0x29:      /* maskpopc */
+        return ctpop8(et->m[mreg(env, insn, rs1, ra)]);
+    case 0x2a:      /* maskpopcz */
+        return 8 - ctpop8(et->m[mreg(env, insn, rs1, ra)]);
+    default:        /* mova.x.m: m7..m0, a byte each */
+        for (i = 0; i < 8; i++) {
+            packed |= (target_ulong)et->m[i] << (8 * i);
+        }
+        return packed;
+    }
+}
+
+/* x register source: mova.m.x, fbcx.ps */
+void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
+                               uint32_t insn)
+{
+    Etsoc1HartEt *et = hart_et(env);
+    uint32_t v[NL];
+    unsigned i;
+
+    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM0) {      /* fbcx.ps */
+        for (i = 0; i < NL; i++) {
+            v[i] = x;
+        }
+        set_lanes(env, FIELD_EX32(insn, VINSN, RD), v, et->m[0]);
+        return;
+    }
+    for (i = 0; i < 8; i++) {                                   /* mova.m.x */
+        et->m[i] = x >> (8 * i);
+    }
+}
+
+/* fbc.ps, flw.ps, fsw.ps: active lanes only touch memory */
+void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t insn)
+{
+    uintptr_t ra = GETPC();
+    uint8_t active = hart_et(env)->m[0];
+    unsigned f3 = FIELD_EX32(insn, VINSN, F3), e;
+    uint32_t v[NL];
+
+    if (f3 == 6) {                                              /* fsw.ps */
+        get_lanes(env, FIELD_EX32(insn, VINSN, RS2), v);
+        for (e = 0; e < NL; e++) {
+            if (active & (1u << e)) {
+                cpu_stl_le_data_ra(env, addr + 4 * e, v[e], ra);
+            }
+        }
+        return;
+    }
+    for (e = 0; e < NL; e++) {
+        if (active & (1u << e)) {
+            v[e] = cpu_ldl_le_data_ra(env, f3 == 2 ? addr + 4 * e : addr, ra);
+        }
+    }
+    set_lanes(env, FIELD_EX32(insn, VINSN, RD), v, active);
+}
