@@ -413,12 +413,43 @@ def fabric_tests():
 
 # ---- ISA ----------------------------------------------------------------------
 
+VPU_IN = [0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
+          0x00000001, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
+          0x7f812345, 0x3eaaaaab, 0x40490fdb, 0xcb7fffff]   # guest-kernels/isa/vpu_fp.c
+
+
+def vpu_fp_test():
+    """Packed FP lanes and flags against tests/f32ref.py, per operation."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import f32ref
+    rc, out, _ = run(qemu_cmd('vpu_fp', 1), 120)
+    lines = re.findall(r'^(\w+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
+                       r'((?: [0-9a-f]{2}){16})$', out, re.M)
+    for op in f32ref.OPS:
+        checked, bad = 0, []
+        for name, rm, i, res, flags in lines:
+            if name != op:
+                continue
+            rm, i = int(rm), int(i)
+            for j, (r, f) in enumerate(zip(res.split(), flags.split())):
+                want = f32ref.OPS[op](VPU_IN[i], VPU_IN[j], VPU_IN[(i + j) % 16], rm)
+                checked += 1
+                if (int(r, 16), int(f, 16)) != want:
+                    bad.append(f'rm {rm} a {VPU_IN[i]:08x} b {VPU_IN[j]:08x}: '
+                               f'{r} flags {f}, want {want[0]:08x} flags {want[1]:02x}')
+        report(rc == 0 and checked == 5 * 256 and not bad,
+               f'isa {op}.ps: 256 operand pairs x 5 rounding modes ({checked} lanes), results and '
+               f'fflags bit-exact against the reference', '\n'.join(bad[:20]))
+
 def isa_tests():
     for accel in ('', 'thread=single'):
         guest('isa atomics: known answers and faults', 'atomics', 1, accel,
               expect=[r'^1\.\.51$'])
     guest('isa cache control and maintenance CSRs', 'cacheops', 1,
           expect=[r'^1\.\.19$'])
+    guest('isa packed integer, mask, move and memory ops', 'vpu_int', 1,
+          expect=[r'^1\.\.34$'])
+    vpu_fp_test()
     guest('isa atomics under contention', 'contention', 2,
           expect=[r'^# 128 harts$', r'^1\.\.11$'])
     guest('isa atomics under contention, 2,048 harts', 'contention', 32,

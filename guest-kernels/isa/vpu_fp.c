@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Packed-single FP known answers: every FP operation, every rounding mode
+ * (through frm), every pair of 16 inputs (normal, signed zero, subnormal,
+ * extremes, infinities, quiet and signalling NaNs with payloads).  Each
+ * result lane is computed alone (m0 = one lane) so that its fflags can be
+ * read; the lines printed here are checked by tests/run.py against its own
+ * exact-arithmetic reference (tests/f32ref.py).
+ *
+ *   "<op> <rm> <i>: <16 results> | <16 fflags>"   lane j uses a = IN[i]
+ *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops.
+ */
+#include "etsoc1.h"
+#include "et-vpu.h"
+
+static const uint32_t in[16] __attribute__((aligned(32))) = {
+    0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
+    0x00000001, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
+    0x7f812345, 0x3eaaaaab, 0x40490fdb, 0xcb7fffff,
+};
+
+static uint32_t cvec[32] __attribute__((aligned(32)));
+static uint32_t out[8] __attribute__((aligned(32)));
+
+enum { ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD, NOPS };
+static const char *const names[NOPS] = {
+    "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
+    "fmadd", "fmsub", "fnmsub", "fnmadd",
+};
+
+/* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 */
+static void run(unsigned op)
+{
+    switch (op) {
+    case ADD: VOP(0x00, 7, f4, f1, f2); break;
+    case SUB: VOP(0x04, 7, f4, f1, f2); break;
+    case MUL: VOP(0x08, 7, f4, f1, f2); break;
+    case DIV: VOP(0x0c, 7, f4, f1, f2); break;
+    case SQRT: VOP(0x2c, 7, f4, f2, f0); break;
+    case MIN: VOP(0x14, 0, f4, f1, f2); break;
+    case MAX: VOP(0x14, 1, f4, f1, f2); break;
+    case FMADD: VFMA(0, f4, f1, f2, f3); break;
+    case FMSUB: VFMA(1, f4, f1, f2, f3); break;
+    case FNMSUB: VFMA(2, f4, f1, f2, f3); break;
+    default: VFMA(3, f4, f1, f2, f3); break;
+    }
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned op, rm, i, half, e, k;
+    uint32_t res[16], flags[16];
+
+    if (hartid != 0) {
+        return 0;
+    }
+    for (k = 0; k < 32; k++) {
+        cvec[k] = in[k % 16];
+    }
+    for (op = 0; op < NOPS; op++) {
+        for (rm = 0; rm < 5; rm++) {
+            csr_write(frm, rm);
+            for (i = 0; i < 16; i++) {
+                set_m0(0xff);
+                FBC_PS(f1, &in[i]);
+                for (half = 0; half < 2; half++) {
+                    set_m0(0xff);
+                    FLW_PS(f2, &in[half * 8]);
+                    FLW_PS(f3, &cvec[i + half * 8]);
+                    for (e = 0; e < 8; e++) {
+                        set_m0(1u << e);
+                        csr_write(fflags, 0);
+                        run(op);
+                        flags[half * 8 + e] = csr_read(fflags);
+                    }
+                    set_m0(0xff);
+                    FSW_PS(f4, out);
+                    for (e = 0; e < 8; e++) {
+                        res[half * 8 + e] = out[e];
+                    }
+                }
+                print("%s %u %u:", names[op], rm, i);
+                for (k = 0; k < 16; k++) {
+                    print(" %08x", res[k]);
+                }
+                print(" |");
+                for (k = 0; k < 16; k++) {
+                    print(" %02x", flags[k]);
+                }
+                print("\n");
+            }
+        }
+    }
+    print("vpu_fp: done\n");
+    return 0;
+}

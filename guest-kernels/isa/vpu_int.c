@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Packed-single integer, mask, move and memory instructions, hart 0, TAP.
+ * Expected values are computed here in plain C.
+ */
+#include "etsoc1.h"
+#include "et-vpu.h"
+#include "tap.h"
+
+static uint32_t A[8] __attribute__((aligned(32))) = {
+    0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 12345, 0xdeadbeef, 0x00ff00ff,
+};
+static uint32_t B[8] __attribute__((aligned(32))) = {
+    3, 0xffffffff, 1, 0x80000000, 31, 0xfffffff0, 7, 0x12345678,
+};
+static uint32_t buf[8] __attribute__((aligned(32)));
+static volatile uint64_t trap_cause, traps;
+
+void trap_handler(struct trap_frame *f)
+{
+    trap_cause = f->mcause;
+    traps++;
+    f->mepc += 4;
+}
+
+static void store_f4(void)
+{
+    set_m0(0xff);
+    FSW_PS(f4, buf);
+}
+
+static unsigned check_lanes(uint32_t (*ref)(uint32_t, uint32_t))
+{
+    unsigned e, bad = 0;
+
+    store_f4();
+    for (e = 0; e < 8; e++) {
+        bad += buf[e] != ref(A[e], B[e]);
+    }
+    return bad;
+}
+
+#define REF(name, expr) \
+    static uint32_t name(uint32_t a, uint32_t b) { return (expr); }
+REF(r_add, a + b)
+REF(r_sub, a - b)
+REF(r_mul, a * b)
+REF(r_mulh, (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32))
+REF(r_mulhu, (uint32_t)(((uint64_t)a * b) >> 32))
+REF(r_and, a & b)
+REF(r_or, a | b)
+REF(r_xor, a ^ b)
+REF(r_not, ~a)
+REF(r_sll, a << (b & 31))
+REF(r_srl, a >> (b & 31))
+REF(r_sra, (uint32_t)((int32_t)a >> (b & 31)))
+REF(r_min, (int32_t)a < (int32_t)b ? a : b)
+REF(r_max, (int32_t)a > (int32_t)b ? a : b)
+REF(r_minu, a < b ? a : b)
+REF(r_maxu, a > b ? a : b)
+REF(r_le, (int32_t)a <= (int32_t)b ? ~0u : 0)
+REF(r_lt, (int32_t)a < (int32_t)b ? ~0u : 0)
+REF(r_eq, a == b ? ~0u : 0)
+REF(r_ltu, a < b ? ~0u : 0)
+
+#define T(f7, f3, ref, what) do {                                   \
+        set_m0(0xff);                                               \
+        VOP(f7, f3, f4, f1, f2);                                    \
+        CHECK(check_lanes(ref) == 0, what);                         \
+    } while (0)
+
+static uint64_t fmv_lane(unsigned lane, int sign)
+{
+    uint64_t r;
+
+    switch (lane + 8 * sign) {
+#define L(n) case n: __asm__ volatile(".insn r 0x7b, 0, 0x70, %0, f4, x" #n \
+                                      : "=r"(r)); break;
+    L(0) L(1) L(2) L(3) L(4) L(5) L(6) L(7)
+#undef L
+    case 11: __asm__ volatile(".insn r 0x7b, 2, 0x70, %0, f4, x3" : "=r"(r));
+        break;
+    default: r = 0;
+    }
+    return r;
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned e, bad;
+    uint64_t m;
+
+    if (hartid != 0) {
+        return 0;
+    }
+    CHECK_EQ(mova_x_m() & 0xff, 0xff, "m0 is all ones at reset");
+    set_m0(0xff);
+    FLW_PS(f1, A);
+    FLW_PS(f2, B);
+    T(0x03, 0, r_add, "fadd.pi");
+    T(0x07, 0, r_sub, "fsub.pi");
+    T(0x0b, 0, r_mul, "fmul.pi");
+    T(0x0b, 1, r_mulh, "fmulh.pi");
+    T(0x0b, 2, r_mulhu, "fmulhu.pi");
+    T(0x03, 7, r_and, "fand.pi");
+    T(0x03, 6, r_or, "for.pi");
+    T(0x03, 4, r_xor, "fxor.pi");
+    set_m0(0xff);
+    VOP(0x03, 2, f4, f1, f0);
+    CHECK(check_lanes(r_not) == 0, "fnot.pi");
+    T(0x03, 1, r_sll, "fsll.pi");
+    T(0x03, 5, r_srl, "fsrl.pi");
+    T(0x07, 5, r_sra, "fsra.pi");
+    T(0x17, 0, r_min, "fmin.pi");
+    T(0x17, 1, r_max, "fmax.pi");
+    T(0x17, 2, r_minu, "fminu.pi");
+    T(0x17, 3, r_maxu, "fmaxu.pi");
+    T(0x53, 0, r_le, "fle.pi");
+    T(0x53, 1, r_lt, "flt.pi");
+    T(0x53, 2, r_eq, "feq.pi");
+    T(0x53, 3, r_ltu, "fltu.pi");
+
+    /* m0 predicates every packed write */
+    set_m0(0xff);
+    VOP(0x03, 0, f4, f1, f2);                   /* f4 = A + B */
+    set_m0(0x5a);
+    VOP(0x03, 7, f4, f1, f2);                   /* lanes 1,3,4,6 = A & B */
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != ((0x5a >> e & 1) ? (A[e] & B[e]) : A[e] + B[e]);
+    }
+    CHECK(bad == 0, "lanes with m0 clear keep their value");
+    set_m0(0);
+    VOP(0x03, 4, f4, f1, f2);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != ((0x5a >> e & 1) ? (A[e] & B[e]) : A[e] + B[e]);
+    }
+    CHECK(bad == 0, "m0 = 0 writes nothing");
+
+    /* compares into masks, mask logic, popcount, mova */
+    set_m0(0xff);
+    VOP(0x53, 4, f1, f1, f0);                   /* fsetm.pi m1 = A != 0 */
+    VOP(0x50, 4, f2, f1, f2);                   /* flem.ps m2 (floats) */
+    m = mova_x_m();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += ((m >> 8) >> e & 1) != (A[e] != 0);
+    }
+    CHECK(bad == 0, "fsetm.pi sets m1 from non-zero lanes");
+    mova_m_x(0x0102040810204080ULL | 0xff);
+    CHECK_EQ(mova_x_m(), 0x01020408102040ffULL, "mova.m.x / mova.x.m");
+    mova_m_x(0x00000000000f37ffULL);            /* m1 = 0x37, m2 = 0x0f */
+    VOP(0x33, 7, f3, f1, f2);                   /* maskand m3 = m1 & m2 */
+    VOP(0x33, 6, f4, f1, f2);                   /* maskor m4 */
+    VOP(0x33, 4, f5, f1, f2);                   /* maskxor m5 */
+    VOP(0x33, 2, f6, f1, f0);                   /* masknot m6 = ~m1 */
+    m = mova_x_m();
+    CHECK_EQ((m >> 24) & 0xffffffff, 0xc8383f07ULL,
+             "maskand, maskor, maskxor, masknot");
+    {
+        uint64_t pc, pz;
+
+        __asm__ volatile(".insn r 0x7b, 0, 0x29, %0, x1, x0" : "=r"(pc));
+        __asm__ volatile(".insn r 0x7b, 0, 0x2a, %0, x1, x0" : "=r"(pz));
+        CHECK(pc == 5 && pz == 3, "maskpopc / maskpopcz of m1 = 0x37");
+    }
+    traps = 0;
+    __asm__ volatile(".insn r 0x7b, 7, 0x33, x8, x1, x2");   /* md = 8 */
+    CHECK(traps == 1 && trap_cause == 2, "mask register field above m7 traps");
+
+    /* memory: masked stores, broadcasts */
+    for (e = 0; e < 8; e++) {
+        buf[e] = 0x55555555;
+    }
+    set_m0(0x81);
+    FSW_PS(f1, buf);
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != ((e == 0 || e == 7) ? A[e] : 0x55555555);
+    }
+    CHECK(bad == 0, "fsw.ps stores only the m0 lanes");
+    set_m0(0xff);
+    FBC_PS(f4, &B[5]);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != B[5];
+    }
+    CHECK(bad == 0, "fbc.ps broadcasts a word");
+    FBCX_PS(f4, 0x123456789abcdef0ULL);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != 0x9abcdef0;
+    }
+    CHECK(bad == 0, "fbcx.ps broadcasts x[31:0]");
+    set_m0(0xff);
+    FLW_PS(f4, A);
+    CHECK(fmv_lane(6, 0) == 0xdeadbeef && fmv_lane(3, 1) == 0xffffffff80000000ULL,
+          "fmvz.x.ps / fmvs.x.ps read one lane");
+
+    /* scalar F writes clear lanes 1-7 */
+    __asm__ volatile("fmv.w.x f4, %0" :: "r"(0x3f800000));
+    store_f4();
+    for (e = 1, bad = 0; e < 8; e++) {
+        bad += buf[e] != 0;
+    }
+    CHECK(buf[0] == 0x3f800000 && bad == 0, "a scalar F write zeroes lanes 1-7");
+
+    /* FS = Off: packed instructions are illegal */
+    traps = 0;
+    csr_clear(mstatus, 3 << 13);
+    VOP(0x03, 0, f4, f1, f2);
+    csr_set(mstatus, 1 << 13);
+    CHECK(traps == 1 && trap_cause == 2, "packed instruction with FS=Off traps");
+    return tap_done();
+}

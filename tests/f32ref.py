@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A reference for RISC-V single-precision arithmetic, written for the
+tests: exact rational arithmetic, then rounding to binary32 in each RISC-V
+rounding mode, with the RISC-V exception flags and NaN rules (any NaN
+result is the canonical 0x7fc00000; tininess is detected after rounding).
+Independent of QEMU's softfloat.
+
+Flags: NV 0x10, DZ 0x08, OF 0x04, UF 0x02, NX 0x01.
+Rounding modes: 0 RNE, 1 RTZ, 2 RDN, 3 RUP, 4 RMM.
+"""
+from fractions import Fraction
+from math import isqrt
+
+NV, DZ, OF, UF, NX = 0x10, 0x08, 0x04, 0x02, 0x01
+QNAN = 0x7fc00000
+MIN_NORMAL = Fraction(1, 2 ** 126)
+MAX_FINITE = Fraction(2 ** 24 - 1) * 2 ** 104
+
+
+class F:
+    """A decoded binary32: kind 'nan' (snan flag), 'inf' or 'num'."""
+
+    def __init__(self, bits):
+        self.bits = bits
+        self.neg = bool(bits >> 31)
+        exp, man = (bits >> 23) & 0xff, bits & 0x7fffff
+        if exp == 0xff:
+            self.kind = 'nan' if man else 'inf'
+            self.snan = bool(man) and not (man >> 22)
+        else:
+            self.kind = 'num'
+            self.snan = False
+            mag = Fraction(man, 2 ** 149) if exp == 0 else \
+                Fraction(man | 1 << 23, 2 ** 150) * 2 ** exp
+            self.val = -mag if self.neg else mag
+
+    def is_zero(self):
+        return self.kind == 'num' and self.val == 0
+
+
+def _round_int(q, rm, neg):
+    """Round the non-negative Fraction q to an integer (magnitude)."""
+    fl = q.numerator // q.denominator
+    rem = q - fl
+    if rem == 0:
+        return fl
+    if rm == 0:
+        return fl + 1 if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2) else fl
+    if rm == 1:
+        return fl
+    if rm == 2:
+        return fl + 1 if neg else fl
+    if rm == 3:
+        return fl if neg else fl + 1
+    return fl + 1 if rem >= Fraction(1, 2) else fl
+
+
+def _exp2_floor(a):
+    """e with 2**e <= a < 2**(e+1), for a Fraction a > 0."""
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    elif Fraction(2) ** (e + 1) <= a:
+        e += 1
+    return e
+
+
+def round_f32(x, rm, zero_neg=False):
+    """(bits, flags) of the exact value x rounded to binary32."""
+    if x == 0:
+        return (0x80000000 if zero_neg else 0), 0
+    neg = x < 0
+    a = -x if neg else x
+    e = _exp2_floor(a)
+    # unbounded exponent, 24-bit significand: tininess after rounding
+    q = _round_int(a / Fraction(2) ** (e - 23), rm, neg)
+    tiny = q * Fraction(2) ** (e - 23) < MIN_NORMAL
+    # the real format: at most 2**-149 resolution
+    step = max(e - 23, -149)
+    q = _round_int(a / Fraction(2) ** step, rm, neg)
+    r = q * Fraction(2) ** step
+    flags = NX if r != a else 0
+    if r > MAX_FINITE:
+        flags |= OF | NX
+        to_inf = rm in (0, 4) or (rm == 2 and neg) or (rm == 3 and not neg)
+        bits = 0x7f800000 if to_inf else 0x7f7fffff
+        return bits | (neg << 31), flags
+    if tiny and flags & NX:
+        flags |= UF
+    if r == 0:
+        return (neg << 31), flags
+    e = _exp2_floor(r)
+    if e < -126:
+        bits = int(r * 2 ** 149)
+    else:
+        bits = (e + 127) << 23 | (int(r / Fraction(2) ** (e - 23)) - (1 << 23))
+    return bits | (neg << 31), flags
+
+
+def _nan_in(*ops):
+    """The NaN result and flags if any operand is a NaN, else None."""
+    if any(o.kind == 'nan' for o in ops):
+        return QNAN, NV if any(o.snan for o in ops) else 0
+    return None
+
+
+def add(a, b, rm, negate_b=False):
+    a, b = F(a), F(b)
+    r = _nan_in(a, b)
+    if r:
+        return r
+    bneg = b.neg != negate_b
+    if a.kind == 'inf' or b.kind == 'inf':
+        if a.kind == 'inf' and b.kind == 'inf' and a.neg != bneg:
+            return QNAN, NV
+        neg = a.neg if a.kind == 'inf' else bneg
+        return 0x7f800000 | neg << 31, 0
+    bv = -b.val if negate_b else b.val
+    s = a.val + bv
+    if s == 0:
+        # exact zero: -0 only for (-0) + (-0), or any zero sum under RDN
+        both_neg = a.is_zero() and b.is_zero() and a.neg and bneg
+        return round_f32(s, rm, zero_neg=both_neg or
+                         (rm == 2 and not (a.is_zero() and b.is_zero() and
+                                           not a.neg and not bneg)))
+    return round_f32(s, rm)
+
+
+def mul(a, b, rm):
+    a, b = F(a), F(b)
+    r = _nan_in(a, b)
+    if r:
+        return r
+    neg = a.neg != b.neg
+    if a.kind == 'inf' or b.kind == 'inf':
+        if a.is_zero() or b.is_zero():
+            return QNAN, NV
+        return 0x7f800000 | neg << 31, 0
+    return round_f32(a.val * b.val, rm, zero_neg=neg)
+
+
+def div(a, b, rm):
+    a, b = F(a), F(b)
+    r = _nan_in(a, b)
+    if r:
+        return r
+    neg = a.neg != b.neg
+    if a.kind == 'inf':
+        return (QNAN, NV) if b.kind == 'inf' else (0x7f800000 | neg << 31, 0)
+    if b.kind == 'inf':
+        return neg << 31, 0
+    if b.is_zero():
+        return (QNAN, NV) if a.is_zero() else (0x7f800000 | neg << 31, DZ)
+    return round_f32(a.val / b.val, rm, zero_neg=neg)
+
+
+def sqrt(a, rm):
+    a = F(a)
+    r = _nan_in(a)
+    if r:
+        return r
+    if a.is_zero():
+        return a.bits, 0
+    if a.neg:
+        return QNAN, NV
+    if a.kind == 'inf':
+        return 0x7f800000, 0
+    k = 200     # sqrt(a) to 200 fractional bits; exact, or strictly between
+    n = a.val * 4 ** k
+    root = isqrt(n.numerator // n.denominator)
+    if Fraction(root) ** 2 == n:
+        return round_f32(Fraction(root, 2 ** k), rm)
+    return round_f32(Fraction(2 * root + 1, 2 ** (k + 1)), rm)
+
+
+def fma(a, b, c, rm, negate_product=False, negate_c=False):
+    a, b, c = F(a), F(b), F(c)
+    if (a.kind == 'inf' and b.is_zero()) or (b.kind == 'inf' and a.is_zero()):
+        return QNAN, NV
+    r = _nan_in(a, b, c)
+    if r:
+        return r
+    pneg = (a.neg != b.neg) != negate_product
+    cneg = c.neg != negate_c
+    if a.kind == 'inf' or b.kind == 'inf':
+        if c.kind == 'inf' and cneg != pneg:
+            return QNAN, NV
+        return 0x7f800000 | pneg << 31, 0
+    if c.kind == 'inf':
+        return 0x7f800000 | cneg << 31, 0
+    p = a.val * b.val * (-1 if negate_product else 1)
+    cv = -c.val if negate_c else c.val
+    s = p + cv
+    if s == 0:
+        pzero_neg = pneg if p == 0 else None
+        czero = c.is_zero()
+        both_neg = p == 0 and czero and pneg and cneg
+        all_pos_zero = p == 0 and czero and not pneg and not cneg
+        return round_f32(s, rm, zero_neg=both_neg or (rm == 2 and not all_pos_zero))
+    return round_f32(s, rm)
+
+
+def minmax(a, b, is_max):
+    """IEEE 754-2019 minimumNumber / maximumNumber (RISC-V fmin/fmax)."""
+    fa, fb = F(a), F(b)
+    flags = NV if fa.snan or fb.snan else 0
+    if fa.kind == 'nan' and fb.kind == 'nan':
+        return QNAN, flags
+    if fa.kind == 'nan':
+        return b, flags
+    if fb.kind == 'nan':
+        return a, flags
+
+    def key(f):
+        v = {'inf': Fraction(10) ** 50}.get(f.kind) if f.kind == 'inf' else f.val
+        if f.kind == 'inf' and f.neg:
+            v = -v
+        return (v, 0 if f.neg else 1)     # -0 below +0
+    pick_a = key(fa) >= key(fb) if is_max else key(fa) <= key(fb)
+    return (a if pick_a else b), flags
+
+
+OPS = {
+    'fadd': lambda a, b, c, rm: add(a, b, rm),
+    'fsub': lambda a, b, c, rm: add(a, b, rm, negate_b=True),
+    'fmul': lambda a, b, c, rm: mul(a, b, rm),
+    'fdiv': lambda a, b, c, rm: div(a, b, rm),
+    'fsqrt': lambda a, b, c, rm: sqrt(b, rm),
+    'fmin': lambda a, b, c, rm: minmax(a, b, False),
+    'fmax': lambda a, b, c, rm: minmax(a, b, True),
+    'fmadd': lambda a, b, c, rm: fma(a, b, c, rm),
+    'fmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_c=True),
+    'fnmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True),
+    'fnmadd': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True,
+                                     negate_c=True),
+}
