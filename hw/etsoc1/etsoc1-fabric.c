@@ -94,29 +94,6 @@ static unsigned etsoc1_gid(Etsoc1MinionCPU *cpu)
     return cpu->parent_obj.env.mhartid / ETSOC1_THREADS;
 }
 
-/* ---- register lanes ------------------------------------------------------ */
-
-/*
- * Lane 0 of f register @r is the scalar F register (NaN-boxed inside QEMU,
- * which a guest without D cannot observe); lanes 1-7 are env->et_fhi
- * (qemu-patches/0004).
- */
-static uint32_t freg_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane)
-{
-    return lane ? cpu->parent_obj.env.et_fhi[r][lane - 1]
-                : (uint32_t)cpu->parent_obj.env.fpr[r];
-}
-
-static void freg_set_lane(Etsoc1MinionCPU *cpu, unsigned r, unsigned lane,
-                          uint32_t v)
-{
-    if (lane) {
-        cpu->parent_obj.env.et_fhi[r][lane - 1] = v;
-    } else {
-        cpu->parent_obj.env.fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
-    }
-}
-
 static uint32_t etsoc1_combine(unsigned func, uint32_t snd, uint32_t rcv,
                                float_status *st)
 {
@@ -175,9 +152,11 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
         unsigned fs = (s->start + k) % 32, fr = (r->start + k) % 32;
 
         for (lane = 0; lane < ETSOC1_FLANES; lane++) {
-            freg_set_lane(rcv, fr, lane,
-                          etsoc1_combine(r->func, freg_lane(snd, fs, lane),
-                                         freg_lane(rcv, fr, lane), st));
+            etsoc1_set_flane(&rcv->parent_obj.env, fr, lane,
+                etsoc1_combine(r->func, etsoc1_flane(&snd->parent_obj.env, fs,
+                                                     lane),
+                               etsoc1_flane(&rcv->parent_obj.env, fr, lane),
+                               st));
         }
     }
     set_float_rounding_mode(saved, st);

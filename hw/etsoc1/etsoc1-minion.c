@@ -672,24 +672,20 @@ static char *etsoc1_fvec_xml;
 
 static int etsoc1_gdb_get_fvec(CPURISCVState *env, GByteArray *buf, int n)
 {
-    Etsoc1MinionCPU *cpu = env_minion(env);
     int lane;
 
-    gdb_get_reg32(buf, (uint32_t)env->fpr[n]);
-    for (lane = 1; lane < ETSOC1_FLANES; lane++) {
-        gdb_get_reg32(buf, cpu->parent_obj.env.et_fhi[n][lane - 1]);
+    for (lane = 0; lane < ETSOC1_FLANES; lane++) {
+        gdb_get_reg32(buf, etsoc1_flane(env, n, lane));
     }
     return 4 * ETSOC1_FLANES;
 }
 
 static int etsoc1_gdb_set_fvec(CPURISCVState *env, uint8_t *buf, int n)
 {
-    Etsoc1MinionCPU *cpu = env_minion(env);
     int lane;
 
-    env->fpr[n] = MAKE_64BIT_MASK(32, 32) | ldl_le_p(buf);
-    for (lane = 1; lane < ETSOC1_FLANES; lane++) {
-        cpu->parent_obj.env.et_fhi[n][lane - 1] = ldl_le_p(buf + 4 * lane);
+    for (lane = 0; lane < ETSOC1_FLANES; lane++) {
+        etsoc1_set_flane(env, n, lane, ldl_le_p(buf + 4 * lane));
     }
     return 4 * ETSOC1_FLANES;
 }

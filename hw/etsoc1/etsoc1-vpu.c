@@ -51,9 +51,8 @@ static void get_lanes(CPURISCVState *env, unsigned r, uint32_t *v)
 {
     unsigned e;
 
-    v[0] = env->fpr[r];
-    for (e = 1; e < NL; e++) {
-        v[e] = env->et_fhi[r][e - 1];
+    for (e = 0; e < NL; e++) {
+        v[e] = etsoc1_flane(env, r, e);
     }
 }
 
@@ -63,12 +62,9 @@ static void set_lanes(CPURISCVState *env, unsigned r, const uint32_t *v,
 {
     unsigned e;
 
-    if (active & 1) {
-        env->fpr[r] = MAKE_64BIT_MASK(32, 32) | v[0];
-    }
-    for (e = 1; e < NL; e++) {
+    for (e = 0; e < NL; e++) {
         if (active & (1u << e)) {
-            env->et_fhi[r][e - 1] = v[e];
+            etsoc1_set_flane(env, r, e, v[e]);
         }
     }
 }

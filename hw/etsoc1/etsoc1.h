@@ -255,6 +255,26 @@ struct Etsoc1MachineState {
     int on_deadlock;        /* Etsoc1OnDeadlock */
 };
 
+/*
+ * Lane @lane of f register @r: lane 0 is fpr[r], which QEMU keeps NaN-boxed
+ * (a guest without D cannot see the box); lanes 1-7 are env->et_fhi.
+ */
+static inline uint32_t etsoc1_flane(CPURISCVState *env, unsigned r,
+                                    unsigned lane)
+{
+    return lane ? env->et_fhi[r][lane - 1] : (uint32_t)env->fpr[r];
+}
+
+static inline void etsoc1_set_flane(CPURISCVState *env, unsigned r,
+                                    unsigned lane, uint32_t v)
+{
+    if (lane) {
+        env->et_fhi[r][lane - 1] = v;
+    } else {
+        env->fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
+    }
+}
+
 /* etsoc1-minion.c */
 void etsoc1_minion_register_csrs(void);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
