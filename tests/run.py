@@ -448,7 +448,7 @@ def isa_tests():
     guest('isa cache control and maintenance CSRs', 'cacheops', 1,
           expect=[r'^1\.\.19$'])
     guest('isa packed integer, mask, move and memory ops', 'vpu_int', 1,
-          expect=[r'^1\.\.34$'])
+          expect=[r'^1\.\.46$'])
     vpu_fp_test()
     guest('isa atomics under contention', 'contention', 2,
           expect=[r'^# 128 harts$', r'^1\.\.11$'])

@@ -11,7 +11,7 @@ static uint32_t A[8] __attribute__((aligned(32))) = {
     0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 12345, 0xdeadbeef, 0x00ff00ff,
 };
 static uint32_t B[8] __attribute__((aligned(32))) = {
-    3, 0xffffffff, 1, 0x80000000, 31, 0xfffffff0, 7, 0x12345678,
+    0, 0xffffffff, 1, 0xffffffff, 31, 0xfffffff0, 7, 0x12345678,
 };
 static uint32_t buf[8] __attribute__((aligned(32)));
 static volatile uint64_t trap_cause, traps;
@@ -62,6 +62,19 @@ REF(r_le, (int32_t)a <= (int32_t)b ? ~0u : 0)
 REF(r_lt, (int32_t)a < (int32_t)b ? ~0u : 0)
 REF(r_eq, a == b ? ~0u : 0)
 REF(r_ltu, a < b ? ~0u : 0)
+/* RISC-V division: no traps; x/0 = -1, x%0 = x, INT_MIN/-1 = INT_MIN */
+REF(r_div, b == 0 ? ~0u : (a == 0x80000000u && b == ~0u) ? a :
+    (uint32_t)((int32_t)a / (int32_t)b))
+REF(r_divu, b == 0 ? ~0u : a / b)
+REF(r_rem, b == 0 ? a : (a == 0x80000000u && b == ~0u) ? 0 :
+    (uint32_t)((int32_t)a % (int32_t)b))
+REF(r_remu, b == 0 ? a : a % b)
+REF(r_slli5, a << 5)
+REF(r_srli5, a >> 5)
+REF(r_srai5, (uint32_t)((int32_t)a >> 5))
+REF(r_sat8, (uint32_t)((int32_t)a < -128 ? -128 : (int32_t)a > 127 ? 127 :
+                       (int32_t)a))
+REF(r_satu8, (int32_t)a < 0 ? 0 : (int32_t)a > 255 ? 255 : a)
 
 #define T(f7, f3, ref, what) do {                                   \
         set_m0(0xff);                                               \
@@ -119,6 +132,44 @@ int main(uint64_t hartid, const void *fdt)
     T(0x53, 1, r_lt, "flt.pi");
     T(0x53, 2, r_eq, "feq.pi");
     T(0x53, 3, r_ltu, "fltu.pi");
+    T(0x0f, 0, r_div, "fdiv.pi (incl. x/0 and INT_MIN/-1)");
+    T(0x0f, 1, r_divu, "fdivu.pi");
+    T(0x0f, 2, r_rem, "frem.pi");
+    T(0x0f, 3, r_remu, "fremu.pi");
+    set_m0(0xff);
+    VOP(0x27, 1, f4, f1, f5);               /* rs2 field = shamt 5 */
+    CHECK(check_lanes(r_slli5) == 0, "fslli.pi");
+    VOP(0x27, 5, f4, f1, f5);
+    CHECK(check_lanes(r_srli5) == 0, "fsrli.pi");
+    VOP(0x27, 7, f4, f1, f5);
+    CHECK(check_lanes(r_srai5) == 0, "fsrai.pi");
+    set_m0(0xff);
+    VOP(0x03, 3, f4, f1, f0);
+    CHECK(check_lanes(r_sat8) == 0, "fsat8.pi");
+    set_m0(0xff);
+    VOP(0x03, 3, f4, f1, f1);               /* rs2 field = 1 */
+    CHECK(check_lanes(r_satu8) == 0, "fsatu8.pi");
+    set_m0(0x0f);
+    __asm__ volatile(".insn r 0x77, 0, 0, f4, f1, f2");
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != (e < 4 ? A[e] : B[e]);
+    }
+    CHECK(bad == 0, "fcmovm.ps selects by m0, writing every lane");
+    set_m0(0x3c);
+    __asm__ volatile(".insn u 0x5f, f4, 0x80000");
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != ((0x3c >> e & 1) ? 0xfff80000u : (e < 4 ? A[e] : B[e]));
+    }
+    CHECK(bad == 0, "fbci.pi broadcasts the sign-extended immediate (m0 lanes)");
+    set_m0(0xff);
+    VOP(0x1f, 0, f1, f1, f2);               /* fltm.pi m1 */
+    m = mova_x_m() >> 8 & 0xff;
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += (m >> e & 1) != ((int32_t)A[e] < (int32_t)B[e]);
+    }
+    CHECK(bad == 0, "fltm.pi sets m1");
 
     /* m0 predicates every packed write */
     set_m0(0xff);

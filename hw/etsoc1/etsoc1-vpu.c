@@ -41,6 +41,8 @@ FIELD(VINSN, RS3, 27, 5)
 
 #define OPC_CUSTOM0  0x0b
 #define OPC_CUSTOM2  0x5b
+#define OPC_FBCI_PI  0x5f
+#define OPC_FCMOVM   0x77
 
 static Etsoc1HartEt *hart_et(CPURISCVState *env)
 {
@@ -157,6 +159,9 @@ static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
         case 0: return a + b;
         case 1: return a << (b & 31);
         case 2: return ~a;
+        case 3:     /* fsat8.pi (rs2 0) / fsatu8.pi (rs2 1) */
+            return rs2 ? (uint32_t)MIN(MAX((int32_t)a, 0), 255)
+                       : (uint32_t)MIN(MAX((int32_t)a, -128), 127);
         case 4: return a ^ b;
         case 5: return a >> (b & 31);
         case 6: return a | b;
@@ -168,6 +173,25 @@ static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
         return f3 == 0 ? a * b :
                f3 == 1 ? (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32) :
                (uint32_t)(((uint64_t)a * b) >> 32);
+    case 0x0f:      /* RISC-V division rules: no trap, fixed results */
+        switch (f3) {
+        case 0:
+            return b == 0 ? UINT32_MAX :
+                   (a == 0x80000000u && b == UINT32_MAX) ? a :
+                   (uint32_t)((int32_t)a / (int32_t)b);
+        case 1:
+            return b == 0 ? UINT32_MAX : a / b;
+        case 2:
+            return b == 0 ? a : (a == 0x80000000u && b == UINT32_MAX) ? 0 :
+                   (uint32_t)((int32_t)a % (int32_t)b);
+        default:
+            return b == 0 ? a : a % b;
+        }
+    case 0x27:      /* fslli/fsrli/fsrai.pi: shamt in the rs2 field */
+        return f3 == 1 ? a << rs2 : f3 == 5 ? a >> rs2
+                                            : (uint32_t)((int32_t)a >> rs2);
+    case 0x1f:      /* fltm.pi */
+        return -(uint32_t)((int32_t)a < (int32_t)b);
     case 0x17:
         switch (f3) {
         case 0: return MIN((int32_t)a, (int32_t)b);
@@ -188,8 +212,8 @@ static bool vpu_writes_mask(uint32_t insn)
 {
     unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
 
-    return FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM2 &&
-           (f7 == 0x33 || ((f7 == 0x50 || f7 == 0x53) && f3 >= 4));
+    return FIELD_EX32(insn, VINSN, OPCODE) == 0x7b &&
+           (f7 == 0x33 || f7 == 0x1f || ((f7 == 0x50 || f7 == 0x53) && f3 >= 4));
 }
 
 /* f register or mask register result */
@@ -209,6 +233,23 @@ void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
     FloatRoundMode saved = 0;
     unsigned e;
 
+    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_FCMOVM) {
+        /* fcmovm.ps: m0 selects, lane by lane; itself not predicated */
+        get_lanes(env, rs1, a);
+        get_lanes(env, rs2, b);
+        for (e = 0; e < NL; e++) {
+            r[e] = (active >> e & 1) ? a[e] : b[e];
+        }
+        set_lanes(env, rd, r, 0xff);
+        return;
+    }
+    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_FBCI_PI) {
+        for (e = 0; e < NL; e++) {
+            r[e] = (int32_t)insn >> 12;
+        }
+        set_lanes(env, rd, r, active);
+        return;
+    }
     if (f7 == 0x33 && FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM2) {
         /* mask logic: all eight bits, not predicated */
         uint8_t m1 = et->m[mreg(env, insn, rs1, ra)];
@@ -233,6 +274,8 @@ void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
         }
         if (f7 == 0x53 && f3 == 4) {                    /* fsetm.pi */
             md |= (a[e] != 0) << e;
+        } else if (f7 == 0x1f) {                        /* fltm.pi */
+            md |= (vpu_lane(env, insn, a[e], b[e], 0, ra) & 1) << e;
         } else if (vpu_writes_mask(insn)) {             /* flem/fltm/feqm */
             md |= (vpu_lane(env, (insn & ~(0x7 << 12)) | ((f3 - 4) << 12),
                             a[e], b[e], 0, ra) & 1) << e;
