@@ -400,7 +400,7 @@ def fabric_tests():
         guest('fabric 2D array in alternating phases', 'grid', 2, accel,
               expect=[r'^grid: 4 rounds of east/south phases done$'])
         guest('fabric FLB barrier', 'barrier', 2, accel,
-              expect=[r'^barrier: shire 1: 200 rounds, 0 errors$'])
+              expect=[r'^barrier: 2 shire\(s\) x 200 rounds, 0 errors$'])
         guest('fabric IPI redirect and filter', 'redirect', 2, accel,
               expect=[r'^1\.\.5$'])
         guest('fabric IPI wake-up', 'ipi', 2, accel,

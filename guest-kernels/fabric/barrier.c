@@ -6,11 +6,13 @@
  * arrival per round must be told it was last.
  */
 #include "fabric.h"
+#include "et-atomic.h"
 
 #define ROUNDS 200
 
 static volatile uint32_t stamp[34 * MINIONS_PER_SHIRE];
 static volatile uint32_t lasts[34][ROUNDS];
+static volatile uint32_t errors[34];
 
 int main(uint64_t hartid, const void *fdt)
 {
@@ -33,7 +35,17 @@ int main(uint64_t hartid, const void *fdt)
         for (round = 0; round < ROUNDS; round++) {
             bad += lasts[s][round] != 1;
         }
-        print("barrier: shire %u: %u rounds, %u errors\n", s, ROUNDS, bad);
+    }
+    et_amoaddg_w(&errors[s], bad);
+    chip_barrier(gid, fdt_root_u32(fdt, "esperanto,shires", 1));
+    if (gid == 0) {
+        unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1), total = 0;
+
+        for (m = 0; m < shires; m++) {
+            total += errors[m];
+        }
+        print("barrier: %u shire(s) x %u rounds, %u errors\n", shires, ROUNDS,
+              total);
     }
     return bad != 0;
 }
