@@ -23,9 +23,9 @@ int main(uint64_t hartid, const void *fdt)
         stamp[gid] = round;
         if (flb_arrive(1, MINIONS_PER_SHIRE)) {
             lasts[s][round - 1]++;
-            fcc_send(s, 0, 1, 0xffffffffu);
+            fcc_send(s, 0, 0, 0xffffffffu);
         }
-        fcc_wait(1);
+        fcc_wait(0);
         for (m = 0; m < MINIONS_PER_SHIRE; m++) {
             bad += stamp[s * MINIONS_PER_SHIRE + m] < round;
         }

@@ -41,13 +41,17 @@ static inline void chip_barrier(unsigned gid, unsigned shires)
     fcc_wait(1);
 }
 
-/* The same inside one shire: the last arrival releases the other 31. */
+/*
+ * The same inside one shire: the last arrival releases the other 31.  It
+ * uses counter 0, so that a chip barrier that other shires have already
+ * entered cannot feed it a credit.
+ */
 static inline void shire_barrier(unsigned shire)
 {
     if (flb_arrive(1, MINIONS_PER_SHIRE)) {
-        fcc_send(shire, 0, 1, 0xffffffffu);
+        fcc_send(shire, 0, 0, 0xffffffffu);
     }
-    fcc_wait(1);
+    fcc_wait(0);
 }
 
 /*
