@@ -449,6 +449,8 @@ def isa_tests():
           expect=[r'^1\.\.19$'])
     guest('isa packed integer, mask, move and memory ops', 'vpu_int', 1,
           expect=[r'^1\.\.46$'])
+    guest('isa packed gathers, scatters, atomics, coherent and unmasked '
+          'memory ops', 'vpu_mem', 1, expect=[r'^1\.\.18$'])
     vpu_fp_test()
     guest('isa atomics under contention', 'contention', 2,
           expect=[r'^# 128 harts$', r'^1\.\.11$'])

@@ -52,9 +52,8 @@ static bool etsoc1_in(int region, hwaddr pa)
  * Returns the physical address, where the timing model will charge a
  * global atomic at its home L3 slice (PA[10:6]).
  */
-static hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
-                               unsigned size, bool global, bool is_amo,
-                               uintptr_t ra)
+hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
+                        unsigned size, bool global, bool is_amo, uintptr_t ra)
 {
     CPUTLBEntryFull *full;
     void *host;

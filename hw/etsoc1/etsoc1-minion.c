@@ -50,6 +50,7 @@ enum {
     CSR_ET_FCC = 0x821,
     CSR_ET_STALL = 0x822,
     CSR_ET_TENSOR_WAIT = 0x830,
+    CSR_ET_GSC_PROGRESS = 0x840,
     CSR_ET_EVICT_VA = 0x89f,
     CSR_ET_FLUSH_VA = 0x8bf,
     CSR_ET_LOCK_VA = 0x8df,
@@ -326,6 +327,9 @@ static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
     case CSR_ET_TENSOR_MASK:
         *val = et->tensor_mask;
         break;
+    case CSR_ET_GSC_PROGRESS:
+        *val = et->gsc_progress;
+        break;
     case CSR_ET_TENSOR_ERROR:
         *val = et->tensor_error;
         break;
@@ -471,6 +475,9 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     case CSR_ET_TENSOR_MASK:
         et->tensor_mask = val & 0xffff;
         break;
+    case CSR_ET_GSC_PROGRESS:
+        et->gsc_progress = val & 7;
+        break;
     case CSR_ET_CACHE_INVALIDATE:
     case CSR_ET_EVICT_SW:
     case CSR_ET_FLUSH_SW:
@@ -595,6 +602,8 @@ static const Etsoc1Csr etsoc1_csrs[] = {
       true },
     { CSR_ET_TENSOR_MASK, "tensor_mask", etsoc1_pred_ml, etsoc1_read_csr,
       true },
+    { CSR_ET_GSC_PROGRESS, "gsc_progress", etsoc1_pred_minion,
+      etsoc1_read_csr, true },
     { CSR_ET_UCACHE_CONTROL, "ucache_control", etsoc1_pred_cacheop,
       etsoc1_read_csr, true },
     { CSR_ET_PREFETCH_VA, "prefetch_va", etsoc1_pred_cacheop, etsoc1_read_zero,

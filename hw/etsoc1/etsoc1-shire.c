@@ -694,6 +694,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
         VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
+        VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_END_OF_LIST()
     }

@@ -14,9 +14,8 @@
  *
  * The helpers decode the operation from the instruction word, so the
  * encoding is written down once, in the decode file and in the switch
- * below.  Not implemented yet: gathers/scatters, packed atomics, coherent
- * vector loads/stores, flq2/fsq2, transcendentals, small-float and
- * normalized conversions, fswizz, fpackrep, the immediate forms, fcmov.
+ * below.  Not implemented yet: transcendentals, small-float and normalized
+ * conversions, fswizz, fpackrep, the FP/10-bit immediate forms, fcmov.
  */
 
 #include "qemu/osdep.h"
@@ -42,6 +41,8 @@ FIELD(VINSN, RS3, 27, 5)
 #define OPC_CUSTOM0  0x0b
 #define OPC_CUSTOM2  0x5b
 #define OPC_FBCI_PI  0x5f
+#define OPC_LOAD_FP  0x07
+#define OPC_STORE_FP 0x27
 #define OPC_FCMOVM   0x77
 
 static Etsoc1HartEt *hart_et(CPURISCVState *env)
@@ -349,6 +350,10 @@ void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t insn)
     unsigned f3 = FIELD_EX32(insn, VINSN, F3), e;
     uint32_t v[NL];
 
+    if (FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM0) {
+        active = 0xff;                          /* flq2 / fsq2: unmasked */
+        f3 = FIELD_EX32(insn, VINSN, OPCODE) == OPC_STORE_FP ? 6 : 2;
+    }
     if (f3 == 6) {                                              /* fsw.ps */
         get_lanes(env, FIELD_EX32(insn, VINSN, RS2), v);
         for (e = 0; e < NL; e++) {
@@ -364,4 +369,185 @@ void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t insn)
         }
     }
     set_lanes(env, FIELD_EX32(insn, VINSN, RD), v, active);
+}
+
+/* ---- gathers, scatters, packed atomics, coherent vector memory ---------- */
+
+static G_NORETURN void vpu_access_fault(CPURISCVState *env, target_ulong addr,
+                                        bool store, uintptr_t ra)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": packed access "
+                  "at 0x" TARGET_FMT_lx " must be aligned\n",
+                  (uint64_t)env->mhartid, addr);
+    env->badaddr = addr;
+    riscv_raise_exception(env, store ? RISCV_EXCP_STORE_AMO_ACCESS_FAULT
+                                     : RISCV_EXCP_LOAD_ACCESS_FAULT, ra);
+}
+
+/* Element load, sign-extended to 32 bits, or element store. */
+static uint32_t vpu_load(CPURISCVState *env, target_ulong addr, unsigned size,
+                         uintptr_t ra)
+{
+    return size == 1 ? (uint32_t)(int8_t)cpu_ldub_data_ra(env, addr, ra) :
+           size == 2 ? (uint32_t)(int16_t)cpu_lduw_le_data_ra(env, addr, ra) :
+           cpu_ldl_le_data_ra(env, addr, ra);
+}
+
+static void vpu_store(CPURISCVState *env, target_ulong addr, unsigned size,
+                      uint32_t v, uintptr_t ra)
+{
+    if (size == 1) {
+        cpu_stb_data_ra(env, addr, v, ra);
+    } else if (size == 2) {
+        cpu_stw_le_data_ra(env, addr, v, ra);
+    } else {
+        cpu_stl_le_data_ra(env, addr, v, ra);
+    }
+}
+
+/* famomax/min.ps order raw fp32 bits: sNaN -> default NaN, -0 < +0. */
+static uint32_t vpu_fminmax_bits(uint32_t a, uint32_t b, bool is_max)
+{
+    bool a_nan = (a & 0x7fffffff) > 0x7f800000;
+    bool b_nan = (b & 0x7fffffff) > 0x7f800000;
+    bool snan = (a_nan && !(a & 0x400000)) || (b_nan && !(b & 0x400000));
+    int64_t ka, kb;
+
+    if (snan || (a_nan && b_nan)) {
+        return 0x7fc00000;
+    }
+    if (a_nan || b_nan) {
+        return a_nan ? b : a;
+    }
+    /* a total order on non-NaN bit patterns */
+    ka = (a >> 31) ? -(int64_t)(a & 0x7fffffff) - 1 : a;
+    kb = (b >> 31) ? -(int64_t)(b & 0x7fffffff) - 1 : b;
+    return (ka > kb) == is_max ? a : b;
+}
+
+static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
+                         uint32_t v, uintptr_t ra)
+{
+    MemOpIdx oi = make_memop_idx(MO_LEUL | MO_ALIGN, cpu_mmu_index(env, false));
+    uint32_t old, seen;
+
+    switch (op) {
+    case 0x03: return cpu_atomic_fetch_addl_le_mmu(env, addr, v, oi, ra);
+    case 0x07: return cpu_atomic_xchgl_le_mmu(env, addr, v, oi, ra);
+    case 0x0b: return cpu_atomic_fetch_andl_le_mmu(env, addr, v, oi, ra);
+    case 0x0f: return cpu_atomic_fetch_orl_le_mmu(env, addr, v, oi, ra);
+    case 0x13: return cpu_atomic_fetch_xorl_le_mmu(env, addr, v, oi, ra);
+    case 0x17: return cpu_atomic_fetch_sminl_le_mmu(env, addr, v, oi, ra);
+    case 0x1b: return cpu_atomic_fetch_smaxl_le_mmu(env, addr, v, oi, ra);
+    case 0x1f: return cpu_atomic_fetch_uminl_le_mmu(env, addr, v, oi, ra);
+    case 0x23: return cpu_atomic_fetch_umaxl_le_mmu(env, addr, v, oi, ra);
+    default:        /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
+        old = cpu_ldl_le_data_ra(env, addr, ra);
+        for (;;) {
+            seen = cpu_atomic_cmpxchgl_le_mmu(env, addr, old,
+                                              vpu_fminmax_bits(old, v,
+                                                               op == 0x14),
+                                              oi, ra);
+            if (seen == old) {
+                return old;
+            }
+            old = seen;
+        }
+    }
+}
+
+/*
+ * Per-lane memory operations.  Lanes run from gsc_progress (general forms);
+ * a faulting lane leaves its index there so that the restarted instruction
+ * resumes with it, and completion resets it to 0.
+ */
+void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
+                         uint32_t insn)
+{
+    uintptr_t ra = GETPC();
+    Etsoc1HartEt *et = hart_et(env);
+    unsigned f3 = FIELD_EX32(insn, VINSN, F3), f7 = FIELD_EX32(insn, VINSN, F7);
+    unsigned rd = FIELD_EX32(insn, VINSN, RD);
+    uint8_t active = et->m[0];
+    bool store, window = false, aligned = false;
+    unsigned size = 4, e;
+    uint32_t idx[NL], data[NL];
+    target_ulong addr;
+
+    get_lanes(env, FIELD_EX32(insn, VINSN, RS1), idx);
+    get_lanes(env, rd, data);
+
+    if (f3 == 7 && (f7 >> 1) == 0x04) {                 /* flwl/flwg.ps */
+        if (x1 & 31) {
+            vpu_access_fault(env, x1, false, ra);
+        }
+        for (e = 0; e < NL; e++) {
+            if (active & (1u << e)) {
+                data[e] = cpu_ldl_le_data_ra(env, x1 + 4 * e, ra);
+            }
+        }
+        set_lanes(env, rd, data, active);
+        return;
+    }
+    if (f3 == 7 && (f7 >> 1) == 0x14) {                 /* fswl/fswg.ps */
+        if (x1 & 31) {
+            vpu_access_fault(env, x1, true, ra);
+        }
+        for (e = 0; e < NL; e++) {
+            if (active & (1u << e)) {
+                cpu_stl_le_data_ra(env, x1 + 4 * e, data[e], ra);
+            }
+        }
+        return;
+    }
+
+    if (f3 == 4) {                                      /* packed atomics */
+        for (e = et->gsc_progress; e < NL; e++) {
+            if (!(active & (1u << e))) {
+                continue;
+            }
+            et->gsc_progress = e;
+            addr = x2 + (int32_t)idx[e];
+            etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);
+            etsoc1_set_flane(env, rd, e,
+                             vpu_famo(env, f7 & 0x3f, addr, data[e], ra));
+        }
+        et->gsc_progress = 0;
+        return;
+    }
+
+    /* gathers and scatters: f7 [6] scatter, [5] general, [4:2] size b/h/w */
+    store = f7 & 0x40;
+    size = (f7 & 0x1c) == 0x04 ? 1 : (f7 & 0x1c) == 0x08 ? 2 : 4;
+    if (f3 == 7) {          /* coherent forms: f7 [5] scatter, [3:2] size */
+        store = f7 & 0x20;
+        size = 1u << ((f7 >> 2) & 3);
+        aligned = true;
+    } else {
+        window = !(f7 & 0x20);
+    }
+    for (e = window ? 0 : et->gsc_progress; e < NL; e++) {
+        if (!(active & (1u << e))) {
+            continue;
+        }
+        if (window) {
+            unsigned bits = size == 1 ? 5 : size == 2 ? 4 : 3;
+            unsigned i = (x1 >> (bits * e)) & ((1u << bits) - 1);
+
+            addr = (x2 & ~(target_ulong)31) |
+                   ((x2 + i * size) & (32 - size));
+        } else {
+            et->gsc_progress = e;
+            addr = x2 + (int32_t)idx[e];
+        }
+        if (aligned && (addr & (size - 1))) {
+            vpu_access_fault(env, addr, store, ra);
+        }
+        if (store) {
+            vpu_store(env, addr, size, data[e], ra);
+        } else {
+            etsoc1_set_flane(env, rd, e, vpu_load(env, addr, size, ra));
+        }
+    }
+    et->gsc_progress = 0;
 }

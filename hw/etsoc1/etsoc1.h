@@ -108,6 +108,7 @@ typedef struct Etsoc1HartEt {
     uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint64_t tensor_mask;   /* CSR 0x805 */
     uint8_t m[8];           /* packed mask registers m0-m7 */
+    uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
 } Etsoc1HartEt;
 
@@ -293,6 +294,10 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
+
+/* etsoc1-isa.c */
+hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
+                        unsigned size, bool global, bool is_amo, uintptr_t ra);
 
 /* etsoc1-shire.c */
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
