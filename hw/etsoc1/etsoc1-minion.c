@@ -508,6 +508,11 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         }
         return r;
     }
+    case ETSOC1_CSR_TENSOR_FMA:
+    case ETSOC1_CSR_TENSOR_QUANT:
+    case ETSOC1_CSR_TENSOR_LOAD:
+    case ETSOC1_CSR_TENSOR_STORE:
+        return etsoc1_tensor_op(cpu, csrno, val);
     case CSR_ET_TENSOR_WAIT:
         /*
          * Event 9: this minion's tensor reduce, on thread 0.  The other
@@ -621,6 +626,14 @@ static const Etsoc1Csr etsoc1_csrs[] = {
     { CSR_ET_TENSOR_ERROR, "tensor_error", etsoc1_pred_minion,
       etsoc1_read_csr, true },
     { CSR_ET_TENSOR_REDUCE, "tensor_reduce", etsoc1_pred_ml_t0,
+      etsoc1_read_zero, true },
+    { ETSOC1_CSR_TENSOR_FMA, "tensor_fma", etsoc1_pred_ml_t0, etsoc1_read_zero,
+      true },
+    { ETSOC1_CSR_TENSOR_QUANT, "tensor_quant", etsoc1_pred_ml_t0,
+      etsoc1_read_zero, true },
+    { ETSOC1_CSR_TENSOR_LOAD, "tensor_load", etsoc1_pred_ml_t0,
+      etsoc1_read_zero, true },
+    { ETSOC1_CSR_TENSOR_STORE, "tensor_store", etsoc1_pred_ml_t0,
       etsoc1_read_zero, true },
     { CSR_ET_FCC, "fcc", etsoc1_pred_ml, etsoc1_read_zero, true },
     { CSR_ET_STALL, "stall", etsoc1_pred_ml, etsoc1_read_zero, true },

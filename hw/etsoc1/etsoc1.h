@@ -98,6 +98,13 @@ typedef enum Etsoc1Wait {
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
+#define ETSOC1_L1SCP_LINES 48   /* 64-byte L1 scratchpad lines per minion */
+
+/* Tensor CSRs (isa.md section 3) */
+#define ETSOC1_CSR_TENSOR_FMA   0x801
+#define ETSOC1_CSR_TENSOR_QUANT 0x806
+#define ETSOC1_CSR_TENSOR_LOAD  0x83f
+#define ETSOC1_CSR_TENSOR_STORE 0x87f
 
 /* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
 typedef struct Etsoc1HartEt {
@@ -208,6 +215,9 @@ struct Etsoc1ShireState {
     Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t cache_ctl[ETSOC1_MINIONS_PER_SHIRE];    /* mcache_control */
+    /* per minion: L1 scratchpad and the int8 TensorFMA accumulators */
+    uint8_t l1scp[ETSOC1_MINIONS_PER_SHIRE][ETSOC1_L1SCP_LINES][64];
+    uint32_t tenc[ETSOC1_MINIONS_PER_SHIRE][32 * ETSOC1_FLANES];
     uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
@@ -294,6 +304,9 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
+
+/* etsoc1-tensor.c */
+RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
 
 /* etsoc1-isa.c */
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tensor compute on minion 0: a 16x16x16 fp32 matmul and a 16x64x16 int8
+ * matmul through TensorLoad + TensorFMA + TensorStore, a TensorQuant
+ * chain, a transposing load, and the error cases.  Results are printed as
+ * hex for tests/run.py, which computes its own reference; the errors are
+ * TAP checks here.
+ */
+#include "etsoc1.h"
+#include "et-vpu.h"
+#include "tap.h"
+
+#define TLOAD 0x83f
+#define TFMA 0x801
+#define TSTORE 0x87f
+#define TQUANT 0x806
+
+static uint32_t a32[16][16] __attribute__((aligned(64)));
+static uint32_t b32[16][16] __attribute__((aligned(64)));
+static uint32_t c32[16][16] __attribute__((aligned(64)));
+static int8_t a8[16][64] __attribute__((aligned(64)));
+static int8_t b8[64][64] __attribute__((aligned(64)));  /* 16 used per row */
+static uint32_t vec[16] __attribute__((aligned(64)));
+static uint32_t tr[16][16] __attribute__((aligned(64)));
+static uint32_t out[16][16] __attribute__((aligned(64)));
+static volatile uint64_t trap_cause, traps;
+
+void trap_handler(struct trap_frame *f)
+{
+    trap_cause = f->mcause;
+    traps++;
+    f->mepc += 4;
+}
+
+#define TCSR(csr, v, stride) do {                                       \
+        uint64_t v_ = (v);                                              \
+        register uint64_t x31_ __asm__("x31") = (stride);               \
+        __asm__ volatile("csrw " #csr ", %0" :: "r"(v_), "r"(x31_)      \
+                         : "memory");                                   \
+    } while (0)
+
+static uint64_t tload(unsigned cmd, unsigned line, const void *p, unsigned rows)
+{
+    return (uint64_t)cmd << 59 | (uint64_t)line << 53 |
+           ((uint64_t)p & 0xffffffffffc0ULL) | (rows - 1);
+}
+
+/* register-form TensorStore of rows x 64 bytes from f0.. to @p */
+static uint64_t tstore_regs(const void *p, unsigned rows)
+{
+    return 0ULL << 62 | 0ULL << 57 | 3ULL << 55 | (uint64_t)(rows - 1) << 51 |
+           ((uint64_t)p & 0xfffffffffff0ULL);
+}
+
+static void print_matrix(const char *tag, uint32_t m[16][16])
+{
+    unsigned i, j;
+
+    for (i = 0; i < 16; i++) {
+        print("%s %u:", tag, i);
+        for (j = 0; j < 16; j++) {
+            print(" %08x", m[i][j]);
+        }
+        print("\n");
+    }
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned i, j, bad;
+
+    if (hartid == 1) {                      /* thread 1 may not issue */
+        csr_write(TLOAD, 0);
+        fcc_send(0, 0, 0, 1u << 0);         /* then tell hart 0 */
+        return 0;
+    }
+    if (hartid != 0) {
+        return 0;
+    }
+    fcc_wait(0);
+    CHECK(traps == 1 && trap_cause == 2, "TensorLoad from thread 1: illegal");
+    traps = 0;
+    for (i = 0; i < 16; i++) {
+        for (j = 0; j < 16; j++) {
+            /* full 24-bit significands, so that fusing shows */
+            a32[i][j] = ((i * 16 + j) * 7 & 1) << 31 |
+                        (124 + (i * 16 + j) % 7) << 23 |
+                        (((i * 16 + j) * 2654435761u) & 0x7fffff);
+            b32[i][j] = ((i * 16 + j) * 5 & 2) << 30 |
+                        (125 + (i * 16 + j) % 5) << 23 |
+                        (((i * 16 + j) * 2246822519u) & 0x7fffff);
+        }
+        for (j = 0; j < 64; j++) {
+            a8[i][j] = (int8_t)((i * 64 + j) * 29 % 251 - 125);
+        }
+        vec[i] = 0x3a800000 + i * 0x00080000;            /* ~2^-10 */
+    }
+    for (i = 0; i < 64; i++) {
+        for (j = 0; j < 16; j++) {
+            b8[i][j] = (int8_t)((i * 16 + j) * 31 % 253 - 126);
+        }
+    }
+    for (i = 0; i < 16; i++) {
+        for (j = 0; j < 16; j++) {
+            tr[i][j] = i * 100 + j;
+        }
+    }
+
+    /* the L1 scratchpad must be on: tensor ops before fail with bit 4 */
+    csr_write(CSR_TENSOR_ERROR, 0);
+    TCSR(0x83f, tload(0, 0, a32, 16), 64);
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 4,
+             "TensorLoad with the L1 scratchpad off: tensor_error[4]");
+    csr_write(CSR_TENSOR_ERROR, 0);
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);
+    TCSR(0x83f, tload(3, 0, a32, 1), 64);
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 1,
+             "reserved TensorLoad transform: tensor_error[1]");
+    csr_write(CSR_TENSOR_ERROR, 0);
+    traps = 0;
+    TCSR(0x801, 2 << 1, 0);                             /* type 2 */
+    CHECK(traps == 1 && trap_cause == 2, "TensorFMA type 2: illegal");
+
+    /* fp32: A rows -> lines 0-15, B rows -> lines 16-31, C in f0-f31 */
+    TCSR(0x83f, tload(0, 0, a32, 16), 64);
+    TCSR(0x83f, tload(0, 16, b32, 16), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
+                0 << 4 | 0 << 1 | 1, 0);
+    TCSR(0x87f, tstore_regs(c32, 16), 64);
+    print_matrix("C32", c32);
+
+    /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
+    TCSR(0x83f, tload(0, 0, a8, 16), 64);
+    TCSR(0x83f, tload(1, 16, b8, 16), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 23 |
+                16ULL << 12 | 3 << 1 | 1, 0);
+    TCSR(0x87f, tstore_regs(out, 16), 64);
+    print_matrix("C8", out);
+
+    /* TensorQuant on those int32: to fp32, times vec (per column), to
+     * int32 (RNE), relu, saturate to int8 */
+    TCSR(0x83f, tload(0, 40, vec, 1), 64);
+    TCSR(0x806, 0ULL << 57 | 3ULL << 55 | 15ULL << 51 | 40ULL << 45 |
+                (uint64_t)0x83261, 0);
+    TCSR(0x87f, tstore_regs(out, 16), 64);
+    print_matrix("Q", out);
+
+    /* transpose32 into the SCP, then the SCP-form store back out */
+    TCSR(0x83f, tload(7, 8, tr, 16), 64);
+    TCSR(0x87f, 0ULL << 62 | 8ULL << 56 | 15ULL << 51 | 1ULL << 48 |
+                ((uint64_t)out & 0xffffffffffc0ULL), 64);
+    for (i = 0, bad = 0; i < 16; i++) {
+        for (j = 0; j < 16; j++) {
+            bad += out[i][j] != tr[j][i];
+        }
+    }
+    CHECK(bad == 0, "transpose32 TensorLoad + SCP-form TensorStore");
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 0, "no tensor errors on the way");
+    return tap_done();
+}

@@ -1,0 +1,511 @@
+/*
+ * Esperanto ET-Minion tensor compute: the L1 scratchpad, TensorLoad,
+ * TensorFMA (fp32 and int8), TensorStore and TensorQuant.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * From isa.md section 10 and docs/research/vpu-tensor-facts.md.  Each
+ * operation is a CSR write on thread 0 and runs to completion at issue:
+ * the tensor unit's in-order queue is kept by making the issuing hart wait
+ * first for a pending tensor_reduce (which shares the queue), and with no
+ * latency model an operation that has run is one tensor_wait finds idle.
+ * Not modelled yet: fp16 TensorFMA, cooperative loads and stores,
+ * TensorLoadL2, TenB.
+ *
+ * Per minion: 48 L1 scratchpad lines of 64 bytes (available when
+ * mcache_control = 3), and TenC, the 32 x 8 x int32 accumulators of int8
+ * TensorFMA.  C of a TensorFMA lives in f0-f31: C[i][j] is lane j % 8 of
+ * f(2i + j / 8).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "exec/exec-all.h"
+#include "exec/cpu_ldst.h"
+#include "fpu/softfloat.h"
+#include "hw/registerfields.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+#define SCP_LINES   ETSOC1_L1SCP_LINES
+#define LINE        64
+
+#define TERR_TRANSFORM  (1u << 1)
+#define TERR_SCP_OFF    (1u << 4)
+#define TERR_FAULT      (1u << 7)
+#define TERR_STORE      (1u << 8)
+
+FIELD(TLOAD, ROWS, 0, 4)            /* rows - 1 */
+FIELD(TLOAD, BOFF, 4, 2)
+FIELD(TLOAD, ADDR, 6, 42)           /* 64-byte aligned */
+FIELD(TLOAD, TENB, 52, 1)
+FIELD(TLOAD, START, 53, 6)
+FIELD(TLOAD, CMD, 59, 3)
+FIELD(TLOAD, COOP, 62, 1)
+FIELD(TLOAD, MASK, 63, 1)
+
+FIELD(TFMA, FIRST, 0, 1)
+FIELD(TFMA, TYPE, 1, 3)
+FIELD(TFMA, ASTART, 4, 6)
+FIELD(TFMA, BSTART, 12, 6)
+FIELD(TFMA, TENB, 20, 1)
+FIELD(TFMA, UA, 21, 1)
+FIELD(TFMA, UB, 22, 1)
+FIELD(TFMA, TENC2RF, 23, 1)
+FIELD(TFMA, AOFF, 43, 4)
+FIELD(TFMA, ACOLS, 47, 4)           /* passes - 1 */
+FIELD(TFMA, AROWS, 51, 4)           /* rows - 1 */
+FIELD(TFMA, BCOLS, 55, 2)           /* (n + 1) * 4 columns */
+FIELD(TFMA, MASK, 63, 1)
+
+FIELD(TSTORE, ADDR, 4, 44)          /* 16-byte aligned */
+FIELD(TSTORE, SCP, 48, 1)
+FIELD(TSTORE, COOP, 49, 2)
+FIELD(TSTORE, ROWS, 51, 4)
+FIELD(TSTORE, COLS, 55, 2)          /* 16-byte blocks per row - 1 */
+FIELD(TSTORE, FREG, 57, 5)
+FIELD(TSTORE, SCPLINE, 56, 6)
+FIELD(TSTORE, SRCINC, 62, 2)
+
+FIELD(TQUANT, FREG, 57, 5)
+FIELD(TQUANT, COLS, 55, 2)
+FIELD(TQUANT, ROWS, 51, 4)
+FIELD(TQUANT, LINE, 45, 6)
+
+enum { TFMA_FP32 = 0, TFMA_FP16 = 1, TFMA_INT8 = 3 };
+
+static unsigned minion_of(Etsoc1MinionCPU *cpu)
+{
+    return (cpu->parent_obj.env.mhartid % ETSOC1_HARTS_PER_SHIRE) /
+           ETSOC1_THREADS;
+}
+
+static uint8_t *scp_line(Etsoc1MinionCPU *cpu, unsigned line)
+{
+    return cpu->shire->l1scp[minion_of(cpu)][line % SCP_LINES];
+}
+
+static bool scp_enabled(Etsoc1MinionCPU *cpu)
+{
+    return cpu->shire->cache_ctl[minion_of(cpu)] == 3;
+}
+
+static void tensor_error(Etsoc1MinionCPU *cpu, uint32_t bit, const char *what)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": %s\n",
+                  (uint64_t)cpu->parent_obj.env.mhartid, what);
+    cpu->et->tensor_error |= bit;
+}
+
+/* 64-bit guest VA fields are 48-bit, sign-extended */
+static target_ulong va48(uint64_t v)
+{
+    return sextract64(v, 0, 48);
+}
+
+/*
+ * Move @len bytes (inside one page) between guest memory and @buf.  A
+ * translation or bus fault is not delivered: it sets tensor_error[7] and
+ * the operation stops, as on the chip.
+ */
+static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
+                          unsigned len, bool write)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    CPUTLBEntryFull *full;
+    void *host;
+    hwaddr pa;
+    MemTxResult r;
+
+    if (probe_access_full(env, va, write ? MMU_DATA_STORE : MMU_DATA_LOAD,
+                          cpu_mmu_index(env, false), true, &host, &full, 0)
+        & TLB_INVALID_MASK) {
+        r = MEMTX_ERROR;
+    } else {
+        pa = (full->phys_addr & TARGET_PAGE_MASK) | (va & ~TARGET_PAGE_MASK);
+        r = write ? address_space_write(CPU(cpu)->as, pa,
+                                        MEMTXATTRS_UNSPECIFIED, buf, len)
+                  : address_space_read(CPU(cpu)->as, pa,
+                                       MEMTXATTRS_UNSPECIFIED, buf, len);
+    }
+    if (r != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor "
+                      "access at 0x" TARGET_FMT_lx " faults; aborted\n",
+                      (uint64_t)env->mhartid, va);
+        cpu->et->tensor_error |= TERR_FAULT;
+        return false;
+    }
+    return true;
+}
+
+/* ---- TensorLoad (CSR 0x83f) ----------------------------------------------- */
+
+static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
+{
+    target_ulong addr = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
+    target_ulong stride = FIELD_EX64(x31, TLOAD, ADDR) << 6;
+    unsigned rows = FIELD_EX64(ctl, TLOAD, ROWS) + 1;
+    unsigned start = FIELD_EX64(ctl, TLOAD, START);
+    unsigned boff = FIELD_EX64(ctl, TLOAD, BOFF);
+    unsigned cmd = FIELD_EX64(ctl, TLOAD, CMD);
+    uint16_t mask = FIELD_EX64(ctl, TLOAD, MASK) ? cpu->et->tensor_mask
+                                                 : 0xffff;
+    uint8_t src[64][LINE], row[LINE];
+    unsigned i, j, r, n;
+
+    trace_etsoc1_tensor_load(cpu->parent_obj.env.mhartid, cmd, start, rows);
+    if (FIELD_EX64(ctl, TLOAD, TENB) || FIELD_EX64(ctl, TLOAD, COOP)) {
+        qemu_log_mask(LOG_UNIMP, "etsoc1: TensorLoad to TenB or cooperative "
+                      "loads are not modelled\n");
+        return;
+    }
+    switch (cmd) {
+    case 0:         /* load: row i = the line at addr + i * stride */
+        for (i = 0; i < rows; i++) {
+            if ((mask >> i & 1) &&
+                !tensor_access(cpu, addr + i * stride, scp_line(cpu, start + i),
+                               LINE, false)) {
+                return;
+            }
+        }
+        return;
+    case 1:         /* interleave8: word c of row i = byte c of 4 rows */
+    case 2:         /* interleave16: word c = halfword c of 2 rows */
+        n = cmd == 1 ? 4 : 2;
+        for (i = 0; i < rows; i++) {
+            if (!(mask >> i & 1)) {
+                continue;
+            }
+            for (r = 0; r < n; r++) {
+                target_ulong va = addr + (n * i + r) * stride +
+                                  (cmd == 1 ? 16 * boff : 32 * (boff >> 1));
+
+                if (!tensor_access(cpu, va, src[r], LINE / n, false)) {
+                    return;
+                }
+            }
+            for (j = 0; j < LINE; j++) {
+                row[j] = cmd == 1 ? src[j % 4][j / 4]
+                                  : src[(j / 2) % 2][(j / 4) * 2 + j % 2];
+            }
+            memcpy(scp_line(cpu, start + i), row, LINE);
+        }
+        return;
+    case 5:         /* transpose8/16/32: element j of row i = element i of */
+    case 6:         /* memory line j; 64/32/16 lines are always read */
+    case 7:
+        n = cmd == 5 ? 64 : cmd == 6 ? 32 : 16;
+        for (j = 0; j < n; j++) {
+            if (!tensor_access(cpu, addr + j * stride, src[j], LINE, false)) {
+                return;
+            }
+        }
+        for (i = 0; i < rows; i++) {
+            if (!(mask >> i & 1)) {
+                continue;
+            }
+            for (j = 0; j < n; j++) {
+                unsigned esz = LINE / n;        /* 1, 2 or 4 bytes */
+                unsigned col = cmd == 5 ? 16 * boff + i
+                             : cmd == 6 ? i + 16 * (boff >> 1) : i;
+
+                memcpy(row + j * esz, src[j] + col * esz, esz);
+            }
+            memcpy(scp_line(cpu, start + i), row, LINE);
+        }
+        return;
+    default:
+        tensor_error(cpu, TERR_TRANSFORM, "TensorLoad: reserved transform");
+    }
+}
+
+/* ---- TensorFMA (CSR 0x801) ------------------------------------------------- */
+
+static uint32_t c_get(CPURISCVState *env, unsigned i, unsigned j)
+{
+    return etsoc1_flane(env, 2 * i + j / 8, j % 8);
+}
+
+static void c_set(CPURISCVState *env, unsigned i, unsigned j, uint32_t v)
+{
+    etsoc1_set_flane(env, 2 * i + j / 8, j % 8, v);
+}
+
+static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    Etsoc1ShireState *s = cpu->shire;
+    unsigned m = minion_of(cpu);
+    unsigned type = FIELD_EX64(ctl, TFMA, TYPE);
+    unsigned rows = FIELD_EX64(ctl, TFMA, AROWS) + 1;
+    unsigned passes = FIELD_EX64(ctl, TFMA, ACOLS) + 1;
+    unsigned cols = (FIELD_EX64(ctl, TFMA, BCOLS) + 1) * 4;
+    unsigned astart = FIELD_EX64(ctl, TFMA, ASTART);
+    unsigned bstart = FIELD_EX64(ctl, TFMA, BSTART);
+    unsigned aoff = FIELD_EX64(ctl, TFMA, AOFF);
+    bool first = FIELD_EX64(ctl, TFMA, FIRST);
+    uint16_t mask = FIELD_EX64(ctl, TFMA, MASK) ? cpu->et->tensor_mask
+                                                : 0xffff;
+    float_status st;
+    unsigned i, j, k, x;
+
+    trace_etsoc1_tensor_fma(env->mhartid, type, rows, cols, passes);
+    if (FIELD_EX64(ctl, TFMA, TENB)) {
+        tensor_error(cpu, 1u << 6, "TensorFMA: no TenB load to pair with");
+        return;
+    }
+    if (type == TFMA_INT8) {
+        bool ua = FIELD_EX64(ctl, TFMA, UA), ub = FIELD_EX64(ctl, TFMA, UB);
+        bool to_rf = FIELD_EX64(ctl, TFMA, TENC2RF);
+
+        for (k = 0; k < passes; k++) {
+            const uint8_t *b = scp_line(cpu, bstart + k);
+
+            for (i = 0; i < rows; i++) {
+                const uint8_t *a = scp_line(cpu, astart + i);
+
+                for (j = 0; j < cols; j++) {
+                    int32_t acc = (first && k == 0) ? 0
+                                  : (int32_t)s->tenc[m][16 * i + j];
+                    uint32_t sum = acc;
+
+                    if (mask >> i & 1) {
+                        for (x = 0; x < 4; x++) {
+                            uint8_t av = a[(4 * aoff + 4 * k + x) % LINE];
+                            uint8_t bv = b[4 * j + x];
+
+                            sum += (ua ? av : (int8_t)av) *
+                                   (ub ? bv : (int8_t)bv);
+                        }
+                    }
+                    if (to_rf && k == passes - 1) {
+                        c_set(env, i, j, sum);
+                    } else {
+                        s->tenc[m][16 * i + j] = sum;
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if (type != TFMA_FP32) {
+        qemu_log_mask(LOG_UNIMP, "etsoc1: TensorFMA type %u is not "
+                      "modelled\n", type);
+        return;
+    }
+    /* fp32: one rounding per step (frm), subnormals flushed to zero */
+    st = env->fp_status;
+    set_float_exception_flags(0, &st);
+    set_float_rounding_mode((FloatRoundMode[]) {
+        float_round_nearest_even, float_round_to_zero, float_round_down,
+        float_round_up, float_round_ties_away }[env->frm], &st);
+    set_flush_to_zero(true, &st);
+    set_flush_inputs_to_zero(true, &st);
+    for (k = 0; k < passes; k++) {
+        const uint8_t *b = scp_line(cpu, bstart + k);
+
+        for (i = 0; i < rows; i++) {
+            uint32_t av = ldl_le_p(scp_line(cpu, astart + i) +
+                                   4 * ((aoff + k) % 16));
+
+            if (!(mask >> i & 1)) {
+                if (first && k == 0) {
+                    for (j = 0; j < cols; j++) {
+                        c_set(env, i, j, 0);
+                    }
+                }
+                continue;
+            }
+            if (av == 0 && !(first && k == 0)) {
+                continue;           /* +0.0 in A: the row's pass is skipped */
+            }
+            for (j = 0; j < cols; j++) {
+                uint32_t bv = ldl_le_p(b + 4 * j);
+
+                if (first && k == 0) {
+                    c_set(env, i, j, float32_mul(av, bv, &st));
+                } else if (bv != 0) {
+                    c_set(env, i, j, float32_muladd(av, bv, c_get(env, i, j),
+                                                    0, &st));
+                }
+            }
+        }
+    }
+    float_raise(get_float_exception_flags(&st) &
+                (float_flag_invalid | float_flag_divbyzero |
+                 float_flag_overflow | float_flag_underflow |
+                 float_flag_inexact), &env->fp_status);
+}
+
+/* ---- TensorStore (CSR 0x87f) ----------------------------------------------- */
+
+static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    unsigned rows = FIELD_EX64(ctl, TSTORE, ROWS) + 1;
+    unsigned inc = FIELD_EX64(ctl, TSTORE, SRCINC) + 1;
+    unsigned r, c, e;
+    uint8_t block[16];
+
+    if (FIELD_EX64(ctl, TSTORE, SCP)) {
+        target_ulong addr = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
+        target_ulong stride = va48(FIELD_EX64(x31, TLOAD, ADDR) << 6);
+        unsigned line = FIELD_EX64(ctl, TSTORE, SCPLINE);
+
+        if (!scp_enabled(cpu)) {
+            tensor_error(cpu, TERR_SCP_OFF, "TensorStore: L1 SCP disabled");
+            return;
+        }
+        for (r = 0; r < rows; r++, line += inc) {
+            if (!tensor_access(cpu, addr + r * stride, scp_line(cpu, line),
+                               LINE, true)) {
+                return;
+            }
+        }
+        return;
+    } else {
+        target_ulong addr = va48(FIELD_EX64(ctl, TSTORE, ADDR) << 4);
+        target_ulong stride = va48(FIELD_EX64(x31, TSTORE, ADDR) << 4);
+        unsigned cols = FIELD_EX64(ctl, TSTORE, COLS) + 1;
+        unsigned coop = FIELD_EX64(ctl, TSTORE, COOP) + 1;
+        unsigned freg = FIELD_EX64(ctl, TSTORE, FREG);
+
+        if (coop != 1) {
+            qemu_log_mask(LOG_UNIMP, "etsoc1: cooperative TensorStore is not "
+                          "modelled\n");
+            return;
+        }
+        if (cols == 3) {
+            tensor_error(cpu, TERR_STORE, "TensorStore: 3 blocks per row");
+            return;
+        }
+        for (r = 0; r < rows; r++) {
+            target_ulong base = (addr + r * stride) & ~(target_ulong)(16 * cols - 1);
+
+            for (c = 0; c < cols; c++) {
+                for (e = 0; e < 4; e++) {
+                    stl_le_p(block + 4 * e,
+                             etsoc1_flane(env, freg, (c % 2) * 4 + e));
+                }
+                if (!tensor_access(cpu, base + 16 * c, block, 16, true)) {
+                    return;
+                }
+                if (cols == 1 || c % 2) {
+                    freg = (freg + inc) % 32;
+                }
+            }
+        }
+    }
+}
+
+/* ---- TensorQuant (CSR 0x806) ----------------------------------------------- */
+
+static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    unsigned rows = FIELD_EX64(ctl, TQUANT, ROWS) + 1;
+    unsigned cols = (FIELD_EX64(ctl, TQUANT, COLS) + 1) * 4;
+    unsigned freg = FIELD_EX64(ctl, TQUANT, FREG);
+    unsigned line = FIELD_EX64(ctl, TQUANT, LINE);
+    float_status *st = &env->fp_status;
+    FloatRoundMode saved = get_float_rounding_mode(st);
+    unsigned t, r, c, code;
+
+    for (t = 0; t < 10; t++) {
+        code = extract64(ctl, 4 * t, 4);
+        if (code >= 4 && code <= 7 && !scp_enabled(cpu)) {
+            tensor_error(cpu, TERR_SCP_OFF, "TensorQuant: L1 SCP disabled");
+            return;
+        }
+    }
+    set_float_rounding_mode((FloatRoundMode[]) {
+        float_round_nearest_even, float_round_to_zero, float_round_down,
+        float_round_up, float_round_ties_away }[env->frm], st);
+    for (t = 0; t < 10 && (code = extract64(ctl, 4 * t, 4)) != 0; t++) {
+        const uint8_t *vec = scp_line(cpu, line);
+
+        if (code > 10) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: TensorQuant transform %u "
+                          "is reserved; stopped\n", code);
+            break;
+        }
+        for (r = 0; r < rows; r++) {
+            unsigned dst = (freg + 2 * r) % 32;
+            uint8_t packed[16];
+
+            for (c = 0; c < cols; c++) {
+                unsigned reg = (freg + 2 * r + c / 8) % 32;
+                uint32_t v = etsoc1_flane(env, reg, c % 8);
+
+                switch (code) {
+                case 1: v = int32_to_float32(v, st); break;
+                case 2: v = float32_to_int32(v, st); break;
+                case 3: v = (int32_t)v < 0 ? 0 : v; break;
+                case 4: v += ldl_le_p(vec + 4 * c); break;
+                case 5: v += ldl_le_p(vec + 4 * r); break;
+                case 6: v = float32_mul(v, ldl_le_p(vec + 4 * c), st); break;
+                case 7: v = float32_mul(v, ldl_le_p(vec + 4 * r), st); break;
+                case 8: v = (uint8_t)MIN(MAX((int32_t)v, -128), 127); break;
+                case 9: v = MIN(MAX((int32_t)v, 0), 255); break;
+                case 10: packed[c] = v; continue;
+                }
+                etsoc1_set_flane(env, reg, c % 8, v);
+            }
+            if (code == 10) {       /* pack 128: low bytes into one register */
+                for (c = 0; c < MIN(cols, 16u); c += 4) {
+                    etsoc1_set_flane(env, dst, c / 4, ldl_le_p(packed + c));
+                }
+            }
+        }
+        if (code >= 4 && code <= 7) {
+            line++;
+        }
+    }
+    set_float_rounding_mode(saved, st);
+}
+
+/* ---- issue ------------------------------------------------------------------- */
+
+/*
+ * A tensor CSR written on thread 0.  Returns an exception to raise (the
+ * ETSOC1 wait cause while a reduce ahead of it in the queue is pending).
+ */
+RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    if ((csrno == ETSOC1_CSR_TENSOR_FMA || csrno == ETSOC1_CSR_TENSOR_QUANT) &&
+        env->frm > 4) {
+        return RISCV_EXCP_ILLEGAL_INST;         /* the rounding mode is used */
+    }
+    if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    }
+    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    if (!scp_enabled(cpu) && csrno != ETSOC1_CSR_TENSOR_STORE &&
+        csrno != ETSOC1_CSR_TENSOR_QUANT) {
+        tensor_error(cpu, TERR_SCP_OFF, "tensor operation with the L1 SCP "
+                     "disabled (mcache_control != 3)");
+        return RISCV_EXCP_NONE;
+    }
+    switch (csrno) {
+    case ETSOC1_CSR_TENSOR_LOAD:
+        tensor_load(cpu, ctl, env->gpr[31]);
+        break;
+    case ETSOC1_CSR_TENSOR_FMA:
+        if (FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP32 &&
+            FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP16 &&
+            FIELD_EX64(ctl, TFMA, TYPE) != TFMA_INT8) {
+            return RISCV_EXCP_ILLEGAL_INST;
+        }
+        tensor_fma(cpu, ctl);
+        break;
+    case ETSOC1_CSR_TENSOR_STORE:
+        tensor_store(cpu, ctl, env->gpr[31]);
+        break;
+    default:
+        tensor_quant(cpu, ctl);
+        break;
+    }
+    return RISCV_EXCP_NONE;
+}
