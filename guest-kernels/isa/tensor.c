@@ -130,6 +130,32 @@ int main(uint64_t hartid, const void *fdt)
     TCSR(0x87f, tstore_regs(c32, 16), 64);
     print_matrix("C32", c32);
 
+    /* the same product with B through TenB */
+    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    TCSR(0x87f, tstore_regs(out, 16), 64);
+    for (i = 0, bad = 0; i < 16; i++) {
+        for (j = 0; j < 16; j++) {
+            bad += out[i][j] != c32[i][j];
+        }
+    }
+    CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+          "TensorFMA with B from TenB gives the same product");
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
+             "TenB TensorFMA with no TenB load: tensor_error[6]");
+    csr_write(CSR_TENSOR_ERROR, 0);
+    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 8), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
+             "TenB load of 8 rows for 16 passes: tensor_error[6]");
+    csr_write(CSR_TENSOR_ERROR, 0);
+    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 | 1, 0);
+    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
+             "a pending TenB load and a TensorFMA without TenB: [6]");
+    csr_write(CSR_TENSOR_ERROR, 0);
+
     /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
     TCSR(0x83f, tload(0, 0, a8, 16), 64);
     TCSR(0x83f, tload(1, 16, b8, 16), 64);

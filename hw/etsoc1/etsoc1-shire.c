@@ -599,6 +599,8 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->cache_ctl, 0, sizeof(s->cache_ctl));
     memset(s->l1scp, 0, sizeof(s->l1scp));
     memset(s->tenc, 0, sizeof(s->tenc));
+    memset(s->tenb, 0, sizeof(s->tenb));
+    memset(s->tenb_rows, 0, sizeof(s->tenb_rows));
     memset(s->ucache_ctl, 0, sizeof(s->ucache_ctl));
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
@@ -781,6 +783,10 @@ static const VMStateDescription vmstate_etsoc1_shire = {
                               sizeof(((Etsoc1ShireState *)0)->l1scp)),
         VMSTATE_UINT32_2DARRAY(tenc, Etsoc1ShireState,
                                ETSOC1_MINIONS_PER_SHIRE, 32 * ETSOC1_FLANES),
+        VMSTATE_BUFFER_UNSAFE(tenb, Etsoc1ShireState, 0,
+                              sizeof(((Etsoc1ShireState *)0)->tenb)),
+        VMSTATE_UINT8_ARRAY(tenb_rows, Etsoc1ShireState,
+                            ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT16_ARRAY(ucache_ctl, Etsoc1ShireState,
                              ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_END_OF_LIST()

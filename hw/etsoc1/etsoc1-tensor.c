@@ -10,7 +10,7 @@
  * first for a pending tensor_reduce (which shares the queue), and with no
  * latency model an operation that has run is one tensor_wait finds idle.
  * Not modelled yet: fp16 TensorFMA, cooperative loads and stores,
- * TensorLoadL2, TenB.
+ * TensorLoadL2.
  *
  * Per minion: 48 L1 scratchpad lines of 64 bytes (available when
  * mcache_control = 3), and TenC, the 32 x 8 x int32 accumulators of int8
@@ -31,6 +31,7 @@
 #define LINE        64
 
 #define TERR_TRANSFORM  (1u << 1)
+#define TERR_TENB       (1u << 6)
 #define TERR_SCP_OFF    (1u << 4)
 #define TERR_FAULT      (1u << 7)
 #define TERR_STORE      (1u << 8)
@@ -154,9 +155,22 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     unsigned i, j, r, n;
 
     trace_etsoc1_tensor_load(cpu->parent_obj.env.mhartid, cmd, start, rows);
-    if (FIELD_EX64(ctl, TLOAD, TENB) || FIELD_EX64(ctl, TLOAD, COOP)) {
-        qemu_log_mask(LOG_UNIMP, "etsoc1: TensorLoad to TenB or cooperative "
-                      "loads are not modelled\n");
+    if (FIELD_EX64(ctl, TLOAD, COOP)) {
+        qemu_log_mask(LOG_UNIMP, "etsoc1: cooperative TensorLoad is not "
+                      "modelled\n");
+        return;
+    }
+    if (FIELD_EX64(ctl, TLOAD, TENB)) {
+        /* B operand buffer of the next TensorFMA: plain rows, no mask */
+        uint8_t (*tenb)[64] = cpu->shire->tenb[minion_of(cpu)];
+
+        cpu->shire->tenb_rows[minion_of(cpu)] = 0;
+        for (i = 0; i < rows; i++) {
+            if (!tensor_access(cpu, addr + i * stride, tenb[i], LINE, false)) {
+                return;
+            }
+        }
+        cpu->shire->tenb_rows[minion_of(cpu)] = rows;
         return;
     }
     switch (cmd) {
@@ -247,11 +261,14 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     uint16_t mask = FIELD_EX64(ctl, TFMA, MASK) ? cpu->et->tensor_mask
                                                 : 0xffff;
     float_status st;
-    unsigned i, j, k, x;
+    unsigned i, j, k, x, tenb_rows;
 
     trace_etsoc1_tensor_fma(env->mhartid, type, rows, cols, passes);
-    if (FIELD_EX64(ctl, TFMA, TENB)) {
-        tensor_error(cpu, 1u << 6, "TensorFMA: no TenB load to pair with");
+    /* a TenB load is for exactly the next TensorFMA, with one line a pass */
+    tenb_rows = s->tenb_rows[m];
+    s->tenb_rows[m] = 0;
+    if (FIELD_EX64(ctl, TFMA, TENB) ? tenb_rows != passes : tenb_rows != 0) {
+        tensor_error(cpu, TERR_TENB, "TensorFMA and TenB load do not pair");
         return;
     }
     if (type == TFMA_INT8) {
@@ -259,7 +276,8 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
         bool to_rf = FIELD_EX64(ctl, TFMA, TENC2RF);
 
         for (k = 0; k < passes; k++) {
-            const uint8_t *b = scp_line(cpu, bstart + k);
+            const uint8_t *b = tenb_rows ? s->tenb[m][k]
+                                         : scp_line(cpu, bstart + k);
 
             for (i = 0; i < rows; i++) {
                 const uint8_t *a = scp_line(cpu, astart + i);
@@ -302,7 +320,8 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     set_flush_to_zero(true, &st);
     set_flush_inputs_to_zero(true, &st);
     for (k = 0; k < passes; k++) {
-        const uint8_t *b = scp_line(cpu, bstart + k);
+        const uint8_t *b = tenb_rows ? s->tenb[m][k]
+                                     : scp_line(cpu, bstart + k);
 
         for (i = 0; i < rows; i++) {
             uint32_t av = ldl_le_p(scp_line(cpu, astart + i) +

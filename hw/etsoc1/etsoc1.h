@@ -218,6 +218,9 @@ struct Etsoc1ShireState {
     /* per minion: L1 scratchpad and the int8 TensorFMA accumulators */
     uint8_t l1scp[ETSOC1_MINIONS_PER_SHIRE][ETSOC1_L1SCP_LINES][64];
     uint32_t tenc[ETSOC1_MINIONS_PER_SHIRE][32 * ETSOC1_FLANES];
+    /* TenB: B operand lines of one TensorFMA, and how many are loaded */
+    uint8_t tenb[ETSOC1_MINIONS_PER_SHIRE][16][64];
+    uint8_t tenb_rows[ETSOC1_MINIONS_PER_SHIRE];
     uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
