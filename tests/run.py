@@ -427,7 +427,7 @@ def tensor_test():
     rc, out, _ = run(qemu_cmd('tensor', 1), 60)
     relay_tap('isa tensor', out)
     got = {}
-    for tag, i, row in re.findall(r'^(C32|C8|Q) (\d+):((?: [0-9a-f]{8}){16})$',
+    for tag, i, row in re.findall(r'^(C32|C16|C8|Q) (\d+):((?: [0-9a-f]{8}){16})$',
                                   out, re.M):
         got.setdefault(tag, {})[int(i)] = [int(x, 16) for x in row.split()]
     def bits_a(n):
@@ -449,6 +449,23 @@ def tensor_test():
                 c = f32ref.round_f32(a32[i][k] * b32[k][j] +
                                      f32ref.F(c).val, 0)[0]
             c32[i][j] = c
+    def f16(h):
+        sign = -1 if h >> 15 else 1
+        return sign * Fraction((h & 0x3ff) | 0x400, 1 << 10) * \
+            Fraction(2) ** (((h >> 10) & 0x1f) - 15)
+    a16 = [[f16((n * 3 & 1) << 15 | (12 + n % 7) << 10 | ((n * 40503) & 0x3ff))
+            for n in range(i * 32, i * 32 + 32)] for i in range(16)]
+    b16 = [[f16((n * 5 & 2) << 14 | (13 + n % 5) << 10 |
+                ((n * 2654435761 >> 7) & 0x3ff))
+            for n in range(k * 32, k * 32 + 16)] for k in range(32)]
+    c16 = [[0] * 16 for _ in range(16)]
+    for i in range(16):
+        for j in range(16):
+            c = None            # two exact products and C, one RTZ rounding
+            for p in range(16):
+                x = a16[i][2 * p] * b16[2 * p][j] + a16[i][2 * p + 1] * b16[2 * p + 1][j]
+                c = f32ref.round_f32(x + (f32ref.F(c).val if c is not None else 0), 1)[0]
+            c16[i][j] = c
     a8 = [[(i * 64 + k) * 29 % 251 - 125 for k in range(64)] for i in range(16)]
     b8 = [[(k * 16 + j) * 31 % 253 - 126 for j in range(16)] for k in range(64)]
     c8 = [[sum(a8[i][k] * b8[k][j] for k in range(64)) & 0xffffffff
@@ -469,6 +486,8 @@ def tensor_test():
             row.append(quant(c8[i][c]))
         q.append(row)
     for tag, want, what in (('C32', c32, 'fp32 16x16x16 matmul, fused steps'),
+                            ('C16', c16, 'fp16 16x32x16 matmul (interleave16 '
+                                         'B), exact products, RTZ'),
                             ('C8', c8, 'int8 16x64x16 matmul (interleave8 B)'),
                             ('Q', q, 'TensorQuant: to fp32, x column vector, '
                                      'to int32, relu, saturate int8')):

@@ -18,6 +18,8 @@
 static uint32_t a32[16][16] __attribute__((aligned(64)));
 static uint32_t b32[16][16] __attribute__((aligned(64)));
 static uint32_t c32[16][16] __attribute__((aligned(64)));
+static uint16_t a16[16][32] __attribute__((aligned(64)));
+static uint16_t b16[32][32] __attribute__((aligned(64)));  /* 16 used */
 static int8_t a8[16][64] __attribute__((aligned(64)));
 static int8_t b8[64][64] __attribute__((aligned(64)));  /* 16 used per row */
 static uint32_t vec[16] __attribute__((aligned(64)));
@@ -100,6 +102,18 @@ int main(uint64_t hartid, const void *fdt)
             b8[i][j] = (int8_t)((i * 16 + j) * 31 % 253 - 126);
         }
     }
+    for (i = 0; i < 32; i++) {
+        for (j = 0; j < 32; j++) {
+            unsigned n = i * 32 + j;
+
+            if (i < 16) {
+                a16[i][j] = (n * 3 & 1) << 15 | (12 + n % 7) << 10 |
+                            ((n * 40503u) & 0x3ff);
+            }
+            b16[i][j] = (n * 5 & 2) << 14 | (13 + n % 5) << 10 |
+                        ((n * 2654435761u >> 7) & 0x3ff);
+        }
+    }
     for (i = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
             tr[i][j] = i * 100 + j;
@@ -155,6 +169,14 @@ int main(uint64_t hartid, const void *fdt)
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "a pending TenB load and a TensorFMA without TenB: [6]");
     csr_write(CSR_TENSOR_ERROR, 0);
+
+    /* fp16: A 16 x 32 halves, B interleave16 into lines 16-31 */
+    TCSR(0x83f, tload(0, 0, a16, 16), 64);
+    TCSR(0x83f, tload(2, 16, b16, 16), 64);
+    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
+                1 << 1 | 1, 0);
+    TCSR(0x87f, tstore_regs(out, 16), 64);
+    print_matrix("C16", out);
 
     /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
     TCSR(0x83f, tload(0, 0, a8, 16), 64);

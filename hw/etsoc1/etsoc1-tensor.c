@@ -9,8 +9,7 @@
  * the tensor unit's in-order queue is kept by making the issuing hart wait
  * first for a pending tensor_reduce (which shares the queue), and with no
  * latency model an operation that has run is one tensor_wait finds idle.
- * Not modelled yet: fp16 TensorFMA, cooperative loads and stores,
- * TensorLoadL2.
+ * Not modelled yet: cooperative loads and stores, TensorLoadL2.
  *
  * Per minion: 48 L1 scratchpad lines of 64 bytes (available when
  * mcache_control = 3), and TenC, the 32 x 8 x int32 accumulators of int8
@@ -245,6 +244,93 @@ static void c_set(CPURISCVState *env, unsigned i, unsigned j, uint32_t v)
     etsoc1_set_flane(env, 2 * i + j / 8, j % 8, v);
 }
 
+/* An fp16 value, exactly, as float128; subnormals flush to zero. */
+static float128 f16_exact(uint16_t h, float_status *st)
+{
+    if (!(h & 0x7c00)) {
+        h &= 0x8000;
+    }
+    return float32_to_float128(float16_to_float32(h, true, st), st);
+}
+
+/*
+ * fp16 TensorFMA: each pass adds two exact fp16 products (and C) with one
+ * rounding toward zero.  The two products sum exactly in float128 (their
+ * span is far below 113 bits); adding C rounds to odd, which a narrower
+ * rounding afterwards turns into the correctly rounded result.
+ */
+static void tensor_fma16(Etsoc1MinionCPU *cpu, uint64_t ctl, bool tenb)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    Etsoc1ShireState *s = cpu->shire;
+    unsigned m = minion_of(cpu);
+    unsigned rows = FIELD_EX64(ctl, TFMA, AROWS) + 1;
+    unsigned passes = FIELD_EX64(ctl, TFMA, ACOLS) + 1;
+    unsigned cols = (FIELD_EX64(ctl, TFMA, BCOLS) + 1) * 4;
+    unsigned astart = FIELD_EX64(ctl, TFMA, ASTART);
+    unsigned bstart = FIELD_EX64(ctl, TFMA, BSTART);
+    unsigned aoff = FIELD_EX64(ctl, TFMA, AOFF);
+    bool first = FIELD_EX64(ctl, TFMA, FIRST);
+    uint16_t mask = FIELD_EX64(ctl, TFMA, MASK) ? cpu->et->tensor_mask
+                                                : 0xffff;
+    float_status st = env->fp_status;
+    unsigned i, j, p;
+
+    set_float_exception_flags(0, &st);
+    for (p = 0; p < passes; p++) {
+        const uint8_t *b = tenb ? s->tenb[m][p] : scp_line(cpu, bstart + p);
+
+        for (i = 0; i < rows; i++) {
+            const uint8_t *a = scp_line(cpu, astart + i);
+            unsigned ai = (2 * aoff + 2 * p) % 32;
+            uint16_t a0 = lduw_le_p(a + 2 * ai), a1 = lduw_le_p(a + 2 * ai + 2);
+
+            if (!(mask >> i & 1)) {
+                if (first && p == 0) {
+                    for (j = 0; j < cols; j++) {
+                        c_set(env, i, j, 0);
+                    }
+                }
+                continue;
+            }
+            if (!(a0 | a1) && !(first && p == 0)) {
+                continue;           /* both A halves +0: skipped */
+            }
+            for (j = 0; j < cols; j++) {
+                uint16_t b0 = lduw_le_p(b + 4 * j), b1 = lduw_le_p(b + 4 * j + 2);
+                float128 sum;
+                uint32_t c = c_get(env, i, j);
+
+                if (!(b0 | b1) && !(first && p == 0)) {
+                    continue;
+                }
+                set_float_rounding_mode(float_round_nearest_even, &st);
+                sum = float128_add(float128_mul(f16_exact(a0, &st),
+                                                f16_exact(b0, &st), &st),
+                                   float128_mul(f16_exact(a1, &st),
+                                                f16_exact(b1, &st), &st),
+                                   &st);
+                if (!(first && p == 0)) {
+                    if (!(c & 0x7f800000)) {
+                        c &= 0x80000000;        /* subnormal C flushed */
+                    }
+                    set_float_rounding_mode(float_round_to_odd, &st);
+                    sum = float128_add(sum, float32_to_float128(c, &st), &st);
+                }
+                set_float_rounding_mode(float_round_to_zero, &st);
+                c = float128_to_float32(sum, &st);
+                if (!(c & 0x7f800000)) {
+                    c &= 0x80000000;            /* tiny results flushed */
+                }
+                c_set(env, i, j, c);
+            }
+        }
+    }
+    float_raise(get_float_exception_flags(&st) &
+                (float_flag_invalid | float_flag_overflow |
+                 float_flag_underflow | float_flag_inexact), &env->fp_status);
+}
+
 static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
@@ -306,9 +392,8 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
         }
         return;
     }
-    if (type != TFMA_FP32) {
-        qemu_log_mask(LOG_UNIMP, "etsoc1: TensorFMA type %u is not "
-                      "modelled\n", type);
+    if (type == TFMA_FP16) {
+        tensor_fma16(cpu, ctl, tenb_rows);
         return;
     }
     /* fp32: one rounding per step (frm), subnormals flushed to zero */
