@@ -320,8 +320,9 @@ bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * An F instruction on a hart whose f registers a tensor operation owns
- * (translated with TB flag ET_TENSOR_BUSY): halt until the operation is
+ * An F or packed instruction on a hart whose f registers a tensor operation
+ * owns (env->et_tensor_busy, tested before it runs): halt until the
+ * operation is
  * done, then run the instruction again.  has_work re-tests the state.
  */
 void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
