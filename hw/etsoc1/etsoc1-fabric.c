@@ -322,8 +322,8 @@ bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 /*
  * An F or packed instruction on a hart whose f registers a tensor operation
  * owns (env->et_tensor_busy, tested before it runs): halt until the
- * operation is
- * done, then run the instruction again.  has_work re-tests the state.
+ * operation is done, then run the instruction again.  has_work re-tests
+ * the state.
  */
 void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
 {
