@@ -1,9 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-SoC-1 on-chip fabric: tensor messages between minions
  * (TensorSend/Recv/Broadcast/Reduce), the fast local barrier CSR, and the
  * deadlock detector.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Modelled from isa.md sections 4, 5 and 7 and timing.md section 7.
  *
@@ -117,11 +116,6 @@ static uint32_t etsoc1_combine(unsigned func, uint32_t snd, uint32_t rcv,
     }
 }
 
-static const FloatRoundMode etsoc1_rounding[] = {
-    float_round_nearest_even, float_round_to_zero, float_round_down,
-    float_round_up, float_round_ties_away,
-};
-
 /* Move the registers; the receiver's rounding mode, flags accrue on it. */
 static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
                             Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
@@ -147,7 +141,7 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
         rcv->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
         return;
     }
-    set_float_rounding_mode(etsoc1_rounding[r->frm], st);
+    set_float_rounding_mode(etsoc1_rm(r->frm), st);
     for (k = 0; k < r->count; k++) {
         unsigned fs = (s->start + k) % 32, fr = (r->start + k) % 32;
 
@@ -286,7 +280,7 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
         return RISCV_EXCP_NONE;
     }
     if (role == TR_RECV && func == TR_FADD &&
-        cpu->parent_obj.env.frm >= ARRAY_SIZE(etsoc1_rounding)) {
+        !ETSOC1_RM_VALID(cpu->parent_obj.env.frm)) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
 

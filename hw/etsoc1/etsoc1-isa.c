@@ -1,9 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion vendor instructions: scalar atomics, coherent
  * stores.  The decoder is qemu-patches/0002 (target/riscv/XEtsoc1.decode);
  * these are its out-of-line helpers.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * From isa.md section 8.  Local atomics (funct7 bit 0 clear) execute in the
  * shire's L2, global ones at the L3; here both act on the same memory, with

@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-SoC-1 minion CPU: the RISC-V CPU subclass, its ET CSRs and
  * the mechanism that halts a hart until a device wakes it.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Modelled from the chip facts in isa.md (sections 1, 3 and 6).  A minion is
  * rv64imfc: no A, no D, no H, no bit-manipulation, no PMP, no Sstc.

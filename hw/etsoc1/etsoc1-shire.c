@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-SoC-1 minion shire: 64 harts, the L2 scratchpad and the
  * shire's ESR (Esperanto System Register) space
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Modelled from isa.md section 2 ("ESR address encoding") and the sysemu
  * behaviour summarised in docs/esr.md.  An ESR address is

@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion tensor compute: the L1 scratchpad, TensorLoad,
  * TensorFMA (fp32 and int8), TensorStore and TensorQuant.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * From isa.md section 10 and docs/research/vpu-tensor-facts.md.  Each
  * operation is a CSR write on thread 0 and runs to completion at issue:
@@ -399,9 +398,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     /* fp32: one rounding per step (frm), subnormals flushed to zero */
     st = env->fp_status;
     set_float_exception_flags(0, &st);
-    set_float_rounding_mode((FloatRoundMode[]) {
-        float_round_nearest_even, float_round_to_zero, float_round_down,
-        float_round_up, float_round_ties_away }[env->frm], &st);
+    set_float_rounding_mode(etsoc1_rm(env->frm), &st);
     set_flush_to_zero(true, &st);
     set_flush_inputs_to_zero(true, &st);
     for (k = 0; k < passes; k++) {
@@ -522,9 +519,7 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
             return;
         }
     }
-    set_float_rounding_mode((FloatRoundMode[]) {
-        float_round_nearest_even, float_round_to_zero, float_round_down,
-        float_round_up, float_round_ties_away }[env->frm], st);
+    set_float_rounding_mode(etsoc1_rm(env->frm), st);
     for (t = 0; t < 10 && (code = extract64(ctl, 4 * t, 4)) != 0; t++) {
         const uint8_t *vec = scp_line(cpu, line);
 
@@ -579,7 +574,7 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
     CPURISCVState *env = &cpu->parent_obj.env;
 
     if ((csrno == ETSOC1_CSR_TENSOR_FMA || csrno == ETSOC1_CSR_TENSOR_QUANT) &&
-        env->frm > 4) {
+        !ETSOC1_RM_VALID(env->frm)) {
         return RISCV_EXCP_ILLEGAL_INST;         /* the rounding mode is used */
     }
     if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {

@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion packed-single ("VPU") instructions: the helpers
  * behind the patterns of qemu-patches/0005 (target/riscv/XEtsoc1.decode).
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * From isa.md section 9.  An f register is 8 x 32-bit lanes: lane 0 is
  * env->fpr[r] (NaN-boxed), lanes 1-7 env->et_fhi[r].  Every packed write of
@@ -90,11 +89,6 @@ static unsigned mreg(CPURISCVState *env, uint32_t insn, unsigned field,
     return field;
 }
 
-static const FloatRoundMode vpu_rounding[] = {
-    float_round_nearest_even, float_round_to_zero, float_round_down,
-    float_round_up, float_round_ties_away,
-};
-
 /* Set the instruction's rounding mode; returns the one to restore. */
 static FloatRoundMode vpu_set_rm(CPURISCVState *env, uint32_t insn,
                                  uintptr_t ra)
@@ -105,10 +99,10 @@ static FloatRoundMode vpu_set_rm(CPURISCVState *env, uint32_t insn,
     if (rm == 7) {
         rm = env->frm;
     }
-    if (rm >= ARRAY_SIZE(vpu_rounding)) {
+    if (!ETSOC1_RM_VALID(rm)) {
         vpu_illegal(env, insn, "reserved rounding mode", ra);
     }
-    set_float_rounding_mode(vpu_rounding[rm], &env->fp_status);
+    set_float_rounding_mode(etsoc1_rm(rm), &env->fp_status);
     return saved;
 }
 

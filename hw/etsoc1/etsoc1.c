@@ -1,7 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-SoC-1 machine ("-M etsoc1")
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * The minion side of the chip: up to 34 shires of 64 harts (compute shires
  * 0-31, master shire 32, spare shire 33), their L2 scratchpads and ESRs,

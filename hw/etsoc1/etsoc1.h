@@ -1,7 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-SoC-1: machine, shire and minion CPU types
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * QEMU interface of the machine ("etsoc1"):
  *  + property "shires": number of minion shires (1..34); 0 derives it from
@@ -24,6 +23,7 @@
 #include "hw/sysbus.h"
 #include "target/riscv/cpu.h"
 #include "qom/object.h"
+#include "fpu/softfloat-types.h"
 
 /* Topology (isa.md section 1). */
 #define ETSOC1_MAX_SHIRES        34     /* compute 0-31, master 32, spare 33 */
@@ -287,6 +287,18 @@ static inline void etsoc1_set_flane(CPURISCVState *env, unsigned r,
     } else {
         env->fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
     }
+}
+
+/* RISC-V rounding-mode field (0-4) as a softfloat mode; 5-7 are not modes. */
+#define ETSOC1_RM_VALID(rm) ((rm) <= 4)
+static inline FloatRoundMode etsoc1_rm(unsigned rm)
+{
+    static const FloatRoundMode modes[] = {
+        float_round_nearest_even, float_round_to_zero, float_round_down,
+        float_round_up, float_round_ties_away,
+    };
+
+    return modes[rm];
 }
 
 /* etsoc1-minion.c */

@@ -1,8 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * QTest for the ET-SoC-1 machine: memory map, ESR decoding, error logging
  * and reset values, without guest code.
- *
- * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * Addresses come from the chip facts (isa.md section 2), written out here
  * independently of the model's tables.  qtest accesses have no hart behind
