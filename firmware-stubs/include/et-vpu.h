@@ -26,6 +26,26 @@
     __asm__ volatile(".insn r4 0x5b, 7, " #fmt ", " #fd ", " #fs1 ", " #fs2 \
                      ", " #fs3)
 
+/*
+ * Opcodes 0x1f, 0x3f and 0x5f are plain 32-bit instructions on the minion,
+ * but the assembler reads their low bits as the RISC-V 48-/64-bit length
+ * prefix and pads .insn to 6 or 8 bytes, so they are emitted as .word.
+ * Register operands are numbers here.
+ */
+#define ET_WORD(w) __asm__ volatile(".word %0" :: "i"((uint32_t)(w)))
+/* fbci.ps / fbci.pi: broadcast a 20-bit immediate ([31:12]) */
+#define FBCI_PS(fd, imm20) ET_WORD((imm20) << 12 | (fd) << 7 | 0x1f)
+#define FBCI_PI(fd, imm20) ET_WORD((imm20) << 12 | (fd) << 7 | 0x5f)
+/* opcode 0x3f, fmt 2: imm10 split [31:27]:[24:20], or fs3 in [31:27] */
+#define ET_OP3F(f3, fd, fs1, hi5, lo5) \
+    ET_WORD((hi5) << 27 | 2 << 25 | (lo5) << 20 | (fs1) << 15 | (f3) << 12 | \
+            (fd) << 7 | 0x3f)
+#define FADDI_PI(fd, fs1, imm10) \
+    ET_OP3F(0, fd, fs1, (imm10) >> 5 & 0x1f, (imm10) & 0x1f)
+#define FANDI_PI(fd, fs1, imm10) \
+    ET_OP3F(1, fd, fs1, (imm10) >> 5 & 0x1f, (imm10) & 0x1f)
+#define FCMOV_PS(fd, fs1, fs2, fs3) ET_OP3F(2, fd, fs1, fs3, fs2)
+
 /* m0..m7 from/to one x register, a byte each */
 static inline void mova_m_x(uint64_t v)
 {

@@ -13,6 +13,10 @@ static uint32_t A[8] __attribute__((aligned(32))) = {
 static uint32_t B[8] __attribute__((aligned(32))) = {
     0, 0xffffffff, 1, 0xffffffff, 31, 0xfffffff0, 7, 0x12345678,
 };
+static uint32_t C[8] __attribute__((aligned(32))) = {
+    0x11111111, 0x22222222, 0x33333333, 0x44444444,
+    0x55555555, 0x66666666, 0x77777777, 0x88888888,
+};
 static uint32_t buf[8] __attribute__((aligned(32)));
 static volatile uint64_t trap_cause, traps;
 
@@ -74,6 +78,9 @@ REF(r_srli5, a >> 5)
 REF(r_srai5, (uint32_t)((int32_t)a >> 5))
 REF(r_sat8, (uint32_t)((int32_t)a < -128 ? -128 : (int32_t)a > 127 ? 127 :
                        (int32_t)a))
+REF(r_addm3, a - 3)
+REF(r_and1f0, a & 0x1f0)
+REF(r_andm512, a & 0xfffffe00u)
 REF(r_satu8, (int32_t)a < 0 ? 0 : (int32_t)a > 255 ? 255 : a)
 
 #define T(f7, f3, ref, what) do {                                   \
@@ -157,7 +164,7 @@ int main(uint64_t hartid, const void *fdt)
     }
     CHECK(bad == 0, "fcmovm.ps selects by m0, writing every lane");
     set_m0(0x3c);
-    __asm__ volatile(".insn u 0x5f, f4, 0x80000");
+    FBCI_PI(4, 0x80000);
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != ((0x3c >> e & 1) ? 0xfff80000u : (e < 4 ? A[e] : B[e]));
@@ -246,6 +253,85 @@ int main(uint64_t hartid, const void *fdt)
     FLW_PS(f4, A);
     CHECK(fmv_lane(6, 0) == 0xdeadbeef && fmv_lane(3, 1) == 0xffffffff80000000ULL,
           "fmvz.x.ps / fmvs.x.ps read one lane");
+
+    /* immediates, select, swizzle, pack (opcodes 0x1f, 0x3f, custom-3) */
+    set_m0(0xff);
+    FLW_PS(f1, A);
+    FLW_PS(f2, B);
+    FLW_PS(f3, C);
+    set_m0(0xf0);
+    FBCI_PS(4, 0x3fc0a);        /* low nibble >= 8 */
+    store_f4();
+    bad = 0;
+    for (e = 4; e < 8; e++) {
+        bad += buf[e] != 0x3fc0aaabu;
+    }
+    set_m0(0x0f);
+    FBCI_PS(4, 0x40493);        /* low nibble < 8 */
+    store_f4();
+    for (e = 0; e < 4; e++) {
+        bad += buf[e] != 0x40493333u;
+    }
+    CHECK(bad == 0, "fbci.ps fills the low 12 bits from the low nibble");
+    set_m0(0xff);
+    FADDI_PI(4, 1, -3);
+    CHECK(check_lanes(r_addm3) == 0, "faddi.pi adds the sign-extended imm10");
+    FANDI_PI(4, 1, 0x1f0);
+    CHECK(check_lanes(r_and1f0) == 0, "fandi.pi, positive immediate");
+    FANDI_PI(4, 1, -512);
+    CHECK(check_lanes(r_andm512) == 0, "fandi.pi, negative immediate");
+    FCMOV_PS(4, 1, 2, 3);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        bad += buf[e] != (A[e] ? B[e] : C[e]);
+    }
+    CHECK(bad == 0, "fcmov.ps selects fs2 where fs1 != 0, else fs3");
+    traps = 0;
+    /* fcmov.ps with fmt 1 */
+    ET_WORD(3 << 27 | 1 << 25 | 2 << 20 | 1 << 15 | 2 << 12 | 4 << 7 |
+            0x3f);
+    CHECK(traps == 1 && trap_cause == 2, "0x3f with fmt != 2 is illegal");
+    {
+        static const uint8_t rev[8] = { 3, 2, 1, 0, 7, 6, 5, 4 };
+        static const uint8_t pairs[8] = { 2, 3, 0, 1, 6, 7, 4, 5 };
+
+        __asm__ volatile(".insn r 0x7b, 3, 0x73, f4, f1, f3");  /* 0x1b */
+        store_f4();
+        for (e = 0, bad = 0; e < 8; e++) {
+            bad += buf[e] != A[rev[e]];
+        }
+        set_m0(0x0f);
+        __asm__ volatile(".insn r 0x7b, 6, 0x73, f4, f1, f9");  /* 0x4e */
+        store_f4();
+        for (e = 0; e < 8; e++) {
+            bad += buf[e] != (e < 4 ? A[pairs[e]] : A[rev[e]]);
+        }
+        CHECK(bad == 0, "fswizz.ps permutes within 4-lane groups (m0 lanes)");
+    }
+    set_m0(0xff);
+    VOP(0x13, 0, f4, f1, f0);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        const uint32_t *q = &A[e & 1 ? 4 : 0];
+
+        bad += buf[e] != ((q[0] & 0xff) | (q[1] & 0xff) << 8 |
+                          (q[2] & 0xff) << 16 | (q[3] & 0xff) << 24);
+    }
+    CHECK(bad == 0, "fpackrepb.pi packs low bytes of 4 lanes, replicated");
+    VOP(0x13, 1, f4, f1, f0);
+    store_f4();
+    for (e = 0, bad = 0; e < 8; e++) {
+        const uint32_t *q = &A[2 * (e % 4)];
+
+        bad += buf[e] != ((q[0] & 0xffff) | q[1] << 16);
+    }
+    CHECK(bad == 0, "fpackreph.pi packs low halves of 2 lanes, replicated");
+    mova_m_x(0);
+    __asm__ volatile(".insn r 0x7b, 5, 0x2b, x3, %0, x0" :: "r"(0x1a0));
+    CHECK_EQ(mova_x_m(), 0xa5ULL << 24, "mov.m.x m3 = x[rs1][7:0] | imm8");
+    traps = 0;
+    __asm__ volatile(".insn r 0x7b, 0, 0x2b, x9, %0, x0" :: "r"(1));
+    CHECK(traps == 1 && trap_cause == 2, "mov.m.x to a mask above m7 traps");
 
     /* scalar F writes clear lanes 1-7 */
     __asm__ volatile("fmv.w.x f4, %0" :: "r"(0x3f800000));

@@ -14,7 +14,7 @@
  * The helpers decode the operation from the instruction word, so the
  * encoding is written down once, in the decode file and in the switch
  * below.  Not implemented yet: transcendentals, small-float and normalized
- * conversions, fswizz, fpackrep, the FP/10-bit immediate forms, fcmov.
+ * conversions.
  */
 
 #include "qemu/osdep.h"
@@ -43,6 +43,9 @@ FIELD(VINSN, RS3, 27, 5)
 #define OPC_LOAD_FP  0x07
 #define OPC_STORE_FP 0x27
 #define OPC_FCMOVM   0x77
+#define OPC_FBCI_PS  0x1f
+#define OPC_IMM64    0x3f       /* faddi.pi, fandi.pi, fcmov.ps */
+#define OPC_CUSTOM3  0x7b
 
 static Etsoc1HartEt *hart_et(CPURISCVState *env)
 {
@@ -134,7 +137,8 @@ static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
     case 0x2c:
         return float32_sqrt(a, st);
     case 0x60:
-        return rs2 ? float32_to_uint32(a, st) : (uint32_t)float32_to_int32(a, st);
+        return rs2 ? float32_to_uint32(a, st)
+                   : (uint32_t)float32_to_int32(a, st);
     case 0x68:
         return rs2 ? uint32_to_float32(a, st) : int32_to_float32(a, st);
     case 0x10:      /* sign injection */
@@ -208,7 +212,71 @@ static bool vpu_writes_mask(uint32_t insn)
     unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
 
     return FIELD_EX32(insn, VINSN, OPCODE) == 0x7b &&
-           (f7 == 0x33 || f7 == 0x1f || ((f7 == 0x50 || f7 == 0x53) && f3 >= 4));
+           (f7 == 0x33 || f7 == 0x1f ||
+            ((f7 == 0x50 || f7 == 0x53) && f3 >= 4));
+}
+
+/*
+ * fbci.ps immediate: bits [31:12] of the instruction are the top of the
+ * float; the low 12 bits repeat bits [15:12] so that the value is centred
+ * in the interval the truncated immediate stands for.
+ */
+static uint32_t vpu_f32imm(uint32_t insn)
+{
+    uint32_t hi = insn & 0xfffff000, low4 = extract32(insn, 12, 4);
+
+    return hi | low4 << 8 | low4 << 4 | (low4 < 8 ? low4 : low4 + 1);
+}
+
+/*
+ * Moves and immediates: results that take other lanes of the source, or
+ * no FP source at all.  Integer moves, no FP flags.  Fills every lane of
+ * @r (the caller writes those m0 enables); false if @insn is not one.
+ */
+static bool vpu_move(CPURISCVState *env, uint32_t insn, uint32_t *r)
+{
+    unsigned opc = FIELD_EX32(insn, VINSN, OPCODE);
+    unsigned f3 = FIELD_EX32(insn, VINSN, F3), f7 = FIELD_EX32(insn, VINSN, F7);
+    /* faddi/fandi: sign-extended 10 bits, [31:27]:[24:20] */
+    int32_t vimm = sextract32((insn >> 22 & 0x3e0) | (insn >> 20 & 0x1f),
+                              0, 10);
+    /* fswizz: 8 bits, rs2:funct3 */
+    unsigned imm8 = FIELD_EX32(insn, VINSN, RS2) << 3 | f3;
+    uint32_t a[NL], b[NL], c[NL];
+    unsigned e, k, w;
+
+    if (opc != OPC_FBCI_PI && opc != OPC_FBCI_PS && opc != OPC_IMM64 &&
+        !(opc == OPC_CUSTOM3 && (f7 == 0x73 || f7 == 0x13))) {
+        return false;
+    }
+    get_lanes(env, FIELD_EX32(insn, VINSN, RS1), a);
+    get_lanes(env, FIELD_EX32(insn, VINSN, RS2), b);
+    get_lanes(env, FIELD_EX32(insn, VINSN, RS3), c);
+    for (e = 0; e < NL; e++) {
+        if (opc == OPC_FBCI_PI) {
+            r[e] = (int32_t)insn >> 12;
+        } else if (opc == OPC_FBCI_PS) {
+            r[e] = vpu_f32imm(insn);
+        } else if (opc == OPC_IMM64) {
+            r[e] = f3 == 0 ? a[e] + vimm : f3 == 1 ? a[e] & vimm :
+                   a[e] ? b[e] : c[e];
+        } else if (f7 == 0x73) {
+            /* fswizz.ps: lane e of each group of 4 picks by 2 imm bits */
+            r[e] = a[(e & ~3) | (imm8 >> (2 * (e % 4)) & 3)];
+        } else {
+            /*
+             * fpackrepb/h.pi: part k of lane e is the low byte (half) of
+             * lane (n * e + k) % 8, n = 4 (2) parts per lane; the packed
+             * result thus repeats across the register.
+             */
+            w = f3 ? 16 : 8;
+            r[e] = 0;
+            for (k = 0; k < 32 / w; k++) {
+                r[e] |= extract32(a[(32 / w * e + k) % NL], 0, w) << (w * k);
+            }
+        }
+    }
+    return true;
 }
 
 /* f register or mask register result */
@@ -238,10 +306,7 @@ void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
         set_lanes(env, rd, r, 0xff);
         return;
     }
-    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_FBCI_PI) {
-        for (e = 0; e < NL; e++) {
-            r[e] = (int32_t)insn >> 12;
-        }
+    if (vpu_move(env, insn, r)) {
         set_lanes(env, rd, r, active);
         return;
     }
@@ -329,6 +394,11 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
             v[i] = x;
         }
         set_lanes(env, FIELD_EX32(insn, VINSN, RD), v, et->m[0]);
+        return;
+    }
+    if (FIELD_EX32(insn, VINSN, F7) == 0x2b) {      /* mov.m.x: | imm8 */
+        et->m[mreg(env, insn, FIELD_EX32(insn, VINSN, RD), GETPC())] =
+            x | FIELD_EX32(insn, VINSN, RS2) << 3 | FIELD_EX32(insn, VINSN, F3);
         return;
     }
     for (i = 0; i < 8; i++) {                                   /* mova.m.x */
