@@ -65,36 +65,48 @@ def _exp2_floor(a):
     return e
 
 
-def round_f32(x, rm, zero_neg=False):
-    """(bits, flags) of the exact value x rounded to binary32."""
+def round_float(x, rm, m=23, emax=127, zero_neg=False):
+    """(bits, flags) of the exact value x rounded to the IEEE binary format
+    with m fraction bits and maximum exponent emax (binary32: 23, 127;
+    binary16: 10, 15)."""
+    emin = 1 - emax
+    sign = 1 << (m + emax.bit_length() + 1)
+    inf = (2 * emax + 1) << m
+    min_normal = Fraction(2) ** emin
+    max_finite = Fraction(2 ** (m + 1) - 1) * Fraction(2) ** (emax - m)
     if x == 0:
-        return (0x80000000 if zero_neg else 0), 0
+        return (sign if zero_neg else 0), 0
     neg = x < 0
     a = -x if neg else x
     e = _exp2_floor(a)
-    # unbounded exponent, 24-bit significand: tininess after rounding
-    q = _round_int(a / Fraction(2) ** (e - 23), rm, neg)
-    tiny = q * Fraction(2) ** (e - 23) < MIN_NORMAL
-    # the real format: at most 2**-149 resolution
-    step = max(e - 23, -149)
+    # unbounded exponent, m+1-bit significand: tininess after rounding
+    q = _round_int(a / Fraction(2) ** (e - m), rm, neg)
+    tiny = q * Fraction(2) ** (e - m) < min_normal
+    # the real format: subnormal resolution 2**(emin - m)
+    step = max(e - m, emin - m)
     q = _round_int(a / Fraction(2) ** step, rm, neg)
     r = q * Fraction(2) ** step
     flags = NX if r != a else 0
-    if r > MAX_FINITE:
+    if r > max_finite:
         flags |= OF | NX
         to_inf = rm in (0, 4) or (rm == 2 and neg) or (rm == 3 and not neg)
-        bits = 0x7f800000 if to_inf else 0x7f7fffff
-        return bits | (neg << 31), flags
+        bits = inf if to_inf else inf - 1
+        return bits | (sign if neg else 0), flags
     if tiny and flags & NX:
         flags |= UF
     if r == 0:
-        return (neg << 31), flags
+        return (sign if neg else 0), flags
     e = _exp2_floor(r)
-    if e < -126:
-        bits = int(r * 2 ** 149)
+    if e < emin:
+        bits = int(r / Fraction(2) ** (emin - m))
     else:
-        bits = (e + 127) << 23 | (int(r / Fraction(2) ** (e - 23)) - (1 << 23))
-    return bits | (neg << 31), flags
+        bits = (e + emax) << m | (int(r / Fraction(2) ** (e - m)) - (1 << m))
+    return bits | (sign if neg else 0), flags
+
+
+def round_f32(x, rm, zero_neg=False):
+    """(bits, flags) of the exact value x rounded to binary32."""
+    return round_float(x, rm, 23, 127, zero_neg)
 
 
 def _nan_in(*ops):
@@ -200,6 +212,28 @@ def fma(a, b, c, rm, negate_product=False, negate_c=False):
     return round_f32(s, rm)
 
 
+def f32_to_f16(a, rm):
+    """fcvt.f16.ps: binary32 to binary16 (canonical NaN 0x7e00)."""
+    f = F(a)
+    if f.kind == 'nan':
+        return 0x7e00, NV if f.snan else 0
+    if f.kind == 'inf':
+        return 0x7c00 | f.neg << 15, 0
+    return round_float(f.val, rm, 10, 15, zero_neg=f.neg)
+
+
+def f16_to_f32(h):
+    """fcvt.ps.f16: the low 16 bits as binary16, exactly to binary32."""
+    neg, exp, man = h >> 15 & 1, h >> 10 & 0x1f, h & 0x3ff
+    if exp == 0x1f:
+        if man:
+            return QNAN, 0 if man >> 9 else NV
+        return 0x7f800000 | neg << 31, 0
+    mag = Fraction(man, 2 ** 24) if exp == 0 else \
+        Fraction(man | 1 << 10, 2 ** 25) * 2 ** exp
+    return round_f32(-mag if neg else mag, 0, zero_neg=bool(neg))
+
+
 def minmax(a, b, is_max):
     """IEEE 754-2019 minimumNumber / maximumNumber (RISC-V fmin/fmax)."""
     fa, fb = F(a), F(b)
@@ -233,4 +267,6 @@ OPS = {
     'fnmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True),
     'fnmadd': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True,
                                      negate_c=True),
+    'fcvt.f16.ps': lambda a, b, c, rm: f32_to_f16(b, rm),
+    'fcvt.ps.f16': lambda a, b, c, rm: f16_to_f32(b & 0xffff),
 }

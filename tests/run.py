@@ -416,6 +416,17 @@ def fabric_tests():
 VPU_IN = [0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
           0x00000001, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
           0x7f812345, 0x3eaaaaab, 0x40490fdb, 0xcb7fffff]   # guest-kernels/isa/vpu_fp.c
+# the fp16 conversions' own b inputs (same file)
+VPU_IN_OF = {
+    'fcvt.f16.ps': [0x477fe000, 0x477ff000, 0xc77fefff, 0x38800000, 0x33800000,
+                    0x33000000, 0x33000001, 0xb3c00000, 0x387fc000, 0x3eaaaaab,
+                    0x40490fdb, 0x7f812345, 0xffc00001, 0xff800000, 0x80000000,
+                    0x3f801000],
+    'fcvt.ps.f16': [0xdead0000, 0x00008000, 0x12343c00, 0xffffbe00, 0x00007bff,
+                    0x55550400, 0x00000001, 0x000083ff, 0x7fff7c00, 0x0000fc00,
+                    0x00007e00, 0x00007e5a, 0x00007c01, 0x0000fd00, 0x00003555,
+                    0xaaaac248],
+}
 
 
 def tensor_test():
@@ -503,23 +514,26 @@ def vpu_fp_test():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import f32ref
     rc, out, _ = run(qemu_cmd('vpu_fp', 1), 120)
-    lines = re.findall(r'^(\w+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
+    lines = re.findall(r'^([\w.]+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
                        r'((?: [0-9a-f]{2}){16})$', out, re.M)
     for op in f32ref.OPS:
         checked, bad = 0, []
+        ins = VPU_IN_OF.get(op, VPU_IN)
         for name, rm, i, res, flags in lines:
             if name != op:
                 continue
             rm, i = int(rm), int(i)
             for j, (r, f) in enumerate(zip(res.split(), flags.split())):
-                want = f32ref.OPS[op](VPU_IN[i], VPU_IN[j], VPU_IN[(i + j) % 16], rm)
+                want = f32ref.OPS[op](VPU_IN[i], ins[j], VPU_IN[(i + j) % 16], rm)
                 checked += 1
                 if (int(r, 16), int(f, 16)) != want:
-                    bad.append(f'rm {rm} a {VPU_IN[i]:08x} b {VPU_IN[j]:08x}: '
+                    bad.append(f'rm {rm} a {VPU_IN[i]:08x} b {ins[j]:08x}: '
                                f'{r} flags {f}, want {want[0]:08x} flags {want[1]:02x}')
+        label = op if '.' in op else op + '.ps'
         report(rc == 0 and checked == 5 * 256 and not bad,
-               f'isa {op}.ps: 256 operand pairs x 5 rounding modes ({checked} lanes), results and '
-               f'fflags bit-exact against the reference', '\n'.join(bad[:20]))
+               f'isa {label}: 256 operand pairs x 5 rounding modes '
+               f'({checked} lanes), results and fflags bit-exact against '
+               f'the reference', '\n'.join(bad[:20]))
 
 def isa_tests():
     for accel in ('', 'thread=single'):

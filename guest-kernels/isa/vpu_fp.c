@@ -8,7 +8,8 @@
  * exact-arithmetic reference (tests/f32ref.py).
  *
  *   "<op> <rm> <i>: <16 results> | <16 fflags>"   lane j uses a = IN[i]
- *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops.
+ *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops; the
+ *   fp16 conversions take b from their own tables.
  */
 #include "etsoc1.h"
 #include "et-vpu.h"
@@ -19,13 +20,30 @@ static const uint32_t in[16] __attribute__((aligned(32))) = {
     0x7f812345, 0x3eaaaaab, 0x40490fdb, 0xcb7fffff,
 };
 
+/* fcvt.f16.ps: f16 boundaries (max, overflow, subnormals, ties) */
+static const uint32_t in_cvt16[16] __attribute__((aligned(32))) = {
+    0x477fe000, 0x477ff000, 0xc77fefff, 0x38800000, 0x33800000, 0x33000000,
+    0x33000001, 0xb3c00000, 0x387fc000, 0x3eaaaaab, 0x40490fdb, 0x7f812345,
+    0xffc00001, 0xff800000, 0x80000000, 0x3f801000,
+};
+
+/* fcvt.ps.f16 reads the low half of each lane; the high half is noise */
+static const uint32_t in_f16[16] __attribute__((aligned(32))) = {
+    0xdead0000, 0x00008000, 0x12343c00, 0xffffbe00, 0x00007bff, 0x55550400,
+    0x00000001, 0x000083ff, 0x7fff7c00, 0x0000fc00, 0x00007e00, 0x00007e5a,
+    0x00007c01, 0x0000fd00, 0x00003555, 0xaaaac248,
+};
+
 static uint32_t cvec[32] __attribute__((aligned(32)));
 static uint32_t out[8] __attribute__((aligned(32)));
 
-enum { ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD, NOPS };
+enum {
+    ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD,
+    CVT_F16, CVT_PS_F16, NOPS
+};
 static const char *const names[NOPS] = {
     "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
-    "fmadd", "fmsub", "fnmsub", "fnmadd",
+    "fmadd", "fmsub", "fnmsub", "fnmadd", "fcvt.f16.ps", "fcvt.ps.f16",
 };
 
 /* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 */
@@ -42,7 +60,9 @@ static void run(unsigned op)
     case FMADD: VFMA(0, f4, f1, f2, f3); break;
     case FMSUB: VFMA(1, f4, f1, f2, f3); break;
     case FNMSUB: VFMA(2, f4, f1, f2, f3); break;
-    default: VFMA(3, f4, f1, f2, f3); break;
+    case FNMADD: VFMA(3, f4, f1, f2, f3); break;
+    case CVT_F16: VOP(0x6c, 0, f4, f2, f9); break;     /* rs2 9, rm = frm */
+    default: VOP(0x68, 0, f4, f2, f10); break;          /* rs2 10 */
     }
 }
 
@@ -65,7 +85,8 @@ int main(uint64_t hartid, const void *fdt)
                 FBC_PS(f1, &in[i]);
                 for (half = 0; half < 2; half++) {
                     set_m0(0xff);
-                    FLW_PS(f2, &in[half * 8]);
+                    FLW_PS(f2, &(op == CVT_F16 ? in_cvt16 :
+                                 op == CVT_PS_F16 ? in_f16 : in)[half * 8]);
                     FLW_PS(f3, &cvec[i + half * 8]);
                     for (e = 0; e < 8; e++) {
                         set_m0(1u << e);

@@ -13,8 +13,8 @@
  *
  * The helpers decode the operation from the instruction word, so the
  * encoding is written down once, in the decode file and in the switch
- * below.  Not implemented yet: transcendentals, small-float and normalized
- * conversions.
+ * below.  Not implemented yet: the transcendentals and the graphics
+ * conversions (f10/f11, unorm/snorm, rast).
  */
 
 #include "qemu/osdep.h"
@@ -99,7 +99,8 @@ static FloatRoundMode vpu_set_rm(CPURISCVState *env, uint32_t insn,
     FloatRoundMode saved = get_float_rounding_mode(&env->fp_status);
     unsigned rm = FIELD_EX32(insn, VINSN, F3);
 
-    if (rm == 7) {
+    /* fcvt.f16.ps has funct3 0 and always rounds by frm */
+    if (rm == 7 || FIELD_EX32(insn, VINSN, F7) == 0x6c) {
         rm = env->frm;
     }
     if (!ETSOC1_RM_VALID(rm)) {
@@ -139,8 +140,11 @@ static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
     case 0x60:
         return rs2 ? float32_to_uint32(a, st)
                    : (uint32_t)float32_to_int32(a, st);
-    case 0x68:
-        return rs2 ? uint32_to_float32(a, st) : int32_to_float32(a, st);
+    case 0x68:      /* fcvt.ps.pw / .pwu / .f16 (low half of the lane) */
+        return rs2 == 0xa ? float16_to_float32(a, true, st) :
+               rs2 ? uint32_to_float32(a, st) : int32_to_float32(a, st);
+    case 0x6c:      /* fcvt.f16.ps: zero-extended into the lane */
+        return float32_to_float16(a, true, st);
     case 0x10:      /* sign injection */
         return (a & INT32_MAX) |
                ((f3 == 0 ? b : f3 == 1 ? ~b : a ^ b) & 0x80000000u);
@@ -292,7 +296,7 @@ void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
     uint8_t active = et->m[0], md = 0;
     bool fp = FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM2 ||
               f7 == 0x00 || f7 == 0x04 || f7 == 0x08 || f7 == 0x0c ||
-              f7 == 0x2c || f7 == 0x60 || f7 == 0x68;
+              f7 == 0x2c || f7 == 0x60 || f7 == 0x68 || f7 == 0x6c;
     FloatRoundMode saved = 0;
     unsigned e;
 
