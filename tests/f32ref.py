@@ -5,6 +5,11 @@ rounding mode, with the RISC-V exception flags and NaN rules (any NaN
 result is the canonical 0x7fc00000; tininess is detected after rounding).
 Independent of QEMU's softfloat.
 
+The operations in OPS model the minion FPU, which flushes subnormals
+(docs/isa.md): a subnormal operand reads as a zero of its sign (daz), a
+result that is tiny after rounding becomes a zero of its sign with UF and NX
+(ftz).  F() and round_f32() are plain IEEE unless asked.
+
 Flags: NV 0x10, DZ 0x08, OF 0x04, UF 0x02, NX 0x01.
 Rounding modes: 0 RNE, 1 RTZ, 2 RDN, 3 RUP, 4 RMM.
 """
@@ -20,7 +25,9 @@ MAX_FINITE = Fraction(2 ** 24 - 1) * 2 ** 104
 class F:
     """A decoded binary32: kind 'nan' (snan flag), 'inf' or 'num'."""
 
-    def __init__(self, bits):
+    def __init__(self, bits, daz=False):
+        if daz and not (bits >> 23) & 0xff:
+            bits &= 0x80000000
         self.bits = bits
         self.neg = bool(bits >> 31)
         exp, man = (bits >> 23) & 0xff, bits & 0x7fffff
@@ -65,7 +72,7 @@ def _exp2_floor(a):
     return e
 
 
-def round_float(x, rm, m=23, emax=127, zero_neg=False):
+def round_float(x, rm, m=23, emax=127, zero_neg=False, ftz=False):
     """(bits, flags) of the exact value x rounded to the IEEE binary format
     with m fraction bits and maximum exponent emax (binary32: 23, 127;
     binary16: 10, 15)."""
@@ -82,6 +89,8 @@ def round_float(x, rm, m=23, emax=127, zero_neg=False):
     # unbounded exponent, m+1-bit significand: tininess after rounding
     q = _round_int(a / Fraction(2) ** (e - m), rm, neg)
     tiny = q * Fraction(2) ** (e - m) < min_normal
+    if ftz and tiny:
+        return (sign if neg else 0), UF | NX
     # the real format: subnormal resolution 2**(emin - m)
     step = max(e - m, emin - m)
     q = _round_int(a / Fraction(2) ** step, rm, neg)
@@ -104,9 +113,9 @@ def round_float(x, rm, m=23, emax=127, zero_neg=False):
     return bits | (sign if neg else 0), flags
 
 
-def round_f32(x, rm, zero_neg=False):
+def round_f32(x, rm, zero_neg=False, ftz=False):
     """(bits, flags) of the exact value x rounded to binary32."""
-    return round_float(x, rm, 23, 127, zero_neg)
+    return round_float(x, rm, 23, 127, zero_neg, ftz)
 
 
 def _nan_in(*ops):
@@ -117,7 +126,7 @@ def _nan_in(*ops):
 
 
 def add(a, b, rm, negate_b=False):
-    a, b = F(a), F(b)
+    a, b = F(a, daz=True), F(b, daz=True)
     r = _nan_in(a, b)
     if r:
         return r
@@ -132,14 +141,14 @@ def add(a, b, rm, negate_b=False):
     if s == 0:
         # exact zero: -0 only for (-0) + (-0), or any zero sum under RDN
         both_neg = a.is_zero() and b.is_zero() and a.neg and bneg
-        return round_f32(s, rm, zero_neg=both_neg or
+        return round_f32(s, rm, ftz=True, zero_neg=both_neg or
                          (rm == 2 and not (a.is_zero() and b.is_zero() and
                                            not a.neg and not bneg)))
-    return round_f32(s, rm)
+    return round_f32(s, rm, ftz=True)
 
 
 def mul(a, b, rm):
-    a, b = F(a), F(b)
+    a, b = F(a, daz=True), F(b, daz=True)
     r = _nan_in(a, b)
     if r:
         return r
@@ -148,11 +157,11 @@ def mul(a, b, rm):
         if a.is_zero() or b.is_zero():
             return QNAN, NV
         return 0x7f800000 | neg << 31, 0
-    return round_f32(a.val * b.val, rm, zero_neg=neg)
+    return round_f32(a.val * b.val, rm, zero_neg=neg, ftz=True)
 
 
 def div(a, b, rm):
-    a, b = F(a), F(b)
+    a, b = F(a, daz=True), F(b, daz=True)
     r = _nan_in(a, b)
     if r:
         return r
@@ -163,11 +172,11 @@ def div(a, b, rm):
         return neg << 31, 0
     if b.is_zero():
         return (QNAN, NV) if a.is_zero() else (0x7f800000 | neg << 31, DZ)
-    return round_f32(a.val / b.val, rm, zero_neg=neg)
+    return round_f32(a.val / b.val, rm, zero_neg=neg, ftz=True)
 
 
 def sqrt(a, rm):
-    a = F(a)
+    a = F(a, daz=True)
     r = _nan_in(a)
     if r:
         return r
@@ -181,12 +190,12 @@ def sqrt(a, rm):
     n = a.val * 4 ** k
     root = isqrt(n.numerator // n.denominator)
     if Fraction(root) ** 2 == n:
-        return round_f32(Fraction(root, 2 ** k), rm)
-    return round_f32(Fraction(2 * root + 1, 2 ** (k + 1)), rm)
+        return round_f32(Fraction(root, 2 ** k), rm, ftz=True)
+    return round_f32(Fraction(2 * root + 1, 2 ** (k + 1)), rm, ftz=True)
 
 
 def fma(a, b, c, rm, negate_product=False, negate_c=False):
-    a, b, c = F(a), F(b), F(c)
+    a, b, c = F(a, daz=True), F(b, daz=True), F(c, daz=True)
     if (a.kind == 'inf' and b.is_zero()) or (b.kind == 'inf' and a.is_zero()):
         return QNAN, NV
     r = _nan_in(a, b, c)
@@ -208,23 +217,26 @@ def fma(a, b, c, rm, negate_product=False, negate_c=False):
         czero = c.is_zero()
         both_neg = p == 0 and czero and pneg and cneg
         all_pos_zero = p == 0 and czero and not pneg and not cneg
-        return round_f32(s, rm, zero_neg=both_neg or (rm == 2 and not all_pos_zero))
-    return round_f32(s, rm)
+        return round_f32(s, rm, ftz=True,
+                         zero_neg=both_neg or (rm == 2 and not all_pos_zero))
+    return round_f32(s, rm, ftz=True)
 
 
 def f32_to_f16(a, rm):
     """fcvt.f16.ps: binary32 to binary16 (canonical NaN 0x7e00)."""
-    f = F(a)
+    f = F(a, daz=True)
     if f.kind == 'nan':
         return 0x7e00, NV if f.snan else 0
     if f.kind == 'inf':
         return 0x7c00 | f.neg << 15, 0
-    return round_float(f.val, rm, 10, 15, zero_neg=f.neg)
+    return round_float(f.val, rm, 10, 15, zero_neg=f.neg, ftz=True)
 
 
 def f16_to_f32(h):
     """fcvt.ps.f16: the low 16 bits as binary16, exactly to binary32."""
     neg, exp, man = h >> 15 & 1, h >> 10 & 0x1f, h & 0x3ff
+    if exp == 0:
+        man = 0                                 # daz
     if exp == 0x1f:
         if man:
             return QNAN, 0 if man >> 9 else NV
