@@ -222,6 +222,31 @@ def fma(a, b, c, rm, negate_product=False, negate_c=False):
     return round_f32(s, rm, ftz=True)
 
 
+def round_to_int(a, rm):
+    """fround.ps: to an integral value in rm; NX when not already one."""
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return QNAN, NV if f.snan else 0
+    if f.kind == 'inf':
+        return a, 0
+    mag = abs(f.val)
+    q = _round_int(mag, rm, f.neg)
+    return round_f32(-q if f.neg else Fraction(q), rm, zero_neg=f.neg)[0], \
+        (NX if q != mag else 0)
+
+
+def frac(a):
+    """ffrc.ps: a - trunc(a), sign of a; infinities give a signed zero."""
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return QNAN, NV if f.snan else 0
+    if f.kind == 'inf':
+        return a & 0x80000000, 0
+    mag = abs(f.val)
+    r = mag - mag.numerator // mag.denominator
+    return round_f32(-r if f.neg else r, 0, zero_neg=f.neg)
+
+
 def f32_to_f16(a, rm):
     """fcvt.f16.ps: binary32 to binary16 (canonical NaN 0x7e00)."""
     f = F(a, daz=True)
@@ -279,6 +304,8 @@ OPS = {
     'fnmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True),
     'fnmadd': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True,
                                      negate_c=True),
+    'fround': lambda a, b, c, rm: round_to_int(b, rm),
+    'ffrc': lambda a, b, c, rm: frac(b),
     'fcvt.f16.ps': lambda a, b, c, rm: f32_to_f16(b, rm),
     'fcvt.ps.f16': lambda a, b, c, rm: f16_to_f32(b & 0xffff),
 }

@@ -39,11 +39,12 @@ static uint32_t out[8] __attribute__((aligned(32)));
 
 enum {
     ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD,
-    CVT_F16, CVT_PS_F16, NOPS
+    FROUND, FFRC, CVT_F16, CVT_PS_F16, NOPS
 };
 static const char *const names[NOPS] = {
     "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
-    "fmadd", "fmsub", "fnmsub", "fnmadd", "fcvt.f16.ps", "fcvt.ps.f16",
+    "fmadd", "fmsub", "fnmsub", "fnmadd", "fround", "ffrc",
+    "fcvt.f16.ps", "fcvt.ps.f16",
 };
 
 /* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 */
@@ -61,6 +62,8 @@ static void run(unsigned op)
     case FMSUB: VFMA(1, f4, f1, f2, f3); break;
     case FNMSUB: VFMA(2, f4, f1, f2, f3); break;
     case FNMADD: VFMA(3, f4, f1, f2, f3); break;
+    case FROUND: VOP(0x2c, 7, f4, f2, f1); break;      /* rs2 1 */
+    case FFRC: VOP(0x2c, 0, f4, f2, f2); break;         /* rs2 2 */
     case CVT_F16: VOP(0x6c, 0, f4, f2, f9); break;     /* rs2 9, rm = frm */
     default: VOP(0x68, 0, f4, f2, f10); break;          /* rs2 10 */
     }

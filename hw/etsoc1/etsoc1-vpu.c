@@ -13,8 +13,9 @@
  *
  * The helpers decode the operation from the instruction word, so the
  * encoding is written down once, in the decode file and in the switch
- * below.  Not implemented yet: the transcendentals and the graphics
- * conversions (f10/f11, unorm/snorm, rast).
+ * below.  Not implemented yet: the approximate transcendentals (flog,
+ * fexp, fsin, frcp, frsq) and the graphics conversions (f10/f11,
+ * unorm/snorm, rast).
  */
 
 #include "qemu/osdep.h"
@@ -190,6 +191,28 @@ static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
     return r;
 }
 
+/*
+ * ffrc.ps: a - trunc(a) with the sign of a (so -3.0 gives -0.0), infinities
+ * give a signed zero; exact, so no flags but invalid for a signalling NaN.
+ */
+static uint32_t vpu_frac(uint32_t a, float_status *st)
+{
+    float_status exact = *st;
+
+    if (float32_is_any_nan(a)) {
+        if (float32_is_signaling_nan(a, st)) {
+            float_raise(float_flag_invalid, st);
+        }
+        return float32_default_nan(st);
+    }
+    if (float32_is_infinity(a)) {
+        return a & 0x80000000u;
+    }
+    set_float_rounding_mode(float_round_to_zero, &exact);
+    return (float32_sub(a, float32_round_to_int(a, &exact), &exact) &
+            INT32_MAX) | (a & 0x80000000u);
+}
+
 /* The IEEE operation, subnormals as they are. */
 static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
                               uint32_t b, uint32_t c, uintptr_t ra)
@@ -215,8 +238,9 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
         return float32_mul(a, b, st);
     case 0x0c:
         return float32_div(a, b, st);
-    case 0x2c:
-        return float32_sqrt(a, st);
+    case 0x2c:      /* fsqrt.ps / fround.ps / ffrc.ps */
+        return rs2 == 0 ? float32_sqrt(a, st) :
+               rs2 == 1 ? float32_round_to_int(a, st) : vpu_frac(a, st);
     case 0x60:
         return rs2 ? float32_to_uint32(a, st)
                    : (uint32_t)float32_to_int32(a, st);
