@@ -88,19 +88,21 @@ def qtests():
 
 # ---- guest tests ---------------------------------------------------------------
 
-def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine=''):
+def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
+             extra=()):
     cmd = [QEMU, '-M', f'etsoc1,shires={shires}{machine}', '-smp', str(64 * shires),
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
-           loader, os.path.join(GUEST, kernel + '.elf')]
+           loader, os.path.join(GUEST, kernel + '.elf')] + list(extra)
     if accel:
         cmd += ['-accel', f'tcg,{accel}']
     return cmd
 
 
 def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
-          timeout=120, max_wall=None, loader='-kernel'):
+          timeout=120, max_wall=None, loader='-kernel', extra=()):
     """Run @kernel; pass if the exit status and every @expect regex match."""
-    rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader), timeout)
+    rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, extra=extra),
+                        timeout)
     label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
     relay_tap(label, out)
     problems = []
@@ -535,7 +537,28 @@ def vpu_fp_test():
                f'({checked} lanes), results and fflags bit-exact against '
                f'the reference', '\n'.join(bad[:20]))
 
+# guest-kernels/isa/mcode.c: (instruction, result computed, sentinel kept)
+MCODE = [('fdiv.s', '40000000', 'bf800000'), ('fsqrt.s', '40000000', 'bf800000'),
+         ('fcvt.l.s', '2', 'ffffffffffffffff'), ('fcvt.s.l', '40400000', 'bf800000'),
+         ('fence.i', '0', '0'), ('sfence.vma', '0', '0'),
+         ('fdiv.ps', '40000000', '5e5e5e5e'), ('fsqrt.ps', '40800000', '5e5e5e5e'),
+         ('fdiv.pi', '3', '5e5e5e5e'), ('fremu.pi', '1', '5e5e5e5e')]
+
+
+def mcode_tests():
+    """Exception 30 for the instructions the chip emulates in M-mode code."""
+    line = r'^{}: traps={} cause={} tval={} result={}$'
+    guest('isa mcode instructions run in QEMU by default', 'mcode', 1,
+          expect=[line.format(re.escape(n), 0, 0, '-', r) for n, r, _ in MCODE] +
+          [line.format('fadd\\.pi', 0, 0, '-', '9')])
+    guest('isa mcode-traps=on: exception 30, mtval = the instruction, no result',
+          'mcode', 1, extra=['-global', 'etsoc1-minion-riscv-cpu.mcode-traps=on'],
+          expect=[line.format(re.escape(n), 1, 30, 'ok', k) for n, _, k in MCODE] +
+          [line.format('fadd\\.pi', 0, 0, '-', '9')])
+
+
 def isa_tests():
+    mcode_tests()
     for accel in ('', 'thread=single'):
         guest('isa atomics: known answers and faults', 'atomics', 1, accel,
               expect=[r'^1\.\.51$'])

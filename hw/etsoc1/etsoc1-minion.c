@@ -17,6 +17,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "hw/qdev-properties.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qapi/error.h"
@@ -29,6 +30,8 @@
 
 /* A cause reserved for custom use by the privileged spec; no guest sees it. */
 #define ETSOC1_EXCP_WAIT 24
+/* the minion's "emulate in machine-mode code" exception (qemu-patches/0006) */
+#define ETSOC1_EXCP_MCODE 30
 
 /* ET CSR numbers (isa.md section 3). */
 enum {
@@ -186,9 +189,20 @@ static bool etsoc1_minion_has_work(CPUState *cs)
 static void etsoc1_minion_do_interrupt(CPUState *cs)
 {
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+    CPURISCVState *env = &cpu->parent_obj.env;
 
     if (cs->exception_index != ETSOC1_EXCP_WAIT) {
+        bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
+
         ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
+        if (mcode) {
+            /* the emulating handler gets the instruction in xtval */
+            if (env->priv == PRV_M) {
+                env->mtval = env->bins;
+            } else {
+                env->stval = env->bins;
+            }
+        }
         return;
     }
     trace_etsoc1_minion_halt(cpu->parent_obj.env.mhartid, cpu->et->wait);
@@ -789,6 +803,13 @@ static void etsoc1_minion_cpu_init(Object *obj)
     cpu->cfg.marchid = 0x8000000000000001ULL;
 }
 
+static Property etsoc1_minion_cpu_props[] = {
+    /* qemu-patches/0006: trap (exception 30) where the chip does */
+    DEFINE_PROP_BOOL("mcode-traps", Etsoc1MinionCPU,
+                     parent_obj.cfg.et_mcode_trap, false),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
 static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
 {
     static struct TCGCPUOps tcg_ops;
@@ -799,6 +820,7 @@ static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
     cc->has_work = etsoc1_minion_has_work;
     mcc->parent_gdb_get_dynamic_xml = cc->gdb_get_dynamic_xml;
     cc->gdb_get_dynamic_xml = etsoc1_gdb_get_dynamic_xml;
+    device_class_set_props(DEVICE_CLASS(oc), etsoc1_minion_cpu_props);
     device_class_set_parent_realize(DEVICE_CLASS(oc), etsoc1_minion_cpu_realize,
                                     &mcc->parent_realize);
 
