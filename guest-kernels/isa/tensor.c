@@ -205,5 +205,31 @@ int main(uint64_t hartid, const void *fdt)
     }
     CHECK(bad == 0, "transpose32 TensorLoad + SCP-form TensorStore");
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 0, "no tensor errors on the way");
+
+    /* TensorLoadL2: 64-byte rows into this shire's L2 scratchpad */
+    {
+        volatile uint8_t *l2 = (volatile uint8_t *)0xbf800000ULL;  /* local */
+        const uint8_t *src = (const uint8_t *)tr;
+        unsigned line = 4 * 3 + 2, k;       /* [62:48] = 3, [5:4] = 2 */
+
+        for (k = 0; k < 4 * 64; k++) {
+            l2[line * 64 + k] = 0xa5;
+        }
+        csr_write(0x805, 0xb);              /* tensor_mask: rows 0, 1, 3 */
+        TCSR(0x85f, 1ULL << 63 | 3ULL << 48 |
+                    ((uint64_t)tr & 0xffffffffffc0ULL) | 2 << 4 | (4 - 1), 128);
+        for (i = 0, bad = 0; i < 4; i++) {
+            for (k = 0; k < 64; k++) {
+                bad += l2[(line + i) * 64 + k] !=
+                       (i == 2 ? 0xa5 : src[128 * i + k]);
+            }
+        }
+        CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+              "TensorLoadL2: masked rows at line 4*[62:48]+[5:4], stride x31");
+        TCSR(0x85f, 16384ULL << 48 | ((uint64_t)tr & 0xffffffffffc0ULL), 64);
+        CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 7,
+                 "TensorLoadL2 past the 4 MiB scratchpad: tensor_error[7]");
+        csr_write(CSR_TENSOR_ERROR, 0);
+    }
     return tap_done();
 }

@@ -526,6 +526,9 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     case ETSOC1_CSR_TENSOR_LOAD:
     case ETSOC1_CSR_TENSOR_STORE:
         return etsoc1_tensor_op(cpu, csrno, val);
+    case ETSOC1_CSR_TENSOR_LOAD_L2:
+        etsoc1_tensor_load_l2(cpu, val);
+        break;
     case CSR_ET_TENSOR_WAIT:
         /*
          * Event 9: this minion's tensor reduce, on thread 0.  The other
@@ -647,6 +650,8 @@ static const Etsoc1Csr etsoc1_csrs[] = {
     { ETSOC1_CSR_TENSOR_LOAD, "tensor_load", etsoc1_pred_ml_t0,
       etsoc1_read_zero, true },
     { ETSOC1_CSR_TENSOR_STORE, "tensor_store", etsoc1_pred_ml_t0,
+      etsoc1_read_zero, true },
+    { ETSOC1_CSR_TENSOR_LOAD_L2, "tensor_load_l2", etsoc1_pred_ml,
       etsoc1_read_zero, true },
     { CSR_ET_FCC, "fcc", etsoc1_pred_ml, etsoc1_read_zero, true },
     { CSR_ET_STALL, "stall", etsoc1_pred_ml, etsoc1_read_zero, true },

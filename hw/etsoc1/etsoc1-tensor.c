@@ -231,6 +231,51 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     }
 }
 
+/* ---- TensorLoadL2 (CSR 0x85f) -------------------------------------------- */
+
+FIELD(TLOADL2, LINE_LO, 4, 2)
+FIELD(TLOADL2, LINE_HI, 48, 15)
+
+/*
+ * Rows of 64 bytes into the hart's own shire's L2 scratchpad, line
+ * 4 * [62:48] + [5:4] onwards; either thread, no transforms, tensor_mask
+ * with [63].  Lines are addressed through the local-shire window, so a line
+ * past the shire's scratchpad RAM is a bus error: tensor_error[7], stop.
+ */
+void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    target_ulong addr = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
+    target_ulong stride = FIELD_EX64(env->gpr[31], TLOAD, ADDR) << 6;
+    unsigned rows = FIELD_EX64(ctl, TLOAD, ROWS) + 1;
+    unsigned line = FIELD_EX64(ctl, TLOADL2, LINE_HI) * 4 +
+                    FIELD_EX64(ctl, TLOADL2, LINE_LO);
+    uint16_t mask = FIELD_EX64(ctl, TLOAD, MASK) ? cpu->et->tensor_mask
+                                                 : 0xffff;
+    uint8_t row[LINE];
+    unsigned i;
+
+    trace_etsoc1_tensor_load_l2(env->mhartid, line, rows);
+    for (i = 0; i < rows; i++) {
+        hwaddr pa = etsoc1_memmap[ETSOC1_SCP].base +
+                    ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW +
+                    (hwaddr)(line + i) * LINE;
+
+        if (!(mask >> i & 1)) {
+            continue;
+        }
+        if (!tensor_access(cpu, addr + i * stride, row, LINE, false)) {
+            return;
+        }
+        if (address_space_write(CPU(cpu)->as, pa, MEMTXATTRS_UNSPECIFIED,
+                                row, LINE) != MEMTX_OK) {
+            tensor_error(cpu, TERR_FAULT, "TensorLoadL2: line beyond the "
+                         "L2 scratchpad; aborted");
+            return;
+        }
+    }
+}
+
 /* ---- TensorFMA (CSR 0x801) ------------------------------------------------- */
 
 static uint32_t c_get(CPURISCVState *env, unsigned i, unsigned j)

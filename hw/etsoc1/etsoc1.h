@@ -19,6 +19,7 @@
 #ifndef HW_ETSOC1_ETSOC1_H
 #define HW_ETSOC1_ETSOC1_H
 
+#include "qemu/units.h"
 #include "hw/boards.h"
 #include "hw/sysbus.h"
 #include "target/riscv/cpu.h"
@@ -104,6 +105,7 @@ typedef enum Etsoc1Wait {
 #define ETSOC1_CSR_TENSOR_FMA   0x801
 #define ETSOC1_CSR_TENSOR_QUANT 0x806
 #define ETSOC1_CSR_TENSOR_LOAD  0x83f
+#define ETSOC1_CSR_TENSOR_LOAD_L2 0x85f
 #define ETSOC1_CSR_TENSOR_STORE 0x87f
 
 /* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
@@ -322,6 +324,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
 
 /* etsoc1-tensor.c */
 RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
+void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
 
 /* etsoc1-isa.c */
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
