@@ -355,10 +355,25 @@ def fvec_gdb_test():
                 time.sleep(0.05)
             gdb = Gdb(sock)
             gdb.cmd('qSupported')
-            xml = gdb.cmd('qXfer:features:read:etsoc1-fvec.xml:0,ffff')
+            xml = ''
+            while True:                 # chunks: 'm' = more, 'l' = last
+                part = gdb.cmd(f'qXfer:features:read:etsoc1-fvec.xml:'
+                               f'{len(xml):x},ffff')
+                xml += part[1:]
+                if not part.startswith('m'):
+                    break
             regnum = {int(n): int(r) for n, r in
                       re.findall(r'name="fv(\d+)" bitsize="256" type="fvec" '
                                  r'regnum="(\d+)"', xml)}
+            mreg = {int(n): int(r) for n, r in
+                    re.findall(r'name="m(\d)" bitsize="8" type="uint8" '
+                               r'regnum="(\d+)"', xml)}
+            gdb.cmd('Hg1')
+            masks = [gdb.cmd(f'p{mreg[0]:x}'), gdb.cmd(f'P{mreg[2]:x}=5a'),
+                     gdb.cmd(f'p{mreg[2]:x}')]
+            gdb.cmd('Hg3')
+            masks.append(gdb.cmd(f'p{mreg[2]:x}'))
+            got['masks'] = masks
             for thread, regs in ((1, src), (3, dst)):      # harts 0 and 2
                 gdb.cmd(f'Hg{thread:x}')
                 for r, lanes in regs.items():
@@ -386,6 +401,9 @@ def fvec_gdb_test():
     report(ok, 'fabric 256-bit f registers: 8 lanes written and read by gdb, '
            'moved and combined lane-wise by tensor send/recv',
            f'got {got}\nwant {want}\n{diag}')
+    report(got.get('masks') == ['ff', 'OK', '5a', '00'],
+           'isa mask registers m0-m7 through gdb: m0 all ones at reset, '
+           'm2 written on hart 0 only', f'got {got.get("masks")}\n{diag}')
     report(got.get('scalar') == [0x3f800000] + [0] * 7,
            'fabric 256-bit f registers: a scalar F write zeroes lanes 1-7',
            f'got {got}\nwant {want}\n{diag}')

@@ -714,6 +714,9 @@ static int etsoc1_gdb_get_fvec(CPURISCVState *env, GByteArray *buf, int n)
 {
     int lane;
 
+    if (n >= 32) {                              /* m0-m7 */
+        return gdb_get_reg8(buf, env_minion(env)->et->m[n - 32]);
+    }
     for (lane = 0; lane < ETSOC1_FLANES; lane++) {
         gdb_get_reg32(buf, etsoc1_flane(env, n, lane));
     }
@@ -724,6 +727,10 @@ static int etsoc1_gdb_set_fvec(CPURISCVState *env, uint8_t *buf, int n)
 {
     int lane;
 
+    if (n >= 32) {
+        env_minion(env)->et->m[n - 32] = buf[0];
+        return 1;
+    }
     for (lane = 0; lane < ETSOC1_FLANES; lane++) {
         etsoc1_set_flane(env, n, lane, ldl_le_p(buf + 4 * lane));
     }
@@ -741,7 +748,7 @@ static const char *etsoc1_gdb_get_dynamic_xml(CPUState *cs, const char *name)
 
 /*
  * fv0-fv31: all eight lanes of each f register (lane 0 is also the scalar
- * f register gdb shows in the FPU feature).  Register numbers are given
+ * f register gdb shows in the FPU feature); m0-m7: the mask registers.  Register numbers are given
  * explicitly so that tools can find them from the XML alone.
  */
 static void etsoc1_gdb_register_fvec(CPUState *cs)
@@ -762,11 +769,16 @@ static void etsoc1_gdb_register_fvec(CPUState *cs)
                                    "type=\"fvec\" regnum=\"%d\"/>", r,
                                    cs->gdb_num_regs + r);
         }
+        for (r = 0; r < 8; r++) {
+            g_string_append_printf(xml, "<reg name=\"m%d\" bitsize=\"8\" "
+                                   "type=\"uint8\" regnum=\"%d\"/>", r,
+                                   cs->gdb_num_regs + 32 + r);
+        }
         g_string_append(xml, "</feature>");
         etsoc1_fvec_xml = g_string_free(xml, false);
     }
-    gdb_register_coprocessor(cs, etsoc1_gdb_get_fvec, etsoc1_gdb_set_fvec, 32,
-                             ETSOC1_FVEC_XML, 0);
+    gdb_register_coprocessor(cs, etsoc1_gdb_get_fvec, etsoc1_gdb_set_fvec,
+                             32 + 8, ETSOC1_FVEC_XML, 0);
 }
 
 /* ---- the CPU type -------------------------------------------------------- */
