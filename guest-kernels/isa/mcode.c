@@ -97,6 +97,12 @@ int main(uint64_t hartid, const void *fdt)
     packed(7, 2);
     VOP(0x0f, 3, f4, f1, f2);
     report("fremu.pi", lane0());
+    packed(0x40800000, 0);
+    VOP(0x2c, 0, f4, f1, f6);                   /* fsin.ps: rs2 6 */
+    report("fsin.ps", lane0());
+    packed(0x40800000, 0);
+    VOP(0x2c, 0, f4, f1, f8);                   /* frsq.ps: rs2 8 */
+    report("frsq.ps", lane0());
     packed(7, 2);
     VOP(0x03, 0, f4, f1, f2);                   /* fadd.pi: never traps */
     report("fadd.pi", lane0());
