@@ -153,44 +153,6 @@ static uint32_t vpu_daz(uint32_t x, unsigned kind)
     return x;
 }
 
-static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
-                              uint32_t b, uint32_t c, uintptr_t ra);
-
-/* One lane of an operation whose result is an f register lane. */
-static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
-                         uint32_t b, uint32_t c, uintptr_t ra)
-{
-    float_status *st = &env->fp_status;
-    unsigned kind = vpu_flush_kind(insn);
-    int flags = get_float_exception_flags(st);
-    bool tiny;
-    uint32_t r;
-
-    if (!kind) {
-        return vpu_lane_ieee(env, insn, a, b, c, ra);
-    }
-    set_float_exception_flags(0, st);
-    r = vpu_lane_ieee(env, insn, vpu_daz(a, kind), vpu_daz(b, kind),
-                      vpu_daz(c, kind), ra);
-    /*
-     * Tiny after rounding: softfloat raised underflow, or the result is
-     * an exact subnormal (which raises nothing).
-     */
-    tiny = get_float_exception_flags(st) & float_flag_underflow;
-    if (kind & FTZ32) {
-        tiny |= !extract32(r, 23, 8) && extract32(r, 0, 23);
-        r = tiny ? r & 0x80000000u : r;
-    } else if (kind & FTZ16) {
-        tiny |= !extract32(r, 10, 5) && extract32(r, 0, 10);
-        r = tiny ? r & 0x8000 : r;
-    }
-    if (tiny) {
-        float_raise(float_flag_underflow | float_flag_inexact, st);
-    }
-    set_float_exception_flags(flags | get_float_exception_flags(st), st);
-    return r;
-}
-
 /*
  * ffrc.ps: a - trunc(a) with the sign of a (so -3.0 gives -0.0), infinities
  * give a signed zero; exact, so no flags but invalid for a signalling NaN.
@@ -313,6 +275,41 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
     default:
         vpu_illegal(env, insn, "not modelled", ra);
     }
+}
+
+/* One lane of an operation whose result is an f register lane. */
+static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
+                         uint32_t b, uint32_t c, uintptr_t ra)
+{
+    float_status *st = &env->fp_status;
+    unsigned kind = vpu_flush_kind(insn);
+    int flags = get_float_exception_flags(st);
+    bool tiny;
+    uint32_t r;
+
+    if (!kind) {
+        return vpu_lane_ieee(env, insn, a, b, c, ra);
+    }
+    set_float_exception_flags(0, st);
+    r = vpu_lane_ieee(env, insn, vpu_daz(a, kind), vpu_daz(b, kind),
+                      vpu_daz(c, kind), ra);
+    /*
+     * Tiny after rounding: softfloat raised underflow, or the result is
+     * an exact subnormal (which raises nothing).
+     */
+    tiny = get_float_exception_flags(st) & float_flag_underflow;
+    if (kind & FTZ32) {
+        tiny |= !extract32(r, 23, 8) && extract32(r, 0, 23);
+        r = tiny ? r & 0x80000000u : r;
+    } else if (kind & FTZ16) {
+        tiny |= !extract32(r, 10, 5) && extract32(r, 0, 10);
+        r = tiny ? r & 0x8000 : r;
+    }
+    if (tiny) {
+        float_raise(float_flag_underflow | float_flag_inexact, st);
+    }
+    set_float_exception_flags(flags | get_float_exception_flags(st), st);
+    return r;
 }
 
 static bool vpu_writes_mask(uint32_t insn)
