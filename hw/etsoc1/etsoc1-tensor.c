@@ -96,6 +96,12 @@ static void tensor_error(Etsoc1MinionCPU *cpu, uint32_t bit, const char *what)
     cpu->et->tensor_error |= bit;
 }
 
+/* Rows an operation touches: tensor_mask when its mask bit is set. */
+static uint16_t tensor_rows(Etsoc1MinionCPU *cpu, bool use_mask)
+{
+    return use_mask ? cpu->et->tensor_mask : 0xffff;
+}
+
 /* 64-bit guest VA fields are 48-bit, sign-extended */
 static target_ulong va48(uint64_t v)
 {
@@ -147,8 +153,7 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     unsigned start = FIELD_EX64(ctl, TLOAD, START);
     unsigned boff = FIELD_EX64(ctl, TLOAD, BOFF);
     unsigned cmd = FIELD_EX64(ctl, TLOAD, CMD);
-    uint16_t mask = FIELD_EX64(ctl, TLOAD, MASK) ? cpu->et->tensor_mask
-                                                 : 0xffff;
+    uint16_t mask = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     uint8_t src[64][LINE], row[LINE];
     unsigned i, j, r, n;
 
@@ -250,8 +255,7 @@ void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
     unsigned rows = FIELD_EX64(ctl, TLOAD, ROWS) + 1;
     unsigned line = FIELD_EX64(ctl, TLOADL2, LINE_HI) * 4 +
                     FIELD_EX64(ctl, TLOADL2, LINE_LO);
-    uint16_t mask = FIELD_EX64(ctl, TLOAD, MASK) ? cpu->et->tensor_mask
-                                                 : 0xffff;
+    uint16_t mask = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     uint8_t row[LINE];
     unsigned i;
 
@@ -297,55 +301,55 @@ static float128 f16_exact(uint16_t h, float_status *st)
     return float32_to_float128(float16_to_float32(h, true, st), st);
 }
 
+/* A TensorFMA's operand shape, decoded once from its control word. */
+typedef struct TfmaShape {
+    unsigned rows, passes, cols;    /* A rows, passes, B and C columns */
+    unsigned astart, bstart, aoff;  /* SCP lines of A and B, A offset */
+    bool first;                     /* pass 0 starts from C = 0 */
+    uint16_t mask;                  /* the rows that take part */
+} TfmaShape;
+
 /*
  * fp16 TensorFMA: each pass adds two exact fp16 products (and C) with one
  * rounding toward zero.  The two products sum exactly in float128 (their
  * span is far below 113 bits); adding C rounds to odd, which a narrower
  * rounding afterwards turns into the correctly rounded result.
  */
-static void tensor_fma16(Etsoc1MinionCPU *cpu, uint64_t ctl, bool tenb)
+static void tensor_fma16(Etsoc1MinionCPU *cpu, const TfmaShape *t,
+                         bool tenb)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     Etsoc1ShireState *s = cpu->shire;
     unsigned m = minion_of(cpu);
-    unsigned rows = FIELD_EX64(ctl, TFMA, AROWS) + 1;
-    unsigned passes = FIELD_EX64(ctl, TFMA, ACOLS) + 1;
-    unsigned cols = (FIELD_EX64(ctl, TFMA, BCOLS) + 1) * 4;
-    unsigned astart = FIELD_EX64(ctl, TFMA, ASTART);
-    unsigned bstart = FIELD_EX64(ctl, TFMA, BSTART);
-    unsigned aoff = FIELD_EX64(ctl, TFMA, AOFF);
-    bool first = FIELD_EX64(ctl, TFMA, FIRST);
-    uint16_t mask = FIELD_EX64(ctl, TFMA, MASK) ? cpu->et->tensor_mask
-                                                : 0xffff;
     float_status st = env->fp_status;
     unsigned i, j, p;
 
     set_float_exception_flags(0, &st);
-    for (p = 0; p < passes; p++) {
-        const uint8_t *b = tenb ? s->tenb[m][p] : scp_line(cpu, bstart + p);
+    for (p = 0; p < t->passes; p++) {
+        const uint8_t *b = tenb ? s->tenb[m][p] : scp_line(cpu, t->bstart + p);
 
-        for (i = 0; i < rows; i++) {
-            const uint8_t *a = scp_line(cpu, astart + i);
-            unsigned ai = (2 * aoff + 2 * p) % 32;
+        for (i = 0; i < t->rows; i++) {
+            const uint8_t *a = scp_line(cpu, t->astart + i);
+            unsigned ai = (2 * t->aoff + 2 * p) % 32;
             uint16_t a0 = lduw_le_p(a + 2 * ai), a1 = lduw_le_p(a + 2 * ai + 2);
 
-            if (!(mask >> i & 1)) {
-                if (first && p == 0) {
-                    for (j = 0; j < cols; j++) {
+            if (!(t->mask >> i & 1)) {
+                if (t->first && p == 0) {
+                    for (j = 0; j < t->cols; j++) {
                         c_set(env, i, j, 0);
                     }
                 }
                 continue;
             }
-            if (!(a0 | a1) && !(first && p == 0)) {
+            if (!(a0 | a1) && !(t->first && p == 0)) {
                 continue;           /* both A halves +0: skipped */
             }
-            for (j = 0; j < cols; j++) {
+            for (j = 0; j < t->cols; j++) {
                 uint16_t b0 = lduw_le_p(b + 4 * j), b1 = lduw_le_p(b + 4 * j + 2);
                 float128 sum;
                 uint32_t c = c_get(env, i, j);
 
-                if (!(b0 | b1) && !(first && p == 0)) {
+                if (!(b0 | b1) && !(t->first && p == 0)) {
                     continue;
                 }
                 set_float_rounding_mode(float_round_nearest_even, &st);
@@ -354,7 +358,7 @@ static void tensor_fma16(Etsoc1MinionCPU *cpu, uint64_t ctl, bool tenb)
                                    float128_mul(f16_exact(a1, &st),
                                                 f16_exact(b1, &st), &st),
                                    &st);
-                if (!(first && p == 0)) {
+                if (!(t->first && p == 0)) {
                     if (!(c & 0x7f800000)) {
                         c &= 0x80000000;        /* subnormal C flushed */
                     }
@@ -381,23 +385,24 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     Etsoc1ShireState *s = cpu->shire;
     unsigned m = minion_of(cpu);
     unsigned type = FIELD_EX64(ctl, TFMA, TYPE);
-    unsigned rows = FIELD_EX64(ctl, TFMA, AROWS) + 1;
-    unsigned passes = FIELD_EX64(ctl, TFMA, ACOLS) + 1;
-    unsigned cols = (FIELD_EX64(ctl, TFMA, BCOLS) + 1) * 4;
-    unsigned astart = FIELD_EX64(ctl, TFMA, ASTART);
-    unsigned bstart = FIELD_EX64(ctl, TFMA, BSTART);
-    unsigned aoff = FIELD_EX64(ctl, TFMA, AOFF);
-    bool first = FIELD_EX64(ctl, TFMA, FIRST);
-    uint16_t mask = FIELD_EX64(ctl, TFMA, MASK) ? cpu->et->tensor_mask
-                                                : 0xffff;
+    TfmaShape t = {
+        .rows = FIELD_EX64(ctl, TFMA, AROWS) + 1,
+        .passes = FIELD_EX64(ctl, TFMA, ACOLS) + 1,
+        .cols = (FIELD_EX64(ctl, TFMA, BCOLS) + 1) * 4,
+        .astart = FIELD_EX64(ctl, TFMA, ASTART),
+        .bstart = FIELD_EX64(ctl, TFMA, BSTART),
+        .aoff = FIELD_EX64(ctl, TFMA, AOFF),
+        .first = FIELD_EX64(ctl, TFMA, FIRST),
+        .mask = tensor_rows(cpu, FIELD_EX64(ctl, TFMA, MASK)),
+    };
     float_status st;
     unsigned i, j, k, x, tenb_rows;
 
-    trace_etsoc1_tensor_fma(env->mhartid, type, rows, cols, passes);
+    trace_etsoc1_tensor_fma(env->mhartid, type, t.rows, t.cols, t.passes);
     /* a TenB load is for exactly the next TensorFMA, with one line a pass */
     tenb_rows = s->tenb_rows[m];
     s->tenb_rows[m] = 0;
-    if (FIELD_EX64(ctl, TFMA, TENB) ? tenb_rows != passes : tenb_rows != 0) {
+    if (FIELD_EX64(ctl, TFMA, TENB) ? tenb_rows != t.passes : tenb_rows != 0) {
         tensor_error(cpu, TERR_TENB, "TensorFMA and TenB load do not pair");
         return;
     }
@@ -405,28 +410,28 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
         bool ua = FIELD_EX64(ctl, TFMA, UA), ub = FIELD_EX64(ctl, TFMA, UB);
         bool to_rf = FIELD_EX64(ctl, TFMA, TENC2RF);
 
-        for (k = 0; k < passes; k++) {
+        for (k = 0; k < t.passes; k++) {
             const uint8_t *b = tenb_rows ? s->tenb[m][k]
-                                         : scp_line(cpu, bstart + k);
+                                         : scp_line(cpu, t.bstart + k);
 
-            for (i = 0; i < rows; i++) {
-                const uint8_t *a = scp_line(cpu, astart + i);
+            for (i = 0; i < t.rows; i++) {
+                const uint8_t *a = scp_line(cpu, t.astart + i);
 
-                for (j = 0; j < cols; j++) {
-                    int32_t acc = (first && k == 0) ? 0
+                for (j = 0; j < t.cols; j++) {
+                    int32_t acc = (t.first && k == 0) ? 0
                                   : (int32_t)s->tenc[m][16 * i + j];
                     uint32_t sum = acc;
 
-                    if (mask >> i & 1) {
+                    if (t.mask >> i & 1) {
                         for (x = 0; x < 4; x++) {
-                            uint8_t av = a[(4 * aoff + 4 * k + x) % LINE];
+                            uint8_t av = a[(4 * t.aoff + 4 * k + x) % LINE];
                             uint8_t bv = b[4 * j + x];
 
                             sum += (ua ? av : (int8_t)av) *
                                    (ub ? bv : (int8_t)bv);
                         }
                     }
-                    if (to_rf && k == passes - 1) {
+                    if (to_rf && k == t.passes - 1) {
                         c_set(env, i, j, sum);
                     } else {
                         s->tenc[m][16 * i + j] = sum;
@@ -437,7 +442,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
         return;
     }
     if (type == TFMA_FP16) {
-        tensor_fma16(cpu, ctl, tenb_rows);
+        tensor_fma16(cpu, &t, tenb_rows);
         return;
     }
     /* fp32: one rounding per step (frm), subnormals flushed to zero */
@@ -446,29 +451,29 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     set_float_rounding_mode(etsoc1_rm(env->frm), &st);
     set_flush_to_zero(true, &st);
     set_flush_inputs_to_zero(true, &st);
-    for (k = 0; k < passes; k++) {
+    for (k = 0; k < t.passes; k++) {
         const uint8_t *b = tenb_rows ? s->tenb[m][k]
-                                     : scp_line(cpu, bstart + k);
+                                     : scp_line(cpu, t.bstart + k);
 
-        for (i = 0; i < rows; i++) {
-            uint32_t av = ldl_le_p(scp_line(cpu, astart + i) +
-                                   4 * ((aoff + k) % 16));
+        for (i = 0; i < t.rows; i++) {
+            uint32_t av = ldl_le_p(scp_line(cpu, t.astart + i) +
+                                   4 * ((t.aoff + k) % 16));
 
-            if (!(mask >> i & 1)) {
-                if (first && k == 0) {
-                    for (j = 0; j < cols; j++) {
+            if (!(t.mask >> i & 1)) {
+                if (t.first && k == 0) {
+                    for (j = 0; j < t.cols; j++) {
                         c_set(env, i, j, 0);
                     }
                 }
                 continue;
             }
-            if (av == 0 && !(first && k == 0)) {
+            if (av == 0 && !(t.first && k == 0)) {
                 continue;           /* +0.0 in A: the row's pass is skipped */
             }
-            for (j = 0; j < cols; j++) {
+            for (j = 0; j < t.cols; j++) {
                 uint32_t bv = ldl_le_p(b + 4 * j);
 
-                if (first && k == 0) {
+                if (t.first && k == 0) {
                     c_set(env, i, j, float32_mul(av, bv, &st));
                 } else if (bv != 0) {
                     c_set(env, i, j, float32_muladd(av, bv, c_get(env, i, j),
