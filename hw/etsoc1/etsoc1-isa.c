@@ -20,13 +20,6 @@
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
-/* Operation numbers, shared with insn_trans/trans_xetsoc1.c.inc. */
-typedef enum {
-    ETSOC1_AMO_ADD, ETSOC1_AMO_SWAP, ETSOC1_AMO_XOR, ETSOC1_AMO_OR,
-    ETSOC1_AMO_AND, ETSOC1_AMO_MIN, ETSOC1_AMO_MAX, ETSOC1_AMO_MINU,
-    ETSOC1_AMO_MAXU, ETSOC1_AMO_CMPSWAP,
-} Etsoc1AmoOp;
-
 FIELD(AMO_DESC, OP, 0, 8)
 FIELD(AMO_DESC, D, 8, 1)        /* 64-bit; for stores: size in OP */
 FIELD(AMO_DESC, GLOBAL, 9, 1)
@@ -81,7 +74,7 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
 
 /* One dispatcher per width, over QEMU's host-atomic helpers. */
 #define ETSOC1_AMO_FN(name, type, SZ)                                         \
-static type name(CPURISCVState *env, unsigned op, target_ulong addr,          \
+type name(CPURISCVState *env, unsigned op, target_ulong addr,          \
                  type val, MemOpIdx oi, uintptr_t ra)                         \
 {                                                                             \
     switch (op) {                                                             \

@@ -600,16 +600,16 @@ static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
     MemOpIdx oi = make_memop_idx(MO_LEUL | MO_ALIGN, cpu_mmu_index(env, false));
     uint32_t old, seen;
 
-    switch (op) {
-    case 0x03: return cpu_atomic_fetch_addl_le_mmu(env, addr, v, oi, ra);
-    case 0x07: return cpu_atomic_xchgl_le_mmu(env, addr, v, oi, ra);
-    case 0x0b: return cpu_atomic_fetch_andl_le_mmu(env, addr, v, oi, ra);
-    case 0x0f: return cpu_atomic_fetch_orl_le_mmu(env, addr, v, oi, ra);
-    case 0x13: return cpu_atomic_fetch_xorl_le_mmu(env, addr, v, oi, ra);
-    case 0x17: return cpu_atomic_fetch_sminl_le_mmu(env, addr, v, oi, ra);
-    case 0x1b: return cpu_atomic_fetch_smaxl_le_mmu(env, addr, v, oi, ra);
-    case 0x1f: return cpu_atomic_fetch_uminl_le_mmu(env, addr, v, oi, ra);
-    case 0x23: return cpu_atomic_fetch_umaxl_le_mmu(env, addr, v, oi, ra);
+    switch (op) {       /* integer lanes: the scalar atomics' dispatcher */
+    case 0x03: return etsoc1_amo32(env, ETSOC1_AMO_ADD, addr, v, oi, ra);
+    case 0x07: return etsoc1_amo32(env, ETSOC1_AMO_SWAP, addr, v, oi, ra);
+    case 0x0b: return etsoc1_amo32(env, ETSOC1_AMO_AND, addr, v, oi, ra);
+    case 0x0f: return etsoc1_amo32(env, ETSOC1_AMO_OR, addr, v, oi, ra);
+    case 0x13: return etsoc1_amo32(env, ETSOC1_AMO_XOR, addr, v, oi, ra);
+    case 0x17: return etsoc1_amo32(env, ETSOC1_AMO_MIN, addr, v, oi, ra);
+    case 0x1b: return etsoc1_amo32(env, ETSOC1_AMO_MAX, addr, v, oi, ra);
+    case 0x1f: return etsoc1_amo32(env, ETSOC1_AMO_MINU, addr, v, oi, ra);
+    case 0x23: return etsoc1_amo32(env, ETSOC1_AMO_MAXU, addr, v, oi, ra);
     default:        /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
         old = cpu_ldl_le_data_ra(env, addr, ra);
         for (;;) {

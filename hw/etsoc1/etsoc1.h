@@ -25,6 +25,7 @@
 #include "target/riscv/cpu.h"
 #include "qom/object.h"
 #include "fpu/softfloat-types.h"
+#include "exec/memopidx.h"
 
 /* Topology (isa.md section 1). */
 #define ETSOC1_MAX_SHIRES        34     /* compute 0-31, master 32, spare 33 */
@@ -326,7 +327,17 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
 RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
 void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
 
-/* etsoc1-isa.c */
+/* etsoc1-isa.c; operation numbers shared with insn_trans/trans_xetsoc1.c.inc */
+typedef enum {
+    ETSOC1_AMO_ADD, ETSOC1_AMO_SWAP, ETSOC1_AMO_XOR, ETSOC1_AMO_OR,
+    ETSOC1_AMO_AND, ETSOC1_AMO_MIN, ETSOC1_AMO_MAX, ETSOC1_AMO_MINU,
+    ETSOC1_AMO_MAXU, ETSOC1_AMO_CMPSWAP,
+} Etsoc1AmoOp;
+
+uint32_t etsoc1_amo32(CPURISCVState *env, unsigned op, target_ulong addr,
+                      uint32_t val, MemOpIdx oi, uintptr_t ra);
+uint64_t etsoc1_amo64(CPURISCVState *env, unsigned op, target_ulong addr,
+                      uint64_t val, MemOpIdx oi, uintptr_t ra);
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
 
