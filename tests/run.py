@@ -593,6 +593,9 @@ def isa_tests():
           'memory ops', 'vpu_mem', 1, expect=[r'^1\.\.18$'])
     vpu_fp_test()
     tensor_test()
+    for accel in ('', 'thread=single'):
+        guest('isa cooperative tensor loads and stores', 'coop', 1, accel,
+              expect=[r'^1\.\.11$'])
     guest('isa atomics under contention', 'contention', 2,
           expect=[r'^# 128 harts$', r'^1\.\.11$'])
     guest('isa atomics under contention, 2,048 harts', 'contention', 32,

@@ -38,6 +38,7 @@
 #define IPI_TRIGGER_CLEAR       0x098
 #define FCC_CREDINC(thread, counter) (0x0c0 + 8 * ((thread) * 2 + (counter)))
 #define FLB(n)                  (0x100 + 8 * (n))
+#define SHIRE_COOP_MODE         0x290   /* PP_S */
 /* neighbourhood registers */
 #define MINION_BOOT             0x18
 #define MPROT                   0x20
@@ -69,6 +70,14 @@
     __asm__ volatile("csrs " STR(csr) ", %0" :: "r"((uint64_t)(v)) : "memory")
 #define csr_clear(csr, v) \
     __asm__ volatile("csrc " STR(csr) ", %0" :: "r"((uint64_t)(v)) : "memory")
+
+/* Write @v to @csr with x31 = @x31v: the tensor CSRs take a second operand there */
+#define csr_write_x31(csr, v, x31v) do {                                \
+        uint64_t v_ = (v);                                              \
+        register uint64_t x31_ __asm__("x31") = (x31v);                 \
+        __asm__ volatile("csrw " STR(csr) ", %0" :: "r"(v_), "r"(x31_)  \
+                         : "memory");                                   \
+    } while (0)
 
 static inline void esr_write(uint64_t addr, uint64_t v)
 {

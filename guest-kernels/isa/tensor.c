@@ -34,13 +34,6 @@ void trap_handler(struct trap_frame *f)
     f->mepc += 4;
 }
 
-#define TCSR(csr, v, stride) do {                                       \
-        uint64_t v_ = (v);                                              \
-        register uint64_t x31_ __asm__("x31") = (stride);               \
-        __asm__ volatile("csrw " #csr ", %0" :: "r"(v_), "r"(x31_)      \
-                         : "memory");                                   \
-    } while (0)
-
 static uint64_t tload(unsigned cmd, unsigned line, const void *p, unsigned rows)
 {
     return (uint64_t)cmd << 59 | (uint64_t)line << 53 |
@@ -122,32 +115,32 @@ int main(uint64_t hartid, const void *fdt)
 
     /* the L1 scratchpad must be on: tensor ops before fail with bit 4 */
     csr_write(CSR_TENSOR_ERROR, 0);
-    TCSR(0x83f, tload(0, 0, a32, 16), 64);
+    csr_write_x31(0x83f, tload(0, 0, a32, 16), 64);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 4,
              "TensorLoad with the L1 scratchpad off: tensor_error[4]");
     csr_write(CSR_TENSOR_ERROR, 0);
     csr_write(0x7e0, 1);
     csr_write(0x7e0, 3);
-    TCSR(0x83f, tload(3, 0, a32, 1), 64);
+    csr_write_x31(0x83f, tload(3, 0, a32, 1), 64);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 1,
              "reserved TensorLoad transform: tensor_error[1]");
     csr_write(CSR_TENSOR_ERROR, 0);
     traps = 0;
-    TCSR(0x801, 2 << 1, 0);                             /* type 2 */
+    csr_write_x31(0x801, 2 << 1, 0);                             /* type 2 */
     CHECK(traps == 1 && trap_cause == 2, "TensorFMA type 2: illegal");
 
     /* fp32: A rows -> lines 0-15, B rows -> lines 16-31, C in f0-f31 */
-    TCSR(0x83f, tload(0, 0, a32, 16), 64);
-    TCSR(0x83f, tload(0, 16, b32, 16), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
+    csr_write_x31(0x83f, tload(0, 0, a32, 16), 64);
+    csr_write_x31(0x83f, tload(0, 16, b32, 16), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
                 0 << 4 | 0 << 1 | 1, 0);
-    TCSR(0x87f, tstore_regs(c32, 16), 64);
+    csr_write_x31(0x87f, tstore_regs(c32, 16), 64);
     print_matrix("C32", c32);
 
     /* the same product with B through TenB */
-    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
-    TCSR(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
     for (i = 0, bad = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
             bad += out[i][j] != c32[i][j];
@@ -155,48 +148,48 @@ int main(uint64_t hartid, const void *fdt)
     }
     CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
           "TensorFMA with B from TenB gives the same product");
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "TenB TensorFMA with no TenB load: tensor_error[6]");
     csr_write(CSR_TENSOR_ERROR, 0);
-    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 8), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 8), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "TenB load of 8 rows for 16 passes: tensor_error[6]");
     csr_write(CSR_TENSOR_ERROR, 0);
-    TCSR(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 | 1, 0);
+    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 | 1, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "a pending TenB load and a TensorFMA without TenB: [6]");
     csr_write(CSR_TENSOR_ERROR, 0);
 
     /* fp16: A 16 x 32 halves, B interleave16 into lines 16-31 */
-    TCSR(0x83f, tload(0, 0, a16, 16), 64);
-    TCSR(0x83f, tload(2, 16, b16, 16), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
+    csr_write_x31(0x83f, tload(0, 0, a16, 16), 64);
+    csr_write_x31(0x83f, tload(2, 16, b16, 16), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
                 1 << 1 | 1, 0);
-    TCSR(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
     print_matrix("C16", out);
 
     /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
-    TCSR(0x83f, tload(0, 0, a8, 16), 64);
-    TCSR(0x83f, tload(1, 16, b8, 16), 64);
-    TCSR(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 23 |
+    csr_write_x31(0x83f, tload(0, 0, a8, 16), 64);
+    csr_write_x31(0x83f, tload(1, 16, b8, 16), 64);
+    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 23 |
                 16ULL << 12 | 3 << 1 | 1, 0);
-    TCSR(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
     print_matrix("C8", out);
 
     /* TensorQuant on those int32: to fp32, times vec (per column), to
      * int32 (RNE), relu, saturate to int8 */
-    TCSR(0x83f, tload(0, 40, vec, 1), 64);
-    TCSR(0x806, 0ULL << 57 | 3ULL << 55 | 15ULL << 51 | 40ULL << 45 |
+    csr_write_x31(0x83f, tload(0, 40, vec, 1), 64);
+    csr_write_x31(0x806, 0ULL << 57 | 3ULL << 55 | 15ULL << 51 | 40ULL << 45 |
                 (uint64_t)0x83261, 0);
-    TCSR(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
     print_matrix("Q", out);
 
     /* transpose32 into the SCP, then the SCP-form store back out */
-    TCSR(0x83f, tload(7, 8, tr, 16), 64);
-    TCSR(0x87f, 0ULL << 62 | 8ULL << 56 | 15ULL << 51 | 1ULL << 48 |
+    csr_write_x31(0x83f, tload(7, 8, tr, 16), 64);
+    csr_write_x31(0x87f, 0ULL << 62 | 8ULL << 56 | 15ULL << 51 | 1ULL << 48 |
                 ((uint64_t)out & 0xffffffffffc0ULL), 64);
     for (i = 0, bad = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
@@ -216,7 +209,7 @@ int main(uint64_t hartid, const void *fdt)
             l2[line * 64 + k] = 0xa5;
         }
         csr_write(0x805, 0xb);              /* tensor_mask: rows 0, 1, 3 */
-        TCSR(0x85f, 1ULL << 63 | 3ULL << 48 |
+        csr_write_x31(0x85f, 1ULL << 63 | 3ULL << 48 |
                     ((uint64_t)tr & 0xffffffffffc0ULL) | 2 << 4 | (4 - 1), 128);
         for (i = 0, bad = 0; i < 4; i++) {
             for (k = 0; k < 64; k++) {
@@ -226,7 +219,7 @@ int main(uint64_t hartid, const void *fdt)
         }
         CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
               "TensorLoadL2: masked rows at line 4*[62:48]+[5:4], stride x31");
-        TCSR(0x85f, 16384ULL << 48 | ((uint64_t)tr & 0xffffffffffc0ULL), 64);
+        csr_write_x31(0x85f, 16384ULL << 48 | ((uint64_t)tr & 0xffffffffffc0ULL), 64);
         CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 7,
                  "TensorLoadL2 past the 4 MiB scratchpad: tensor_error[7]");
         csr_write(CSR_TENSOR_ERROR, 0);

@@ -380,6 +380,8 @@ static const char *etsoc1_wait_name(Etsoc1MinionCPU *cpu, int64_t *partner)
     case ETSOC1_WAIT_REDUCE:
         *partner = op->partner;
         return op->op == TR_SEND ? "tensor-send" : "tensor-recv";
+    case ETSOC1_WAIT_COOP:
+        return "coop-tensor-load";
     case ETSOC1_WAIT_STOPPED:
         return "stopped";
     default:

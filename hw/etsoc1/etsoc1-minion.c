@@ -44,6 +44,7 @@ enum {
     CSR_ET_LOCK_SW = 0x7fd,
     CSR_ET_UNLOCK_SW = 0x7ff,
     CSR_ET_TENSOR_REDUCE = 0x800,
+    CSR_ET_TENSOR_COOP = 0x804,
     CSR_ET_TENSOR_MASK = 0x805,
     CSR_ET_TENSOR_ERROR = 0x808,
     CSR_ET_UCACHE_CONTROL = 0x810,
@@ -80,7 +81,6 @@ enum {
 #define CACHE_D1SPLIT   (1u << 0)
 #define CACHE_SCPENABLE (1u << 1)
 #define UCACHE_MASK     0x7df
-#define ETSOC1_TENSOR_WAIT_REDUCE 9
 
 static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
 {
@@ -177,6 +177,9 @@ static bool etsoc1_minion_has_work(CPUState *cs)
                etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
     case ETSOC1_WAIT_REDUCE:
         return etsoc1_reduce_done(cpu) ||
+               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
+    case ETSOC1_WAIT_COOP:
+        return !etsoc1_coop_waiting(cpu) ||
                etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
     case ETSOC1_WAIT_STOPPED:
         return false;
@@ -530,15 +533,9 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         etsoc1_tensor_load_l2(cpu, val);
         break;
     case CSR_ET_TENSOR_WAIT:
-        /*
-         * Event 9: this minion's tensor reduce, on thread 0.  The other
-         * events name engines not modelled yet: no-ops, as for an idle one.
-         */
-        if ((val & 0xf) == ETSOC1_TENSOR_WAIT_REDUCE && !(env->mhartid & 1) &&
-            !etsoc1_reduce_done(cpu)) {
-            return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
-        }
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+        return etsoc1_tensor_wait(cpu, val & 0xf);
+    case CSR_ET_TENSOR_COOP:
+        et->tensor_coop = val & 0xfff1f;   /* reads as zero */
         break;
     case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
         return etsoc1_write_validation(cpu, csrno, val);
@@ -644,6 +641,8 @@ static const Etsoc1Csr etsoc1_csrs[] = {
     { CSR_ET_TENSOR_REDUCE, "tensor_reduce", etsoc1_pred_ml_t0,
       etsoc1_read_zero, true },
     { ETSOC1_CSR_TENSOR_FMA, "tensor_fma", etsoc1_pred_ml_t0, etsoc1_read_zero,
+      true },
+    { CSR_ET_TENSOR_COOP, "tensor_coop", etsoc1_pred_ml_t0, etsoc1_read_zero,
       true },
     { ETSOC1_CSR_TENSOR_QUANT, "tensor_quant", etsoc1_pred_ml_t0,
       etsoc1_read_zero, true },

@@ -82,6 +82,7 @@ REG64(FCC_CREDINC, 0x0c0)              /* 4 registers: thread * 2 + counter */
 REG64(FAST_LOCAL_BARRIER, 0x100)       /* 32 registers */
 REG64(SHIRE_POWER, 0x218)              /* power, PLL, DLL, clock gating... */
 REG64(THREAD0_DISABLE, 0x240)
+REG64(SHIRE_COOP_MODE, 0x290)
 REG64(BROADCAST_DATA, 0x1fff0)
 REG64(BROADCAST, 0x1fff8)
 
@@ -136,6 +137,7 @@ static const Etsoc1EsrReg other_regs[] = {
     ESR_REG("fast_local_barrier", A_FAST_LOCAL_BARRIER, 32, U, ESR_RW),
     ESR_REG("shire_power_pll_dll", A_SHIRE_POWER, 5, M, ESR_UNIMP),
     ESR_REG("thread0_disable", A_THREAD0_DISABLE, 1, M, ESR_RW),
+    ESR_REG("shire_coop_mode", A_SHIRE_COOP_MODE, 1, S, ESR_RW),
     ESR_REG("broadcast_data", A_BROADCAST_DATA, 1, U, ESR_RW),
     ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_W_RZ),
     ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_W_RZ),
@@ -336,6 +338,8 @@ static uint64_t esr_other_read(Etsoc1ShireState *s, uint32_t reg, unsigned idx)
         return s->flb[idx];
     case A_BROADCAST_DATA:
         return s->broadcast_data;
+    case A_SHIRE_COOP_MODE:
+        return s->coop_mode;
     default:
         return 0;   /* write-only commands read as zero */
     }
@@ -425,6 +429,9 @@ static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
         break;
     case A_BROADCAST_DATA:
         s->broadcast_data = val;
+        break;
+    case A_SHIRE_COOP_MODE:
+        s->coop_mode = val & 1;
         break;
     case A_BROADCAST:
         etsoc1_esr_broadcast(s, pp, val);
@@ -615,6 +622,9 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     s->thread1_disable = 0;
     s->ipi_redirect_filter = UINT64_MAX;
     s->broadcast_data = 0;
+    s->coop_mode = 0;
+    memset(s->coop_all, 0, sizeof(s->coop_all));
+    memset(s->coop_arrived, 0, sizeof(s->coop_arrived));
 }
 
 static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
@@ -699,6 +709,12 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
         VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
+        VMSTATE_UINT32(tensor_coop, Etsoc1HartEt),
+        VMSTATE_UINT8_ARRAY(coop_state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT8(coop_wait, Etsoc1HartEt),
+        VMSTATE_UINT16_ARRAY(coop_mask, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT64_ARRAY(coop_ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT64_ARRAY(coop_x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -788,6 +804,11 @@ static const VMStateDescription vmstate_etsoc1_shire = {
                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT16_ARRAY(ucache_ctl, Etsoc1ShireState,
                              ETSOC1_MINIONS_PER_SHIRE),
+        VMSTATE_UINT64(coop_mode, Etsoc1ShireState),
+        VMSTATE_UINT32_2DARRAY(coop_all, Etsoc1ShireState, ETSOC1_TLOAD_FSMS,
+                               ETSOC1_COOP_GROUPS),
+        VMSTATE_UINT32_2DARRAY(coop_arrived, Etsoc1ShireState,
+                               ETSOC1_TLOAD_FSMS, ETSOC1_COOP_GROUPS),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -8,7 +8,7 @@
  * the tensor unit's in-order queue is kept by making the issuing hart wait
  * first for a pending tensor_reduce (which shares the queue), and with no
  * latency model an operation that has run is one tensor_wait finds idle.
- * Not modelled yet: cooperative loads and stores, TensorLoadL2.
+ * A cooperative TensorLoad is the exception: it waits for its partners.
  *
  * Per minion: 48 L1 scratchpad lines of 64 bytes (available when
  * mcache_control = 3), and TenC, the 32 x 8 x int32 accumulators of int8
@@ -65,6 +65,10 @@ FIELD(TSTORE, COLS, 55, 2)          /* 16-byte blocks per row - 1 */
 FIELD(TSTORE, FREG, 57, 5)
 FIELD(TSTORE, SCPLINE, 56, 6)
 FIELD(TSTORE, SRCINC, 62, 2)
+
+FIELD(TCOOP, GROUP, 0, 5)
+FIELD(TCOOP, MINIONS, 8, 8)         /* minions of each named neighbourhood */
+FIELD(TCOOP, NEIGHS, 16, 4)
 
 FIELD(TQUANT, FREG, 57, 5)
 FIELD(TQUANT, COLS, 55, 2)
@@ -145,7 +149,8 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
 
 /* ---- TensorLoad (CSR 0x83f) ----------------------------------------------- */
 
-static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
+static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31,
+                        uint16_t mask)
 {
     target_ulong addr = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
     target_ulong stride = FIELD_EX64(x31, TLOAD, ADDR) << 6;
@@ -153,16 +158,10 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     unsigned start = FIELD_EX64(ctl, TLOAD, START);
     unsigned boff = FIELD_EX64(ctl, TLOAD, BOFF);
     unsigned cmd = FIELD_EX64(ctl, TLOAD, CMD);
-    uint16_t mask = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     uint8_t src[64][LINE], row[LINE];
     unsigned i, j, r, n;
 
     trace_etsoc1_tensor_load(cpu->parent_obj.env.mhartid, cmd, start, rows);
-    if (FIELD_EX64(ctl, TLOAD, COOP)) {
-        qemu_log_mask(LOG_UNIMP, "etsoc1: cooperative TensorLoad is not "
-                      "modelled\n");
-        return;
-    }
     if (FIELD_EX64(ctl, TLOAD, TENB)) {
         /* B operand buffer of the next TensorFMA: plain rows, no mask */
         uint8_t (*tenb)[64] = cpu->shire->tenb[minion_of(cpu)];
@@ -234,6 +233,152 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     default:
         tensor_error(cpu, TERR_TRANSFORM, "TensorLoad: reserved transform");
     }
+}
+
+/* ---- cooperative TensorLoad ------------------------------------------------ */
+
+/*
+ * A cooperative TensorLoad (bit 62, shire_coop_mode set) starts only when
+ * every minion that tensor_coop names has issued one to the same load FSM
+ * with the same group id; each then loads its own rows (on the chip the
+ * group shares the fetches).  The issuing hart captures its load and goes
+ * on; the last partner to arrive releases the group.  A released load is
+ * run by its own hart, whose translation it needs, before its next tensor
+ * operation or a tensor_wait for it; those wait while it is held.
+ */
+
+/* Load FSM of a TensorLoad: id 0, id 1 (x31[0]) or TenB. */
+static unsigned tload_fsm(uint64_t ctl, uint64_t x31)
+{
+    return FIELD_EX64(ctl, TLOAD, TENB) ? 2 : x31 & 1;
+}
+
+/* The minions of this shire that @tcoop names, one bit per minion. */
+static uint32_t coop_minions(uint32_t tcoop)
+{
+    uint32_t all = 0;
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
+        if (FIELD_EX32(tcoop, TCOOP, NEIGHS) >> n & 1) {
+            all |= FIELD_EX32(tcoop, TCOOP, MINIONS) <<
+                   (n * ETSOC1_MINIONS_PER_NEIGH);
+        }
+    }
+    return all;
+}
+
+/* Called with the BQL held, which guards the shire's group table. */
+static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
+{
+    Etsoc1ShireState *s = cpu->shire;
+    Etsoc1HartEt *et = cpu->et;
+    unsigned fsm = tload_fsm(ctl, x31);
+    unsigned group = FIELD_EX32(et->tensor_coop, TCOOP, GROUP);
+    uint32_t all = coop_minions(et->tensor_coop);
+    uint32_t *g_all = &s->coop_all[fsm][group];
+    uint32_t *g_arrived = &s->coop_arrived[fsm][group];
+    unsigned m;
+
+    et->coop_ctl[fsm] = ctl;
+    et->coop_x31[fsm] = x31;
+    et->coop_mask[fsm] = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
+    trace_etsoc1_tensor_coop_arrive(cpu->parent_obj.env.mhartid, fsm, group,
+                                    all, *g_arrived | 1u << minion_of(cpu));
+    if (!(all >> minion_of(cpu) & 1) || (*g_all && *g_all != all)) {
+        /* sysemu stops here; we run the load alone and go on */
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_coop "
+                      "0x%x names minions 0x%08x: %s; loading alone\n",
+                      (uint64_t)cpu->parent_obj.env.mhartid, et->tensor_coop,
+                      all, *g_all ? "group in use with another set"
+                                  : "not this minion");
+        qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_RELEASED);
+        return;
+    }
+    qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_WAITING);
+    *g_all = all;
+    *g_arrived |= 1u << minion_of(cpu);
+    if (*g_arrived != all) {
+        return;
+    }
+    *g_all = *g_arrived = 0;
+    for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
+        Etsoc1MinionCPU *h = &s->hart[m * ETSOC1_THREADS];
+
+        if (all >> m & 1) {
+            qatomic_store_release(&h->et->coop_state[fsm],
+                                  ETSOC1_COOP_RELEASED);
+            if (h != cpu) {
+                etsoc1_minion_wake(h);
+            }
+        }
+    }
+}
+
+/*
+ * Run this hart's released cooperative loads among @fsms (a bit per FSM).
+ * False while one of them still waits for partners.
+ */
+static bool coop_settle(Etsoc1MinionCPU *cpu, unsigned fsms)
+{
+    Etsoc1HartEt *et = cpu->et;
+    bool ready = true;
+    unsigned f;
+
+    for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
+        if (!(fsms >> f & 1)) {
+            continue;
+        }
+        switch (qatomic_load_acquire(&et->coop_state[f])) {
+        case ETSOC1_COOP_WAITING:
+            ready = false;
+            break;
+        case ETSOC1_COOP_RELEASED:
+            et->coop_state[f] = ETSOC1_COOP_IDLE;
+            tensor_load(cpu, et->coop_ctl[f], et->coop_x31[f], et->coop_mask[f]);
+            break;
+        }
+    }
+    if (!ready) {
+        et->coop_wait = fsms;
+    }
+    return ready;
+}
+
+/* For has_work: does the blocked hart still wait for partners? */
+bool etsoc1_coop_waiting(Etsoc1MinionCPU *cpu)
+{
+    unsigned f;
+
+    for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
+        if ((cpu->et->coop_wait >> f & 1) &&
+            qatomic_read(&cpu->et->coop_state[f]) == ETSOC1_COOP_WAITING) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static RISCVException tensor_load_issue(Etsoc1MinionCPU *cpu, uint64_t ctl,
+                                        uint64_t x31)
+{
+    unsigned fsm = tload_fsm(ctl, x31);
+    bool locked = qemu_mutex_iothread_locked();
+
+    if (!FIELD_EX64(ctl, TLOAD, COOP)) {
+        tensor_load(cpu, ctl, x31,
+                    tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK)));
+        return RISCV_EXCP_NONE;
+    }
+    if (!locked) {
+        qemu_mutex_lock_iothread();
+    }
+    coop_arrive(cpu, ctl, x31);
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    coop_settle(cpu, 1u << fsm);        /* runs it if we were the last */
+    return RISCV_EXCP_NONE;
 }
 
 /* ---- TensorLoadL2 (CSR 0x85f) -------------------------------------------- */
@@ -490,7 +635,16 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
 
 /* ---- TensorStore (CSR 0x87f) ----------------------------------------------- */
 
-static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
+/* Legal (minions - 1, 16-byte blocks per row - 1) of a cooperative store */
+static const bool tstore_coop_ok[4][4] = {
+    { true, true, false, true },
+    { true, true, false, false },
+    { false, false, false, false },
+    { true, false, false, false },
+};
+
+static RISCVException tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl,
+                                   uint64_t x31)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     unsigned rows = FIELD_EX64(ctl, TSTORE, ROWS) + 1;
@@ -505,15 +659,14 @@ static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
 
         if (!scp_enabled(cpu)) {
             tensor_error(cpu, TERR_SCP_OFF, "TensorStore: L1 SCP disabled");
-            return;
+            return RISCV_EXCP_NONE;
         }
         for (r = 0; r < rows; r++, line += inc) {
             if (!tensor_access(cpu, addr + r * stride, scp_line(cpu, line),
                                LINE, true)) {
-                return;
+                break;
             }
         }
-        return;
     } else {
         target_ulong addr = va48(FIELD_EX64(ctl, TSTORE, ADDR) << 4);
         target_ulong stride = va48(FIELD_EX64(x31, TSTORE, ADDR) << 4);
@@ -521,15 +674,18 @@ static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
         unsigned coop = FIELD_EX64(ctl, TSTORE, COOP) + 1;
         unsigned freg = FIELD_EX64(ctl, TSTORE, FREG);
 
-        if (coop != 1) {
-            qemu_log_mask(LOG_UNIMP, "etsoc1: cooperative TensorStore is not "
-                          "modelled\n");
-            return;
+        if (!tstore_coop_ok[coop - 1][cols - 1]) {
+            tensor_error(cpu, TERR_STORE, "TensorStore: illegal combination "
+                         "of cooperating minions and blocks per row");
+            return RISCV_EXCP_NONE;
         }
-        if (cols == 3) {
-            tensor_error(cpu, TERR_STORE, "TensorStore: 3 blocks per row");
-            return;
+        if (coop > 1 && !cpu->shire->coop_mode) {
+            return RISCV_EXCP_ILLEGAL_INST;
         }
+        /*
+         * The cooperating minions each store their own registers; the
+         * chip only checks that they agree, which is not modelled.
+         */
         for (r = 0; r < rows; r++) {
             target_ulong base = (addr + r * stride) & ~(target_ulong)(16 * cols - 1);
 
@@ -539,7 +695,7 @@ static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
                              etsoc1_flane(env, freg, (c % 2) * 4 + e));
                 }
                 if (!tensor_access(cpu, base + 16 * c, block, 16, true)) {
-                    return;
+                    return RISCV_EXCP_NONE;
                 }
                 if (cols == 1 || c % 2) {
                     freg = (freg + inc) % 32;
@@ -547,6 +703,7 @@ static void tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
             }
         }
     }
+    return RISCV_EXCP_NONE;
 }
 
 /* ---- TensorQuant (CSR 0x806) ----------------------------------------------- */
@@ -630,7 +787,17 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
     if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
+    /* a load waits for a held load of its FSM; the others for all of them */
+    if (!coop_settle(cpu, csrno == ETSOC1_CSR_TENSOR_LOAD
+                          ? 1u << tload_fsm(ctl, env->gpr[31])
+                          : MAKE_64BIT_MASK(0, ETSOC1_TLOAD_FSMS))) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
+    }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    if (csrno == ETSOC1_CSR_TENSOR_LOAD && FIELD_EX64(ctl, TLOAD, COOP) &&
+        !cpu->shire->coop_mode) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
     if (!scp_enabled(cpu) && csrno != ETSOC1_CSR_TENSOR_STORE &&
         csrno != ETSOC1_CSR_TENSOR_QUANT) {
         tensor_error(cpu, TERR_SCP_OFF, "tensor operation with the L1 SCP "
@@ -639,8 +806,7 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
     }
     switch (csrno) {
     case ETSOC1_CSR_TENSOR_LOAD:
-        tensor_load(cpu, ctl, env->gpr[31]);
-        break;
+        return tensor_load_issue(cpu, ctl, env->gpr[31]);
     case ETSOC1_CSR_TENSOR_FMA:
         if (FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP32 &&
             FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP16 &&
@@ -650,11 +816,32 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
         tensor_fma(cpu, ctl);
         break;
     case ETSOC1_CSR_TENSOR_STORE:
-        tensor_store(cpu, ctl, env->gpr[31]);
-        break;
+        return tensor_store(cpu, ctl, env->gpr[31]);
     default:
         tensor_quant(cpu, ctl);
         break;
     }
+    return RISCV_EXCP_NONE;
+}
+
+/* tensor_wait (CSR 0x830) events with something to wait for */
+enum { TWAIT_LOAD0 = 0, TWAIT_LOAD1 = 1, TWAIT_REDUCE = 9 };
+
+/*
+ * Block until the named engine is idle.  Everything else ran at issue: a
+ * wait for it, or for an event id with no engine, returns at once.
+ */
+RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
+{
+    bool thread0 = !(cpu->parent_obj.env.mhartid & 1);
+
+    if (thread0 && event == TWAIT_REDUCE && !etsoc1_reduce_done(cpu)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    }
+    if (thread0 && (event == TWAIT_LOAD0 || event == TWAIT_LOAD1) &&
+        !coop_settle(cpu, 1u << event)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
+    }
+    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     return RISCV_EXCP_NONE;
 }

@@ -97,12 +97,22 @@ typedef enum Etsoc1Wait {
     ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
     ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
     ETSOC1_WAIT_REDUCE,     /* the minion's tensor transfer to complete */
+    ETSOC1_WAIT_COOP,       /* the partners of a cooperative TensorLoad */
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 #define ETSOC1_L1SCP_LINES 48   /* 64-byte L1 scratchpad lines per minion */
 
 /* Tensor CSRs (isa.md section 3) */
+#define ETSOC1_TLOAD_FSMS  3    /* TensorLoad id 0, id 1 and TenB */
+#define ETSOC1_COOP_GROUPS 32
+
+typedef enum Etsoc1CoopState {
+    ETSOC1_COOP_IDLE,
+    ETSOC1_COOP_WAITING,    /* issued; partners have not all issued */
+    ETSOC1_COOP_RELEASED,   /* every partner issued: the load may run */
+} Etsoc1CoopState;
+
 #define ETSOC1_CSR_TENSOR_FMA   0x801
 #define ETSOC1_CSR_TENSOR_QUANT 0x806
 #define ETSOC1_CSR_TENSOR_LOAD  0x83f
@@ -120,6 +130,13 @@ typedef struct Etsoc1HartEt {
     uint8_t m[8];           /* packed mask registers m0-m7 */
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+    /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
+    uint32_t tensor_coop;   /* CSR 0x804 */
+    uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
+    uint8_t coop_wait;      /* FSMs the blocked hart waits for */
+    uint16_t coop_mask[ETSOC1_TLOAD_FSMS];  /* rows, captured at issue */
+    uint64_t coop_ctl[ETSOC1_TLOAD_FSMS];
+    uint64_t coop_x31[ETSOC1_TLOAD_FSMS];
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
@@ -225,6 +242,10 @@ struct Etsoc1ShireState {
     uint8_t tenb[ETSOC1_MINIONS_PER_SHIRE][16][64];
     uint8_t tenb_rows[ETSOC1_MINIONS_PER_SHIRE];
     uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
+    /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */
+    uint64_t coop_mode;     /* shire_coop_mode ESR */
+    uint32_t coop_all[ETSOC1_TLOAD_FSMS][ETSOC1_COOP_GROUPS];
+    uint32_t coop_arrived[ETSOC1_TLOAD_FSMS][ETSOC1_COOP_GROUPS];
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
     /* properties */
@@ -326,6 +347,8 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
 /* etsoc1-tensor.c */
 RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
 void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
+RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event);
+bool etsoc1_coop_waiting(Etsoc1MinionCPU *cpu);
 
 /* etsoc1-isa.c; operation numbers shared with insn_trans/trans_xetsoc1.c.inc */
 typedef enum {
