@@ -6,7 +6,8 @@ result is the canonical 0x7fc00000; tininess is detected after rounding).
 Independent of QEMU's softfloat.
 
 The operations in OPS model the minion FPU, which flushes subnormals
-(docs/isa.md): a subnormal operand reads as a zero of its sign (daz), a
+(docs/isa.md): a subnormal operand reads as a zero of its sign (daz) and
+raises the minion's denormal flag (DN), a
 result that is tiny after rounding becomes a zero of its sign with UF and NX
 (ftz).  F() and round_f32() are plain IEEE unless asked.
 
@@ -272,8 +273,10 @@ def f16_to_f32(h):
 
 
 def minmax(a, b, is_max):
-    """IEEE 754-2019 minimumNumber / maximumNumber (RISC-V fmin/fmax)."""
-    fa, fb = F(a), F(b)
+    """IEEE 754-2019 minimumNumber / maximumNumber (RISC-V fmin/fmax) of
+    the operands with subnormals read as zero."""
+    fa, fb = F(a, daz=True), F(b, daz=True)
+    a, b = fa.bits, fb.bits
     flags = NV if fa.snan or fb.snan else 0
     if fa.kind == 'nan' and fb.kind == 'nan':
         return QNAN, flags
@@ -291,21 +294,35 @@ def minmax(a, b, is_max):
     return (a if pick_a else b), flags
 
 
+DN = 0x20   # fflags bit 31, "a subnormal operand was read as zero",
+            # as guest-kernels/isa/vpu_fp prints it
+
+
+def _dn(result, *ops, f16=False):
+    """@result with DN added if any of the operands read is subnormal."""
+    m, e = (10, 5) if f16 else (23, 8)
+    sub = any(not (x >> m) & ((1 << e) - 1) and x & ((1 << m) - 1)
+              for x in ops)
+    return result[0], result[1] | (DN if sub else 0)
+
+
 OPS = {
-    'fadd': lambda a, b, c, rm: add(a, b, rm),
-    'fsub': lambda a, b, c, rm: add(a, b, rm, negate_b=True),
-    'fmul': lambda a, b, c, rm: mul(a, b, rm),
-    'fdiv': lambda a, b, c, rm: div(a, b, rm),
-    'fsqrt': lambda a, b, c, rm: sqrt(b, rm),
-    'fmin': lambda a, b, c, rm: minmax(a, b, False),
-    'fmax': lambda a, b, c, rm: minmax(a, b, True),
-    'fmadd': lambda a, b, c, rm: fma(a, b, c, rm),
-    'fmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_c=True),
-    'fnmsub': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True),
-    'fnmadd': lambda a, b, c, rm: fma(a, b, c, rm, negate_product=True,
-                                     negate_c=True),
-    'fround': lambda a, b, c, rm: round_to_int(b, rm),
-    'ffrc': lambda a, b, c, rm: frac(b),
-    'fcvt.f16.ps': lambda a, b, c, rm: f32_to_f16(b, rm),
-    'fcvt.ps.f16': lambda a, b, c, rm: f16_to_f32(b & 0xffff),
+    'fadd': lambda a, b, c, rm: _dn(add(a, b, rm), a, b),
+    'fsub': lambda a, b, c, rm: _dn(add(a, b, rm, negate_b=True), a, b),
+    'fmul': lambda a, b, c, rm: _dn(mul(a, b, rm), a, b),
+    'fdiv': lambda a, b, c, rm: _dn(div(a, b, rm), a, b),
+    'fsqrt': lambda a, b, c, rm: _dn(sqrt(b, rm), b),
+    'fmin': lambda a, b, c, rm: _dn(minmax(a, b, False), a, b),
+    'fmax': lambda a, b, c, rm: _dn(minmax(a, b, True), a, b),
+    'fmadd': lambda a, b, c, rm: _dn(fma(a, b, c, rm), a, b, c),
+    'fmsub': lambda a, b, c, rm: _dn(fma(a, b, c, rm, negate_c=True), a, b, c),
+    'fnmsub': lambda a, b, c, rm: _dn(fma(a, b, c, rm, negate_product=True),
+                                      a, b, c),
+    'fnmadd': lambda a, b, c, rm: _dn(fma(a, b, c, rm, negate_product=True,
+                                          negate_c=True), a, b, c),
+    'fround': lambda a, b, c, rm: _dn(round_to_int(b, rm), b),
+    'ffrc': lambda a, b, c, rm: _dn(frac(b), b),
+    'fcvt.f16.ps': lambda a, b, c, rm: _dn(f32_to_f16(b, rm), b),
+    'fcvt.ps.f16': lambda a, b, c, rm: _dn(f16_to_f32(b & 0xffff), b & 0xffff,
+                                           f16=True),
 }

@@ -10,6 +10,9 @@
  *   "<op> <rm> <i>: <16 results> | <16 fflags>"   lane j uses a = IN[i]
  *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops; the
  *   fp16 conversions take b from their own tables.
+ *
+ * The scalar F instructions with the same operands print the same lines
+ * ("fadd.s ..."): they flush subnormals as the packed ones do.
  */
 #include "etsoc1.h"
 #include "et-vpu.h"
@@ -69,6 +72,57 @@ static void run(unsigned op)
     }
 }
 
+/* The scalar F instruction of @op on (a, b, c), rounding mode frm */
+static uint32_t run_scalar(unsigned op, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r;
+
+#define SCALAR(insn)                                                    \
+    __asm__ volatile("fmv.w.x f1, %1\n\tfmv.w.x f2, %2\n\t"             \
+                     "fmv.w.x f3, %3\n\t" insn "\n\tfmv.x.w %0, f4"      \
+                     : "=r"(r) : "r"(a), "r"(b), "r"(c)                 \
+                     : "f1", "f2", "f3", "f4")
+    switch (op) {
+    case ADD: SCALAR("fadd.s f4, f1, f2"); break;
+    case SUB: SCALAR("fsub.s f4, f1, f2"); break;
+    case MUL: SCALAR("fmul.s f4, f1, f2"); break;
+    case DIV: SCALAR("fdiv.s f4, f1, f2"); break;
+    case SQRT: SCALAR("fsqrt.s f4, f2"); break;
+    case MIN: SCALAR("fmin.s f4, f1, f2"); break;
+    case MAX: SCALAR("fmax.s f4, f1, f2"); break;
+    case FMADD: SCALAR("fmadd.s f4, f1, f2, f3"); break;
+    case FMSUB: SCALAR("fmsub.s f4, f1, f2, f3"); break;
+    case FNMSUB: SCALAR("fnmsub.s f4, f1, f2, f3"); break;
+    default: SCALAR("fnmadd.s f4, f1, f2, f3"); break;
+    }
+#undef SCALAR
+    return r;
+}
+
+/* fflags with bit 31 (denormal operand) moved to bit 5, for 2 hex digits */
+static uint32_t read_flags(void)
+{
+    uint64_t f = csr_read(fflags);
+
+    return (f & 0x1f) | (f >> 31) << 5;
+}
+
+static void print_line(const char *name, const char *suffix, unsigned rm,
+                       unsigned i, const uint32_t *res, const uint32_t *flags)
+{
+    unsigned k;
+
+    print("%s%s %u %u:", name, suffix, rm, i);
+    for (k = 0; k < 16; k++) {
+        print(" %08x", res[k]);
+    }
+    print(" |");
+    for (k = 0; k < 16; k++) {
+        print(" %02x", flags[k]);
+    }
+    print("\n");
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned op, rm, i, half, e, k;
@@ -95,7 +149,7 @@ int main(uint64_t hartid, const void *fdt)
                         set_m0(1u << e);
                         csr_write(fflags, 0);
                         run(op);
-                        flags[half * 8 + e] = csr_read(fflags);
+                        flags[half * 8 + e] = read_flags();
                     }
                     set_m0(0xff);
                     FSW_PS(f4, out);
@@ -103,15 +157,20 @@ int main(uint64_t hartid, const void *fdt)
                         res[half * 8 + e] = out[e];
                     }
                 }
-                print("%s %u %u:", names[op], rm, i);
+                print_line(names[op], "", rm, i, res, flags);
+            }
+        }
+    }
+    for (op = 0; op <= FNMADD; op++) {
+        for (rm = 0; rm < 5; rm++) {
+            csr_write(frm, rm);
+            for (i = 0; i < 16; i++) {
                 for (k = 0; k < 16; k++) {
-                    print(" %08x", res[k]);
+                    csr_write(fflags, 0);
+                    res[k] = run_scalar(op, in[i], in[k], in[(i + k) % 16]);
+                    flags[k] = read_flags();
                 }
-                print(" |");
-                for (k = 0; k < 16; k++) {
-                    print(" %02x", flags[k]);
-                }
-                print("\n");
+                print_line(names[op], ".s", rm, i, res, flags);
             }
         }
     }

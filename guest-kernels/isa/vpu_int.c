@@ -347,5 +347,23 @@ int main(uint64_t hartid, const void *fdt)
     VOP(0x03, 0, f4, f1, f2);
     csr_set(mstatus, 1 << 13);
     CHECK(traps == 1 && trap_cause == 2, "packed instruction with FS=Off traps");
+    /* fflags/fcsr bit 31: the sticky denormal-operand flag */
+    {
+        uint32_t sub = 0x00000001, one = 0x3f800000, r;
+
+        csr_write(fcsr, 0);
+        __asm__ volatile("fmv.w.x f1, %1\n\tfmv.w.x f2, %2\n\t"
+                         "fadd.s f3, f1, f2\n\tfmv.x.w %0, f3"
+                         : "=r"(r) : "r"(sub), "r"(one) : "f1", "f2", "f3");
+        CHECK(r == one && csr_read(fflags) == 0x80000000u &&
+              csr_read(fcsr) == 0x80000000u,
+              "fadd.s of a subnormal: read as zero, fflags/fcsr bit 31");
+        csr_write(fflags, 0);
+        CHECK_EQ(csr_read(fcsr), 0, "writing fflags clears bit 31");
+        csr_write(fcsr, 0x80000021u);
+        CHECK_EQ(csr_read(fflags), 0x80000001u,
+                 "fcsr bit 31 written reads back in fflags");
+        csr_write(fcsr, 0);
+    }
     return tap_done();
 }

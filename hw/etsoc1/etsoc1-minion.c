@@ -668,6 +668,46 @@ static const Etsoc1Csr etsoc1_csrs[] = {
     { CSR_ET_HARTID, "hartid", etsoc1_pred_hartid, etsoc1_read_csr, false },
 };
 
+/*
+ * fflags/fcsr bit 31: the minion's sticky "denormal" flag, set when a
+ * subnormal operand was read as zero (softfloat's input_denormal flag).
+ */
+#define ETSOC1_FFLAGS_DENORMAL (1ULL << 31)
+
+static riscv_csr_operations etsoc1_std_fflags, etsoc1_std_fcsr;
+
+static RISCVException etsoc1_rmw_fflags(CPURISCVState *env, int csrno,
+                                        target_ulong *ret,
+                                        target_ulong new_val,
+                                        target_ulong mask)
+{
+    riscv_csr_operations *std = csrno == CSR_FFLAGS ? &etsoc1_std_fflags
+                                                    : &etsoc1_std_fcsr;
+    target_ulong old;
+    RISCVException r = std->read(env, csrno, &old);
+
+    if (r != RISCV_EXCP_NONE) {
+        return r;
+    }
+    if (get_float_exception_flags(&env->fp_status) &
+        float_flag_input_denormal) {
+        old |= ETSOC1_FFLAGS_DENORMAL;
+    }
+    if (ret) {
+        *ret = old;
+    }
+    if (mask) {
+        target_ulong val = (old & ~mask) | (new_val & mask);
+
+        r = std->write(env, csrno, val & ~ETSOC1_FFLAGS_DENORMAL);
+        if (r == RISCV_EXCP_NONE && (val & ETSOC1_FFLAGS_DENORMAL) &&
+            etsoc1_pred_minion(env, csrno) == RISCV_EXCP_NONE) {
+            float_raise(float_flag_input_denormal, &env->fp_status);
+        }
+    }
+    return r;
+}
+
 /* Must run before any minion is realized: realize asks every predicate. */
 void etsoc1_minion_register_csrs(void)
 {
@@ -690,6 +730,16 @@ void etsoc1_minion_register_csrs(void)
         .name = "flb", .predicate = etsoc1_pred_ml, .op = etsoc1_rmw_flb,
     });
 
+    riscv_get_csr_ops(CSR_FFLAGS, &etsoc1_std_fflags);
+    riscv_get_csr_ops(CSR_FCSR, &etsoc1_std_fcsr);
+    riscv_set_csr_ops(CSR_FFLAGS, &(riscv_csr_operations) {
+        .name = "fflags", .predicate = etsoc1_std_fflags.predicate,
+        .op = etsoc1_rmw_fflags,
+    });
+    riscv_set_csr_ops(CSR_FCSR, &(riscv_csr_operations) {
+        .name = "fcsr", .predicate = etsoc1_std_fcsr.predicate,
+        .op = etsoc1_rmw_fflags,
+    });
     riscv_get_csr_ops(CSR_MIE, &etsoc1_std_mie);
     riscv_get_csr_ops(CSR_MIP, &etsoc1_std_mip);
     riscv_set_csr_ops(CSR_MIE, &(riscv_csr_operations) {
@@ -794,6 +844,15 @@ static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
     etsoc1_gdb_register_fvec(CPU(dev));
 }
 
+static void etsoc1_minion_cpu_reset(DeviceState *dev)
+{
+    Etsoc1MinionCPUClass *mcc = ETSOC1_MINION_CPU_GET_CLASS(dev);
+
+    mcc->parent_reset(dev);
+    /* subnormal operands read as zero (docs/isa.md, "Subnormals") */
+    set_flush_inputs_to_zero(true, &RISCV_CPU(dev)->env.fp_status);
+}
+
 static void etsoc1_minion_cpu_init(Object *obj)
 {
     RISCVCPU *cpu = RISCV_CPU(obj);
@@ -814,6 +873,7 @@ static void etsoc1_minion_cpu_init(Object *obj)
     cpu->cfg.ext_icsr = true;
     cpu->cfg.ext_ifencei = true;
     cpu->cfg.ext_XEtsoc1 = true;        /* qemu-patches/0002 */
+    cpu->cfg.et_ftz = true;             /* qemu-patches/0007 */
     cpu->cfg.pmu_num = 6;               /* hpmcounter3..8 */
     cpu->cfg.mvendorid = (11 << 7) | 0x65;
     cpu->cfg.marchid = 0x8000000000000001ULL;
@@ -839,6 +899,8 @@ static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
     device_class_set_props(DEVICE_CLASS(oc), etsoc1_minion_cpu_props);
     device_class_set_parent_realize(DEVICE_CLASS(oc), etsoc1_minion_cpu_realize,
                                     &mcc->parent_realize);
+    device_class_set_parent_reset(DEVICE_CLASS(oc), etsoc1_minion_cpu_reset,
+                                  &mcc->parent_reset);
 
     /* tcg_ops is const and shared with every RISC-V CPU: use our own copy */
     tcg_ops = *cc->tcg_ops;

@@ -437,12 +437,14 @@ static void c_set(CPURISCVState *env, unsigned i, unsigned j, uint32_t v)
     etsoc1_set_flane(env, 2 * i + j / 8, j % 8, v);
 }
 
-/* An fp16 value, exactly, as float128; subnormals flush to zero. */
+/* The flags a TensorFMA accrues in fflags */
+#define TFMA_FLAGS (float_flag_invalid | float_flag_divbyzero | \
+                    float_flag_overflow | float_flag_underflow | \
+                    float_flag_inexact | float_flag_input_denormal)
+
+/* An fp16 value, exactly, as float128; subnormals read as zero (@st). */
 static float128 f16_exact(uint16_t h, float_status *st)
 {
-    if (!(h & 0x7c00)) {
-        h &= 0x8000;
-    }
     return float32_to_float128(float16_to_float32(h, true, st), st);
 }
 
@@ -519,9 +521,7 @@ static void tensor_fma16(Etsoc1MinionCPU *cpu, const TfmaShape *t,
             }
         }
     }
-    float_raise(get_float_exception_flags(&st) &
-                (float_flag_invalid | float_flag_overflow |
-                 float_flag_underflow | float_flag_inexact), &env->fp_status);
+    float_raise(get_float_exception_flags(&st) & TFMA_FLAGS, &env->fp_status);
 }
 
 static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
@@ -594,7 +594,6 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     st = env->fp_status;
     set_float_exception_flags(0, &st);
     set_float_rounding_mode(etsoc1_rm(env->frm), &st);
-    set_flush_to_zero(true, &st);
     set_flush_inputs_to_zero(true, &st);
     for (k = 0; k < t.passes; k++) {
         const uint8_t *b = tenb_rows ? s->tenb[m][k]
@@ -619,18 +618,17 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
                 uint32_t bv = ldl_le_p(b + 4 * j);
 
                 if (t.first && k == 0) {
-                    c_set(env, i, j, float32_mul(av, bv, &st));
+                    c_set(env, i, j,
+                          etsoc1_ftz(float32_mul(av, bv, &st), 23, 8, &st));
                 } else if (bv != 0) {
-                    c_set(env, i, j, float32_muladd(av, bv, c_get(env, i, j),
-                                                    0, &st));
+                    c_set(env, i, j,
+                          etsoc1_ftz(float32_muladd(av, bv, c_get(env, i, j),
+                                                    0, &st), 23, 8, &st));
                 }
             }
         }
     }
-    float_raise(get_float_exception_flags(&st) &
-                (float_flag_invalid | float_flag_divbyzero |
-                 float_flag_overflow | float_flag_underflow |
-                 float_flag_inexact), &env->fp_status);
+    float_raise(get_float_exception_flags(&st) & TFMA_FLAGS, &env->fp_status);
 }
 
 /* ---- TensorStore (CSR 0x87f) ----------------------------------------------- */
@@ -749,8 +747,11 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
                 case 3: v = (int32_t)v < 0 ? 0 : v; break;
                 case 4: v += ldl_le_p(vec + 4 * c); break;
                 case 5: v += ldl_le_p(vec + 4 * r); break;
-                case 6: v = float32_mul(v, ldl_le_p(vec + 4 * c), st); break;
-                case 7: v = float32_mul(v, ldl_le_p(vec + 4 * r), st); break;
+                case 6:
+                case 7:
+                    v = etsoc1_ftz(float32_mul(v, ldl_le_p(vec + 4 *
+                                   (code == 6 ? c : r)), st), 23, 8, st);
+                    break;
                 case 8: v = (uint8_t)MIN(MAX((int32_t)v, -128), 127); break;
                 case 9: v = MIN(MAX((int32_t)v, 0), 255); break;
                 case 10: packed[c] = v; continue;

@@ -112,55 +112,46 @@ static FloatRoundMode vpu_set_rm(CPURISCVState *env, uint32_t insn,
 }
 
 /*
- * Subnormals.  The minion FPU reads a subnormal operand of an arithmetic,
- * compare or conversion as a zero of the same sign, and returns a zero of
- * the result's sign, raising underflow and inexact, for any result that is
- * tiny after rounding (Esperanto's simulator builds its softfloat with
- * denormals-to-zero).  Min/max, sign injection, fclass and moves keep
- * subnormals.  Which side of an operation flushes is one table below.
+ * Subnormals.  The minion FPU reads a subnormal operand of any arithmetic,
+ * compare, min/max or conversion as a zero of the same sign and raises
+ * its sticky denormal flag: the CPU model sets flush_inputs_to_zero in
+ * fp_status.  It returns a zero of the result's sign, raising underflow
+ * and inexact, for a result tiny after rounding (Esperanto's simulator
+ * builds its softfloat denormals-to-zero): which results can be tiny is
+ * this table.  Sign injection, fclass and moves keep subnormals.
  */
-enum { DAZ32 = 1, DAZ16 = 2, FTZ32 = 4, FTZ16 = 8 };
+enum { FTZ32 = 1, FTZ16 = 2 };
 
 static unsigned vpu_flush_kind(uint32_t insn)
 {
-    unsigned rs2 = FIELD_EX32(insn, VINSN, RS2);
-
     if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM2) {
-        return DAZ32 | FTZ32;                   /* fused multiply-add */
+        return FTZ32;                           /* fused multiply-add */
     }
     switch (FIELD_EX32(insn, VINSN, F7)) {
     case 0x00: case 0x04: case 0x08: case 0x0c: case 0x2c:
-        return DAZ32 | FTZ32;
-    case 0x50: case 0x60:                       /* compares, fcvt.pw[u].ps */
-        return DAZ32;
-    case 0x68:                                  /* fcvt.ps.f16 */
-        return rs2 == 0xa ? DAZ16 : 0;
+        return FTZ32;
     case 0x6c:                                  /* fcvt.f16.ps */
-        return DAZ32 | FTZ16;
+        return FTZ16;
     default:
         return 0;
     }
 }
 
-static uint32_t vpu_daz(uint32_t x, unsigned kind)
-{
-    if ((kind & DAZ32) && !extract32(x, 23, 8)) {
-        return x & 0x80000000u;
-    }
-    if ((kind & DAZ16) && !extract32(x, 10, 5)) {
-        return x & 0x8000;
-    }
-    return x;
-}
-
 /*
  * ffrc.ps: a - trunc(a) with the sign of a (so -3.0 gives -0.0), infinities
- * give a signed zero; exact, so no flags but invalid for a signalling NaN.
+ * give a signed zero; exact, so no flags but invalid for a signalling NaN
+ * and denormal for a subnormal (read as zero).
  */
 static uint32_t vpu_frac(uint32_t a, float_status *st)
 {
     float_status exact = *st;
 
+    if (float32_is_zero_or_denormal(a)) {       /* subnormals read as 0 */
+        if (!float32_is_zero(a)) {
+            float_raise(float_flag_input_denormal, st);
+        }
+        return a & 0x80000000u;
+    }
     if (float32_is_any_nan(a)) {
         if (float32_is_signaling_nan(a, st)) {
             float_raise(float_flag_invalid, st);
@@ -281,35 +272,16 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
 static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
                          uint32_t b, uint32_t c, uintptr_t ra)
 {
-    float_status *st = &env->fp_status;
-    unsigned kind = vpu_flush_kind(insn);
-    int flags = get_float_exception_flags(st);
-    bool tiny;
-    uint32_t r;
+    uint32_t r = vpu_lane_ieee(env, insn, a, b, c, ra);
 
-    if (!kind) {
-        return vpu_lane_ieee(env, insn, a, b, c, ra);
+    switch (vpu_flush_kind(insn)) {
+    case FTZ32:
+        return etsoc1_ftz(r, 23, 8, &env->fp_status);
+    case FTZ16:
+        return etsoc1_ftz(r, 10, 5, &env->fp_status);
+    default:
+        return r;
     }
-    set_float_exception_flags(0, st);
-    r = vpu_lane_ieee(env, insn, vpu_daz(a, kind), vpu_daz(b, kind),
-                      vpu_daz(c, kind), ra);
-    /*
-     * Tiny after rounding: softfloat raised underflow, or the result is
-     * an exact subnormal (which raises nothing).
-     */
-    tiny = get_float_exception_flags(st) & float_flag_underflow;
-    if (kind & FTZ32) {
-        tiny |= !extract32(r, 23, 8) && extract32(r, 0, 23);
-        r = tiny ? r & 0x80000000u : r;
-    } else if (kind & FTZ16) {
-        tiny |= !extract32(r, 10, 5) && extract32(r, 0, 10);
-        r = tiny ? r & 0x8000 : r;
-    }
-    if (tiny) {
-        float_raise(float_flag_underflow | float_flag_inexact, st);
-    }
-    set_float_exception_flags(flags | get_float_exception_flags(st), st);
-    return r;
 }
 
 static bool vpu_writes_mask(uint32_t insn)

@@ -24,7 +24,7 @@
 #include "hw/sysbus.h"
 #include "target/riscv/cpu.h"
 #include "qom/object.h"
-#include "fpu/softfloat-types.h"
+#include "fpu/softfloat.h"
 #include "exec/memopidx.h"
 
 /* Topology (isa.md section 1). */
@@ -194,6 +194,7 @@ struct Etsoc1MinionCPUClass {
     void (*parent_do_interrupt)(CPUState *cs);
     bool (*parent_exec_interrupt)(CPUState *cs, int interrupt_request);
     DeviceRealize parent_realize;
+    DeviceReset parent_reset;
     const char *(*parent_gdb_get_dynamic_xml)(CPUState *cs, const char *name);
 };
 
@@ -314,6 +315,22 @@ static inline void etsoc1_set_flane(CPURISCVState *env, unsigned r,
 }
 
 /* RISC-V rounding-mode field (0-4) as a softfloat mode; 5-7 are not modes. */
+/*
+ * The minion FPU returns a zero of the result's sign, raising underflow
+ * and inexact, for a result that is tiny after rounding: for one that
+ * rounded to a subnormal of a format with @mant mantissa and @exp exponent
+ * bits.  (Subnormal operands read as zero through flush_inputs_to_zero.)
+ */
+static inline uint32_t etsoc1_ftz(uint32_t r, unsigned mant, unsigned exp,
+                                  float_status *st)
+{
+    if (!extract32(r, mant, exp) && extract32(r, 0, mant)) {
+        float_raise(float_flag_underflow | float_flag_inexact, st);
+        return r & (1u << (mant + exp));
+    }
+    return r;
+}
+
 #define ETSOC1_RM_VALID(rm) ((rm) <= 4)
 static inline FloatRoundMode etsoc1_rm(unsigned rm)
 {
