@@ -708,6 +708,70 @@ static RISCVException etsoc1_rmw_fflags(CPURISCVState *env, int csrno,
     return r;
 }
 
+/*
+ * cycle/mcycle and instret/minstret: the hart's own clock and retired
+ * instructions (qemu-patches/0008).  The reading instruction is already
+ * counted (a CSR access ends its TB), so it is taken off: a read returns
+ * the figures before it.  A write sets what the next read returns.
+ */
+static riscv_csr_operations etsoc1_std_counter[4];
+
+static unsigned etsoc1_counter_index(int csrno)
+{
+    switch (csrno) {
+    case CSR_CYCLE:
+        return 0;
+    case CSR_INSTRET:
+        return 1;
+    case CSR_MCYCLE:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
+                                         target_ulong *ret,
+                                         target_ulong new_val,
+                                         target_ulong mask)
+{
+    riscv_csr_operations *std = &etsoc1_std_counter[
+        etsoc1_counter_index(csrno)];
+    bool cycles = csrno == CSR_CYCLE || csrno == CSR_MCYCLE;
+    Etsoc1MinionCPU *cpu;
+    uint64_t now;
+
+    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
+        !env_archcpu(env)->cfg.et_counters) {
+        target_ulong old;
+        RISCVException r = std->read(env, csrno, &old);
+
+        if (r == RISCV_EXCP_NONE && ret) {
+            *ret = old;
+        }
+        if (r == RISCV_EXCP_NONE && mask && std->write) {
+            r = std->write(env, csrno, (old & ~mask) | (new_val & mask));
+        }
+        return r;
+    }
+    cpu = env_minion(env);
+    now = cycles ? etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM)
+                 : env->et_insns - 1;
+    if (ret) {
+        *ret = now;
+    }
+    if (mask) {
+        uint64_t val = (now & ~mask) | (new_val & mask);
+
+        if (cycles) {
+            cpu->et->stall = val - env->et_insns - env->et_cycles;
+        } else {
+            env->et_insns = val;
+        }
+    }
+    return RISCV_EXCP_NONE;
+}
+
 /* Must run before any minion is realized: realize asks every predicate. */
 void etsoc1_minion_register_csrs(void)
 {
@@ -730,6 +794,18 @@ void etsoc1_minion_register_csrs(void)
         .name = "flb", .predicate = etsoc1_pred_ml, .op = etsoc1_rmw_flb,
     });
 
+    for (i = 0; i < ARRAY_SIZE(etsoc1_std_counter); i++) {
+        static const int counters[] = {
+            CSR_CYCLE, CSR_INSTRET, CSR_MCYCLE, CSR_MINSTRET,
+        };
+        riscv_csr_operations *std = &etsoc1_std_counter[i];
+
+        riscv_get_csr_ops(counters[i], std);
+        riscv_set_csr_ops(counters[i], &(riscv_csr_operations) {
+            .name = std->name, .predicate = std->predicate,
+            .op = etsoc1_rmw_counter, .min_priv_ver = std->min_priv_ver,
+        });
+    }
     riscv_get_csr_ops(CSR_FFLAGS, &etsoc1_std_fflags);
     riscv_get_csr_ops(CSR_FCSR, &etsoc1_std_fcsr);
     riscv_set_csr_ops(CSR_FFLAGS, &(riscv_csr_operations) {
@@ -836,6 +912,8 @@ static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
 {
     Error *err = NULL;
 
+    /* the machine has loaded the timing table (qemu-patches/0008) */
+    RISCV_CPU(dev)->cfg.et_insn_cost = etsoc1_insn_cost_table();
     ETSOC1_MINION_CPU_GET_CLASS(dev)->parent_realize(dev, &err);
     if (err) {
         error_propagate(errp, err);
@@ -851,6 +929,8 @@ static void etsoc1_minion_cpu_reset(DeviceState *dev)
     mcc->parent_reset(dev);
     /* subnormal operands read as zero (docs/isa.md, "Subnormals") */
     set_flush_inputs_to_zero(true, &RISCV_CPU(dev)->env.fp_status);
+    RISCV_CPU(dev)->env.et_insns = 0;
+    RISCV_CPU(dev)->env.et_cycles = 0;
 }
 
 static void etsoc1_minion_cpu_init(Object *obj)
@@ -883,6 +963,9 @@ static Property etsoc1_minion_cpu_props[] = {
     /* qemu-patches/0006: trap (exception 30) where the chip does */
     DEFINE_PROP_BOOL("mcode-traps", Etsoc1MinionCPU,
                      parent_obj.cfg.et_mcode_trap, false),
+    /* qemu-patches/0008: per-hart cycle and instruction counters */
+    DEFINE_PROP_BOOL("counters", Etsoc1MinionCPU,
+                     parent_obj.cfg.et_counters, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 

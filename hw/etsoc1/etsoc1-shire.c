@@ -709,6 +709,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
         VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
+        VMSTATE_UINT64(stall, Etsoc1HartEt),
         VMSTATE_UINT32(tensor_coop, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(coop_state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT8(coop_wait, Etsoc1HartEt),
@@ -727,6 +728,8 @@ static const VMStateDescription vmstate_etsoc1_hart_lanes = {
     .fields = (VMStateField[]) {
         VMSTATE_UINT32_2DARRAY(parent_obj.env.et_fhi, Etsoc1MinionCPU, 32,
                                ETSOC1_FLANES - 1),
+        VMSTATE_UINT64(parent_obj.env.et_insns, Etsoc1MinionCPU),
+        VMSTATE_UINT64(parent_obj.env.et_cycles, Etsoc1MinionCPU),
         VMSTATE_END_OF_LIST()
     }
 };

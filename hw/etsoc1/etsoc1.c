@@ -302,6 +302,7 @@ static void etsoc1_machine_init(MachineState *ms)
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     void *fdt;
     unsigned i, pp;
+    Error *err = NULL;
 
     s->num_shires = s->shires_prop ? s->shires_prop
                                    : ms->smp.cpus / ETSOC1_HARTS_PER_SHIRE;
@@ -312,6 +313,10 @@ static void etsoc1_machine_init(MachineState *ms)
                      MAX(s->num_shires, 1) * ETSOC1_HARTS_PER_SHIRE,
                      ms->smp.cpus,
                      ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
+        exit(1);
+    }
+    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, &err)) {
+        error_reportf_err(err, "etsoc1: ");
         exit(1);
     }
     if (ms->ram_size > etsoc1_memmap[ETSOC1_DRAM].size) {
@@ -496,9 +501,46 @@ static void etsoc1_set_on_deadlock(Object *obj, int value, Error **errp)
     ETSOC1_MACHINE(obj)->on_deadlock = value;
 }
 
+static void etsoc1_get_clock(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->clock_mhz, errp);
+}
+
+static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value < 100 || value > 2000) {
+        error_setg(errp, "clock-mhz=%u: the minion clock must be 100 to "
+                   "2000 MHz", value);
+        return;
+    }
+    ETSOC1_MACHINE(obj)->clock_mhz = value;
+}
+
+static char *etsoc1_get_timing_file(Object *obj, Error **errp)
+{
+    return g_strdup(ETSOC1_MACHINE(obj)->timing_file);
+}
+
+static void etsoc1_set_timing_file(Object *obj, const char *value,
+                                   Error **errp)
+{
+    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
+
+    g_free(s->timing_file);
+    s->timing_file = g_strdup(value);
+}
+
 static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
+    ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
@@ -537,6 +579,16 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "When no hart can make progress: report (print the report, stay up; "
         "default), exit (print it, exit with status 3) or hang (no "
         "detection)");
+    object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
+                              etsoc1_set_clock, NULL, NULL);
+    object_class_property_set_description(oc, "clock-mhz",
+        "Minion clock in MHz (default 600): cycle counts of the mesh, L3 "
+        "and DRAM legs, fixed in ns, scale with it");
+    object_class_property_add_str(oc, "timing-file", etsoc1_get_timing_file,
+                                  etsoc1_set_timing_file);
+    object_class_property_set_description(oc, "timing-file",
+        "File of 'key = value' lines overriding rows of the timing table "
+        "(docs/timing.md)");
     object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",

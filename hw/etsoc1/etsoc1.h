@@ -130,6 +130,7 @@ typedef struct Etsoc1HartEt {
     uint8_t m[8];           /* packed mask registers m0-m7 */
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+    uint64_t stall;         /* cycles the timing model charged this hart */
     /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
     uint32_t tensor_coop;   /* CSR 0x804 */
     uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
@@ -292,6 +293,8 @@ struct Etsoc1MachineState {
     uint64_t reset_pc;
     int handshake;          /* Etsoc1Handshake */
     int on_deadlock;        /* Etsoc1OnDeadlock */
+    uint32_t clock_mhz;
+    char *timing_file;
 };
 
 /*
@@ -343,6 +346,100 @@ static inline FloatRoundMode etsoc1_rm(unsigned rm)
 }
 
 /* etsoc1-minion.c */
+/* ---- timing (etsoc1-timing.c, docs/timing.md) ---- */
+
+#define ETSOC1_DEFAULT_CLOCK_MHZ 600
+
+/* The rows of the timing table; each cites its source in timing.md. */
+typedef enum Etsoc1TimingId {
+    ETSOC1_T_MSG_RTT_TREE,
+    ETSOC1_T_MSG_RTT_XBAR,
+    ETSOC1_T_MSG_RTT_MESH,
+    ETSOC1_T_MESH_HOP_RTT,
+    ETSOC1_T_STREAM_FIXED_TREE,
+    ETSOC1_T_STREAM_FIXED_XBAR,
+    ETSOC1_T_STREAM_FIXED_NEAR,
+    ETSOC1_T_STREAM_FIXED_FAR,
+    ETSOC1_T_STREAM_REG_TREE,
+    ETSOC1_T_STREAM_REG_XBAR,
+    ETSOC1_T_STREAM_REG_NEAR,
+    ETSOC1_T_STREAM_REG_FAR,
+    ETSOC1_T_STREAM_NEAR_HOPS,
+    ETSOC1_T_CREDIT_RTT_SHIRE,
+    ETSOC1_T_CREDIT_RTT_MESH,
+    ETSOC1_T_CREDIT_HOP_RTT,
+    ETSOC1_T_L1_HIT,
+    ETSOC1_T_L3_HIT,
+    ETSOC1_T_DRAM_LEG,
+    ETSOC1_T_SCP_REMOTE_CYC,
+    ETSOC1_T_SCP_REMOTE_NS,
+    ETSOC1_T_TFMA_FP32,
+    ETSOC1_T_TFMA_FP32_PIPE,
+    ETSOC1_T_TFMA_FP16,
+    ETSOC1_T_TFMA_FP16_PIPE,
+    ETSOC1_T_TFMA_INT8,
+    ETSOC1_T_TFMA_INT8_PIPE,
+    ETSOC1_T_TLOAD_L2_ROW,
+    ETSOC1_T_TLOAD_L2_FLOOR,
+    ETSOC1_T_TLOAD_DRAM_1,
+    ETSOC1_T_TLOAD_DRAM_4,
+    ETSOC1_T_TLOAD_DRAM_8,
+    ETSOC1_T_TLOAD_DRAM_16,
+    ETSOC1_T_INSN_ALU,      /* then one per EtInsnClass, in its order */
+    ETSOC1_T_INSN_BRANCH,
+    ETSOC1_T_INSN_LOAD,
+    ETSOC1_T_INSN_STORE,
+    ETSOC1_T_INSN_MUL,
+    ETSOC1_T_INSN_DIV,
+    ETSOC1_T_INSN_FP,
+    ETSOC1_T_INSN_FDIV,
+    ETSOC1_T_INSN_ATOMIC,
+    ETSOC1_T_INSN_PACKED,
+    ETSOC1_T_INSN_SYSTEM,
+    ETSOC1_T_COUNT
+} Etsoc1TimingId;
+
+/* map cells of the non-compute shires (beside shire ids 32 and 33) */
+#define ETSOC1_MASTER_SHIRE 32
+#define ETSOC1_SPARE_SHIRE  33
+#define ETSOC1_PCIE_CELL    34
+#define ETSOC1_IO_CELL      35
+
+bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp);
+double etsoc1_t(Etsoc1TimingId id);
+uint8_t etsoc1_insn_cost(EtInsnClass c);
+const uint8_t *etsoc1_insn_cost_table(void);
+unsigned etsoc1_hops(unsigned a, unsigned b);
+unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m);
+
+/*
+ * A hart's own clock, in minion cycles: its instructions (counted per TB
+ * by qemu-patches/0008, so inside a helper the rest of the TB is already
+ * in) plus the stalls the timing model charged it.  Only the hart's own
+ * thread moves it.
+ */
+static inline uint64_t etsoc1_now(Etsoc1MinionCPU *cpu)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    return env->et_insns + env->et_cycles + cpu->et->stall;
+}
+
+static inline void etsoc1_stall(Etsoc1MinionCPU *cpu, uint64_t cycles)
+{
+    cpu->et->stall += cycles;
+}
+
+/* Causality: a hart that receives or wakes at @t is at least at @t. */
+static inline void etsoc1_advance_to(Etsoc1MinionCPU *cpu, uint64_t t)
+{
+    uint64_t now = etsoc1_now(cpu);
+
+    if (t > now) {
+        cpu->et->stall += t - now;
+    }
+}
+
 void etsoc1_minion_register_csrs(void);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);

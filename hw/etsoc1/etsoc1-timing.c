@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1 annotated-latency timing: the one table of measured
+ * constants (../shared/spec/timing.md, each row citing its source), the
+ * 6x6 shire map, and the conversions from constants to minion cycles.
+ *
+ * A constant is kept in the unit it was measured in.  Latencies inside a
+ * shire are fixed in minion cycles; mesh, L3 and DRAM legs are fixed in
+ * ns and scale with the minion clock (machine property clock-mhz).  Rows
+ * that timing.md gives in cycles at 600 MHz but that are mesh, L3 or
+ * DRAM legs are kept as such (CYC600) and converted to ns.  The table can
+ * be overridden row by row from a file (machine property timing-file):
+ * "key = value" lines, '#' comments.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qapi/error.h"
+#include "hw/etsoc1/etsoc1.h"
+
+typedef enum {
+    CYC,        /* minion cycles, whatever the clock */
+    NS,         /* nanoseconds */
+    CYC600,     /* measured in cycles at 600 MHz, fixed in ns */
+} Etsoc1Unit;
+
+typedef struct Etsoc1TimingRow {
+    const char *key;
+    double value;
+    Etsoc1Unit unit;
+    const char *source;     /* timing.md section and row */
+} Etsoc1TimingRow;
+
+#define ROW(id, k, v, u, src) [id] = { .key = k, .value = v, .unit = u, \
+                                       .source = src }
+
+static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
+    ROW(ETSOC1_T_MSG_RTT_TREE, "msg.rtt.tree", 68, CYC,
+        "3: TensorSend round trip, 32 B, tree edge"),
+    ROW(ETSOC1_T_MSG_RTT_XBAR, "msg.rtt.xbar", 114, CYC,
+        "3: TensorSend round trip, 32 B, other pair in the shire"),
+    ROW(ETSOC1_T_MSG_RTT_MESH, "msg.rtt.mesh", 150, CYC,
+        "3: TensorSend round trip, 32 B, between shires (fixed part)"),
+    ROW(ETSOC1_T_MESH_HOP_RTT, "mesh.hop.rtt", 20, NS,
+        "1: mesh hop, 20 ns per hop round trip"),
+    ROW(ETSOC1_T_STREAM_FIXED_TREE, "stream.fixed.tree", 40, CYC,
+        "3: streamed message, fixed, path 1 (tree edge)"),
+    ROW(ETSOC1_T_STREAM_FIXED_XBAR, "stream.fixed.xbar", 86, CYC,
+        "3: streamed message, fixed, path 2 (crossbar)"),
+    ROW(ETSOC1_T_STREAM_FIXED_NEAR, "stream.fixed.near", 135, CYC,
+        "3: streamed message, fixed, path 3 (near cross-shire)"),
+    ROW(ETSOC1_T_STREAM_FIXED_FAR, "stream.fixed.far", 224, CYC,
+        "3: streamed message, fixed, path 4 (far cross-shire)"),
+    ROW(ETSOC1_T_STREAM_REG_TREE, "stream.reg.tree", 2.3, CYC,
+        "3: streamed message, per 32 B register, path 1"),
+    ROW(ETSOC1_T_STREAM_REG_XBAR, "stream.reg.xbar", 4.0, CYC,
+        "3: streamed message, per 32 B register, path 2"),
+    ROW(ETSOC1_T_STREAM_REG_NEAR, "stream.reg.near", 3.0, CYC,
+        "3: streamed message, per 32 B register, path 3"),
+    ROW(ETSOC1_T_STREAM_REG_FAR, "stream.reg.far", 4.6, CYC,
+        "3: streamed message, per 32 B register, path 4"),
+    ROW(ETSOC1_T_STREAM_NEAR_HOPS, "stream.near.max-hops", 3, CYC,
+        "our choice: 'near' cross-shire is at most this many hops"),
+    ROW(ETSOC1_T_CREDIT_RTT_SHIRE, "credit.rtt.shire", 120, CYC,
+        "3: credit round trip inside a shire"),
+    ROW(ETSOC1_T_CREDIT_RTT_MESH, "credit.rtt.mesh", 234, NS,
+        "3: credit round trip across shires (fixed part)"),
+    ROW(ETSOC1_T_CREDIT_HOP_RTT, "credit.hop.rtt", 24, NS,
+        "3: credit round trip across shires, per hop"),
+    ROW(ETSOC1_T_L1_HIT, "l1.hit", 5, CYC,
+        "4: L1 D-cache hit"),
+    ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,
+        "4: L3 hit, fixed part (hops at mesh.hop.rtt)"),
+    ROW(ETSOC1_T_DRAM_LEG, "dram.leg", 91, CYC600,
+        "4: DRAM, the leg past L3, fixed part (hops at mesh.hop.rtt)"),
+    ROW(ETSOC1_T_SCP_REMOTE_CYC, "scp.remote.cycles", 66, CYC,
+        "4: another shire's L2 scratchpad, cycle part"),
+    ROW(ETSOC1_T_SCP_REMOTE_NS, "scp.remote.ns", 56, NS,
+        "4: another shire's L2 scratchpad, ns part (hops at mesh.hop.rtt)"),
+    ROW(ETSOC1_T_TFMA_FP32, "tfma.fp32", 546, CYC,
+        "5: TensorFMA fp32 16x16x16 alone"),
+    ROW(ETSOC1_T_TFMA_FP32_PIPE, "tfma.fp32.pipelined", 529, CYC,
+        "5: TensorFMA fp32 16x16x16 pipelined"),
+    ROW(ETSOC1_T_TFMA_FP16, "tfma.fp16", 546, CYC,
+        "5: TensorFMA fp16->fp32 (K=32) alone"),
+    ROW(ETSOC1_T_TFMA_FP16_PIPE, "tfma.fp16.pipelined", 529, CYC,
+        "5: TensorFMA fp16->fp32 (K=32) pipelined"),
+    ROW(ETSOC1_T_TFMA_INT8, "tfma.int8", 318, CYC,
+        "5: TensorFMA int8->int32 (K=64) alone"),
+    ROW(ETSOC1_T_TFMA_INT8_PIPE, "tfma.int8.pipelined", 280, CYC,
+        "5: TensorFMA int8->int32 (K=64) pipelined"),
+    ROW(ETSOC1_T_TLOAD_L2_ROW, "tload.l2.row", 10, CYC,
+        "5: TensorLoad from L2/SCP, 160/81/45 cycles for 16/8/4 rows"),
+    ROW(ETSOC1_T_TLOAD_L2_FLOOR, "tload.l2.floor", 45, CYC,
+        "5: TensorLoad from L2/SCP, 45-cycle floor"),
+    ROW(ETSOC1_T_TLOAD_DRAM_1, "tload.dram.1", 73, CYC,
+        "5: TensorLoad from DRAM, one minion, 1 row"),
+    ROW(ETSOC1_T_TLOAD_DRAM_4, "tload.dram.4", 144, CYC,
+        "5: TensorLoad from DRAM, one minion, 4 rows"),
+    ROW(ETSOC1_T_TLOAD_DRAM_8, "tload.dram.8", 320, CYC,
+        "5: TensorLoad from DRAM, one minion, 8 rows"),
+    ROW(ETSOC1_T_TLOAD_DRAM_16, "tload.dram.16", 730, CYC,
+        "5: TensorLoad from DRAM, one minion, 16 rows"),
+    ROW(ETSOC1_T_INSN_ALU, "insn.alu", 1, CYC,
+        "issue 5: per-class instruction cost, 1 cycle by default"),
+    ROW(ETSOC1_T_INSN_BRANCH, "insn.branch", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_LOAD, "insn.load", 1, CYC,
+        "as insn.alu; the L1 hit is l1.hit"),
+    ROW(ETSOC1_T_INSN_STORE, "insn.store", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_MUL, "insn.mul", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_DIV, "insn.div", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_FP, "insn.fp", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_FDIV, "insn.fdiv", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_ATOMIC, "insn.atomic", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_PACKED, "insn.packed", 1, CYC, "as insn.alu"),
+    ROW(ETSOC1_T_INSN_SYSTEM, "insn.system", 1, CYC, "as insn.alu"),
+};
+
+static uint32_t etsoc1_clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
+static uint8_t etsoc1_cost[ET_INSN_CLASSES];
+
+/* A row in minion cycles at the current clock. */
+double etsoc1_t(Etsoc1TimingId id)
+{
+    const Etsoc1TimingRow *r = &etsoc1_timing[id];
+
+    switch (r->unit) {
+    case NS:
+        return r->value * etsoc1_clock_mhz / 1000.0;
+    case CYC600:
+        return r->value * etsoc1_clock_mhz / 600.0;
+    default:
+        return r->value;
+    }
+}
+
+uint8_t etsoc1_insn_cost(EtInsnClass c)
+{
+    return etsoc1_cost[c];
+}
+
+/* The cost table for cfg.et_insn_cost: NULL while every class costs 1. */
+const uint8_t *etsoc1_insn_cost_table(void)
+{
+    unsigned c;
+
+    for (c = 0; c < ET_INSN_CLASSES; c++) {
+        if (etsoc1_cost[c] != 1) {
+            return etsoc1_cost;
+        }
+    }
+    return NULL;
+}
+
+static bool etsoc1_timing_override(const char *path, Error **errp)
+{
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    GError *gerr = NULL;
+    unsigned n, id;
+
+    if (!g_file_get_contents(path, &text, NULL, &gerr)) {
+        error_setg(errp, "timing-file: %s", gerr->message);
+        g_error_free(gerr);
+        return false;
+    }
+    lines = g_strsplit(text, "\n", -1);
+    for (n = 0; lines[n]; n++) {
+        char *line = lines[n], *eq;
+        const char *end;
+        double v;
+
+        if (strchr(line, '#')) {
+            *strchr(line, '#') = 0;
+        }
+        g_strstrip(line);
+        eq = strchr(line, '=');
+
+        if (!*line) {
+            continue;
+        }
+        if (!eq) {
+            error_setg(errp, "%s:%u: expected 'key = value'", path, n + 1);
+            return false;
+        }
+        *eq = 0;
+        g_strstrip(line);
+        for (id = 0; id < ETSOC1_T_COUNT; id++) {
+            if (!strcmp(etsoc1_timing[id].key, line)) {
+                break;
+            }
+        }
+        if (id == ETSOC1_T_COUNT) {
+            error_setg(errp, "%s:%u: unknown timing constant '%s'", path,
+                       n + 1, line);
+            return false;
+        }
+        if (qemu_strtod_finite(g_strstrip(eq + 1), &end, &v) || *end ||
+            v < 0 || v > 1e6) {
+            error_setg(errp, "%s:%u: '%s' wants a number from 0 to 1e6",
+                       path, n + 1, line);
+            return false;
+        }
+        etsoc1_timing[id].value = v;
+    }
+    return true;
+}
+
+/* Called once by the machine before any hart exists. */
+bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp)
+{
+    unsigned c;
+
+    etsoc1_clock_mhz = clock_mhz;
+    if (path && !etsoc1_timing_override(path, errp)) {
+        return false;
+    }
+    for (c = 0; c < ET_INSN_CLASSES; c++) {
+        double v = etsoc1_timing[ETSOC1_T_INSN_ALU + c].value;
+
+        if (v < 1 || v > 255 || v != (unsigned)v) {
+            error_setg(errp, "timing constant %s must be a whole number of "
+                       "cycles from 1 to 255",
+                       etsoc1_timing[ETSOC1_T_INSN_ALU + c].key);
+            return false;
+        }
+        etsoc1_cost[c] = v;
+    }
+    return true;
+}
+
+/* ---- the 6x6 shire map (timing.md section 2) ------------------------------ */
+
+#define NO_SHIRE -1
+
+/*
+ * The cell of each compute shire; the four cells marked X in timing.md
+ * hold the master, spare, PCIe and I/O shires in an order the sources do
+ * not pin down: our choice, the master first (docs/timing.md).
+ */
+static const int8_t etsoc1_map[6][6] = {
+    {  0, 24,  9, 25,  2, 11 },
+    {  8, 16,  1, 17, 10, 19 },
+    {  3,  4, 13, 14, 18, 27 },
+    { ETSOC1_MASTER_SHIRE, 12, 21, 22, 26, ETSOC1_IO_CELL },
+    { ETSOC1_SPARE_SHIRE, 20, 29, 30, 15, 23 },
+    { ETSOC1_PCIE_CELL, 28,  5,  6,  7, 31 },
+};
+
+/* (x, y) of a shire 0-33 or a cell id; false if the map has none */
+static bool etsoc1_cell(int shire, int *x, int *y)
+{
+    for (*y = 0; *y < 6; (*y)++) {
+        for (*x = 0; *x < 6; (*x)++) {
+            if (etsoc1_map[*y][*x] == shire) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Mesh hops between two shires (Manhattan distance on the map). */
+unsigned etsoc1_hops(unsigned a, unsigned b)
+{
+    int ax, ay, bx, by;
+
+    if (!etsoc1_cell(a, &ax, &ay) || !etsoc1_cell(b, &bx, &by)) {
+        return 0;
+    }
+    return abs(ax - bx) + abs(ay - by);
+}
+
+/*
+ * Hops from a shire to memory shire @m: memory shires 0-3 sit one step
+ * off the top edge (y = -1), 4-7 off the bottom edge (y = 6), x = 1..4.
+ */
+unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m)
+{
+    int x, y;
+
+    if (!etsoc1_cell(shire, &x, &y)) {
+        return 0;
+    }
+    return abs(x - (int)(1 + m % 4)) + abs(y - (m < 4 ? -1 : 6));
+}
