@@ -667,6 +667,75 @@ def cli_tests():
         report(ok, 'cli: -machine dumpdtb writes the tree (192 cpus, cpu-map)', diag)
 
 
+def fabric_probes(mhz=600, extra=()):
+    """Run probes/fabric-timing on the full chip; (rc, output, probes)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import timing_ref
+    rc, out, _ = run(qemu_cmd('fabric-timing', 32, machine=f',clock-mhz={mhz}',
+                              extra=extra), 120)
+    return rc, out, timing_ref.parse(out)
+
+
+def timing_tests():
+    """Annotated latencies: each fabric mechanism against timing.md."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import timing_ref
+    for mhz in (600, 800):
+        rc, out, probes = fabric_probes(mhz)
+        rows = timing_ref.checks(probes, mhz)
+        pairs = timing_ref.pair_rtt(probes)
+        bad = [r for r in rows if not r[4]]
+        report(rc == 0 and len(pairs) == 32 * 31 // 2 and len(rows) > 500 and
+               not bad,
+               f'timing at {mhz} MHz: {len(rows)} probes (messages on every '
+               f'path and shire pair, streams, credits) within 5% of '
+               f'timing.md', '\n'.join(map(str, bad[:20])) or out[-2000:])
+        slope = timing_ref.hop_slope(probes)
+        want = timing_ref.ns(timing_ref.MESH_HOP_NS, mhz)
+        report(slope is not None and abs(slope - want) <= 1,
+               f'timing at {mhz} MHz: mesh round trip {slope and round(slope, 2)}'
+               f' cycles per hop (timing.md: {want:g} +- 1)')
+        if mhz != 600:
+            continue
+        combine = {n: c for n, a, c in probes if 'tree' in a and 'regs' not in a}
+        report(combine.get('msg-rtt') == combine.get('msg-combine') is not None,
+               f'timing: combining on receive costs the same as a move '
+               f'({combine})')
+        steps = [(a, b, pairs.get((min(a, b), max(a, b)), 0))
+                 for a, b in zip(timing_ref.RING, timing_ref.RING[1:] +
+                                 timing_ref.RING[:1])]
+        off = [s for s in steps
+               if round((s[2] - timing_ref.MSG_RTT_MESH) / want) != 1]
+        report(rc == 0 and not off,
+               'timing: the ring of timing.md 2 costs one hop per step '
+               f'({len(steps)} steps)', str(off))
+        rc2, out2, probes2 = fabric_probes(mhz)
+        report(rc == rc2 == 0 and probes == probes2 and probes,
+               f'timing: a second run gives the same {len(probes)} cycle counts')
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        for text, pattern in [('msg.rtt.tree = 100 # ok\nnosuch.key = 1\n',
+                               r'timing.conf:2: unknown timing constant'),
+                              ('l3.hit = fast\n', r"timing.conf:1: 'l3.hit' "
+                               r'wants a number'),
+                              ('msg.rtt.tree 100\n', r"expected 'key = value'"),
+                              ('insn.load = 2.5\n', r'insn.load must be a whole')]:
+            open(path, 'w').write(text)
+            refused(f'timing-file {text.splitlines()[-1]!r}',
+                    ['-M', f'etsoc1,timing-file={path}'], pattern)
+        refused('a missing timing-file',
+                ['-M', f'etsoc1,timing-file={tmp}/none'], r'timing-file: ')
+        refused('clock-mhz=50', ['-M', 'etsoc1,clock-mhz=50'],
+                r'100 to 2000 MHz')
+        open(path, 'w').write('# slower tree edges\nmsg.rtt.tree = 100\n')
+        rc, out, probes = fabric_probes(extra=['-M', f'timing-file={path}'])
+        tree = [c for n, a, c in probes if n == 'msg-rtt' and 'tree' in a]
+        report(rc == 0 and tree and abs(tree[0] - 100) <= 5,
+               f'timing-file: msg.rtt.tree = 100 gives a {tree} cycle round '
+               f'trip')
+
+
 def main():
     if not os.access(QEMU, os.X_OK):
         print(f'Bail out! {QEMU} is not built', flush=True)
@@ -675,6 +744,7 @@ def main():
     guest_tests()
     fabric_tests()
     isa_tests()
+    timing_tests()
     cli_tests()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')

@@ -30,6 +30,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/error-report.h"
@@ -159,14 +160,48 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     }
 }
 
-/* The f registers are the hart's again: FP instructions stop waiting. */
+/*
+ * When the transfer completes on each side (docs/timing.md): the data
+ * leaves when the send is issued and the minion's send path is free
+ * (streamed messages follow one another at the stream cost of the path),
+ * reaches the receiver one way later plus a register slot per further
+ * register, but not before the receive is issued (the ready's travel is
+ * not charged: the receiver buffers).  The sender's registers are free
+ * once read out.  Combining costs the same as a move.
+ */
+static void etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
+                                Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
+{
+    unsigned a = etsoc1_gid(snd), b = etsoc1_gid(rcv);
+    double reg = etsoc1_stream_reg(a, b);
+    uint64_t start = MAX(s->t_issue, s->t_send_free);
+
+    r->t_done = MAX(start + llround(etsoc1_msg_latency(a, b) +
+                                    reg * (r->count - 1)),
+                    r->t_issue);
+    s->t_done = start + llround(reg * r->count);
+    s->t_send_free = start + llround(etsoc1_stream_fixed(a, b) +
+                                     reg * r->count);
+}
+
+/*
+ * The operation is over: the hart may go on.  Its f registers stay marked
+ * busy until the hart itself sees the end (etsoc1_reduce_observe), so its
+ * clock catches up with the completion time.
+ */
 static void etsoc1_reduce_finish(Etsoc1MinionCPU *cpu, Etsoc1Reduce *op)
 {
     qatomic_set(&op->state, ETSOC1_REDUCE_IDLE);
-    qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
     if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
         etsoc1_minion_wake(cpu);
     }
+}
+
+/* Called by the hart once its operation is done: take its results. */
+void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
+{
+    qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
+    etsoc1_advance_to(cpu, etsoc1_reduce_of(cpu)->t_done);
 }
 
 /* Deliver if sender @snd and its named partner can now complete. */
@@ -192,6 +227,7 @@ static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
         s->ready = false;
     }
     etsoc1_transfer(snd, s, rcv, r);
+    etsoc1_reduce_times(snd, s, rcv, r);
     etsoc1_reduce_finish(snd, s);
     etsoc1_reduce_finish(rcv, r);
 }
@@ -247,6 +283,7 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    etsoc1_reduce_observe(cpu);
 
     role = kind;
     peer = FIELD_EX64(val, TREDUCE, PARTNER);
@@ -291,6 +328,9 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->func = func;
     op->frm = cpu->parent_obj.env.frm;
     op->tree = kind == TR_BROADCAST || kind == TR_REDUCE;
+    /* when this CSR write began, and not before the last one is done */
+    op->t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
+    etsoc1_advance_to(cpu, op->t_issue + etsoc1_insn_cost(ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
     trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
@@ -325,6 +365,7 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
     CPUState *cs = env_cpu(env);
 
     if (etsoc1_reduce_done(cpu)) {
+        etsoc1_reduce_observe(cpu);
         return;
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);

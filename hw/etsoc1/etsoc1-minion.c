@@ -232,6 +232,10 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
     if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED) {
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
+    if (cpu->parent_obj.env.mcause == (1ULL << 63 | IRQ_M_SOFT)) {
+        /* the handler starts when the IPI has arrived */
+        etsoc1_advance_to(cpu, cpu->et->ipi_at);
+    }
     return true;
 }
 
@@ -481,6 +485,8 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
             return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + (val & 1));
         }
         qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+        /* the wait ends when the credit arrives */
+        etsoc1_advance_to(cpu, etsoc1_fcc_arrival(et, val & 1));
         break;
     case CSR_ET_STALL:
         return etsoc1_block(cpu, ETSOC1_WAIT_STALL);

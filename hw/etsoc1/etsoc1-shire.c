@@ -167,6 +167,51 @@ void etsoc1_event_trace(const Etsoc1Event *ev)
     trace_etsoc1_event(ev->kind, ev->src, ev->dst, ev->time);
 }
 
+/* Record that a credit on @counter arrives at time @t (0: no constraint). */
+static void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
+{
+    uint64_t *at = et->fcc_at[counter];
+    uint16_t *n = et->fcc_n[counter];
+    unsigned i, last = 0;
+
+    qemu_spin_lock(&et->fcc_lock);
+    for (i = 0; i < ETSOC1_FCC_SLOTS && n[i]; i++) {
+        last = at[i] > at[last] ? i : last;
+    }
+    if (i == ETSOC1_FCC_SLOTS) {
+        i = last;                       /* merge into the latest */
+        t = MAX(t, at[i]);
+    }
+    at[i] = t;
+    n[i]++;
+    qemu_spin_unlock(&et->fcc_lock);
+}
+
+/*
+ * A wait on @counter took a credit: when did the earliest pending one
+ * arrive?  Called by the hart itself.
+ */
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter)
+{
+    uint64_t *at = et->fcc_at[counter];
+    uint16_t *n = et->fcc_n[counter];
+    unsigned i, first = ETSOC1_FCC_SLOTS;
+    uint64_t t = 0;
+
+    qemu_spin_lock(&et->fcc_lock);
+    for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
+        if (n[i] && (first == ETSOC1_FCC_SLOTS || at[i] < at[first])) {
+            first = i;
+        }
+    }
+    if (first < ETSOC1_FCC_SLOTS) {
+        t = at[first];
+        n[first]--;
+    }
+    qemu_spin_unlock(&et->fcc_lock);
+    return t;
+}
+
 /*
  * Deliver credit event @ev (dst = hart id) on @counter.  Returns false on
  * a 16-bit wrap, which also sets tensor_error[3].  Called with the BQL held.
@@ -179,6 +224,7 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
     uint16_t old = qatomic_read(&et->fcc[counter]), seen;
 
     etsoc1_event_trace(ev);
+    etsoc1_fcc_arrive(et, counter, ev->time);   /* before the credit shows */
     while ((seen = qatomic_cmpxchg(&et->fcc[counter], old,
                                    (uint16_t)(old + 1))) != old) {
         old = seen;
@@ -201,6 +247,7 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
 {
     unsigned thread = n / 2, counter = n % 2;
     uint32_t minions = mask;
+    Etsoc1MinionCPU *sender = etsoc1_current_minion();
 
     while (minions) {
         unsigned m = ctz32(minions);
@@ -211,6 +258,8 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
                    m * ETSOC1_THREADS + thread,
         };
 
+        ev.time = etsoc1_arrival(sender, sender ?
+            etsoc1_credit_latency(ev.src, ev.dst) : 0);
         minions &= minions - 1;
         etsoc1_shire_credit(s, counter, &ev);
     }
@@ -228,6 +277,12 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
 
         mask &= mask - 1;
         if (raise) {
+            Etsoc1MinionCPU *sender = etsoc1_current_minion();
+
+            /* our choice: an IPI travels as a credit does (docs/timing.md) */
+            ev.time = etsoc1_arrival(sender, sender ?
+                etsoc1_credit_latency(ev.src, ev.dst) : 0);
+            s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
             etsoc1_event_trace(&ev);
         }
         riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
@@ -710,6 +765,9 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_UINT64(stall, Etsoc1HartEt),
+        VMSTATE_UINT64_2DARRAY(fcc_at, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
+        VMSTATE_UINT16_2DARRAY(fcc_n, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
+        VMSTATE_UINT64(ipi_at, Etsoc1HartEt),
         VMSTATE_UINT32(tensor_coop, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(coop_state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT8(coop_wait, Etsoc1HartEt),
@@ -752,6 +810,9 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
         VMSTATE_BOOL(lost, Etsoc1Reduce),
         VMSTATE_UINT32(lost_first, Etsoc1Reduce),
         VMSTATE_UINT32(lost_from, Etsoc1Reduce),
+        VMSTATE_UINT64(t_issue, Etsoc1Reduce),
+        VMSTATE_UINT64(t_done, Etsoc1Reduce),
+        VMSTATE_UINT64(t_send_free, Etsoc1Reduce),
         VMSTATE_END_OF_LIST()
     }
 };

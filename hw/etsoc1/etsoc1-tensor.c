@@ -785,8 +785,11 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
         !ETSOC1_RM_VALID(env->frm)) {
         return RISCV_EXCP_ILLEGAL_INST;         /* the rounding mode is used */
     }
-    if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
-        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    if (csrno != ETSOC1_CSR_TENSOR_LOAD) {
+        if (!etsoc1_reduce_done(cpu)) {
+            return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+        }
+        etsoc1_reduce_observe(cpu);
     }
     /* a load waits for a held load of its FSM; the others for all of them */
     if (!coop_settle(cpu, csrno == ETSOC1_CSR_TENSOR_LOAD
@@ -836,8 +839,11 @@ RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
 {
     bool thread0 = !(cpu->parent_obj.env.mhartid & 1);
 
-    if (thread0 && event == TWAIT_REDUCE && !etsoc1_reduce_done(cpu)) {
-        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+    if (thread0 && event == TWAIT_REDUCE) {
+        if (!etsoc1_reduce_done(cpu)) {
+            return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+        }
+        etsoc1_reduce_observe(cpu);
     }
     if (thread0 && (event == TWAIT_LOAD0 || event == TWAIT_LOAD1) &&
         !coop_settle(cpu, 1u << event)) {

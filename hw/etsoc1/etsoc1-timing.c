@@ -14,6 +14,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "qemu/cutils.h"
 #include "qapi/error.h"
 #include "hw/etsoc1/etsoc1.h"
@@ -59,8 +60,9 @@ static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "3: streamed message, per 32 B register, path 3"),
     ROW(ETSOC1_T_STREAM_REG_FAR, "stream.reg.far", 4.6, CYC,
         "3: streamed message, per 32 B register, path 4"),
-    ROW(ETSOC1_T_STREAM_NEAR_HOPS, "stream.near.max-hops", 3, CYC,
-        "our choice: 'near' cross-shire is at most this many hops"),
+    ROW(ETSOC1_T_STREAM_NEAR_HOPS, "stream.near.max-hops", 6, CYC,
+        "our choice: 'near' is at most 6 hops, where the far stream cost "
+        "(224) meets the round trip (150 + 12 x 6)"),
     ROW(ETSOC1_T_CREDIT_RTT_SHIRE, "credit.rtt.shire", 120, CYC,
         "3: credit round trip inside a shire"),
     ROW(ETSOC1_T_CREDIT_RTT_MESH, "credit.rtt.mesh", 234, NS,
@@ -283,4 +285,85 @@ unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m)
         return 0;
     }
     return abs(x - (int)(1 + m % 4)) + abs(y - (m < 4 ? -1 : 6));
+}
+
+/* ---- paths between minions (timing.md section 3) ------------------------- */
+
+/*
+ * The tree edges of an 8-minion neighbourhood: 0-1, 0-2, 0-4, 2-3, 4-5,
+ * 4-6, 6-7, as the neighbours of each minion.
+ */
+static const uint8_t etsoc1_tree_adj[ETSOC1_MINIONS_PER_NEIGH] = {
+    0x16, 0x01, 0x09, 0x04, 0x61, 0x10, 0x90, 0x40,
+};
+
+/* Path class between two minions (global minion ids, 32 per shire). */
+Etsoc1Path etsoc1_path(unsigned a, unsigned b)
+{
+    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE, sb = b / ETSOC1_MINIONS_PER_SHIRE;
+
+    if (sa != sb) {
+        return etsoc1_hops(sa, sb) <= etsoc1_t(ETSOC1_T_STREAM_NEAR_HOPS)
+               ? ETSOC1_PATH_NEAR : ETSOC1_PATH_FAR;
+    }
+    if (a / ETSOC1_MINIONS_PER_NEIGH == b / ETSOC1_MINIONS_PER_NEIGH &&
+        etsoc1_tree_adj[a % ETSOC1_MINIONS_PER_NEIGH] >>
+        (b % ETSOC1_MINIONS_PER_NEIGH) & 1) {
+        return ETSOC1_PATH_TREE;
+    }
+    return ETSOC1_PATH_XBAR;
+}
+
+/* One way of a 32-byte TensorSend: half the measured round trip. */
+double etsoc1_msg_latency(unsigned a, unsigned b)
+{
+    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE, sb = b / ETSOC1_MINIONS_PER_SHIRE;
+
+    switch (etsoc1_path(a, b)) {
+    case ETSOC1_PATH_TREE:
+        return etsoc1_t(ETSOC1_T_MSG_RTT_TREE) / 2;
+    case ETSOC1_PATH_XBAR:
+        return etsoc1_t(ETSOC1_T_MSG_RTT_XBAR) / 2;
+    default:
+        return (etsoc1_t(ETSOC1_T_MSG_RTT_MESH) +
+                etsoc1_hops(sa, sb) * etsoc1_t(ETSOC1_T_MESH_HOP_RTT)) / 2;
+    }
+}
+
+/* Streamed messages on the path: fixed cost per message, per register. */
+double etsoc1_stream_fixed(unsigned a, unsigned b)
+{
+    return etsoc1_t(ETSOC1_T_STREAM_FIXED_TREE + etsoc1_path(a, b));
+}
+
+double etsoc1_stream_reg(unsigned a, unsigned b)
+{
+    return etsoc1_t(ETSOC1_T_STREAM_REG_TREE + etsoc1_path(a, b));
+}
+
+/* One way of a credit (fcc_credinc) between harts: half the round trip. */
+double etsoc1_credit_latency(unsigned src_hart, unsigned dst_hart)
+{
+    unsigned s = src_hart / ETSOC1_HARTS_PER_SHIRE;
+    unsigned d = dst_hart / ETSOC1_HARTS_PER_SHIRE;
+
+    if (s == d) {
+        return etsoc1_t(ETSOC1_T_CREDIT_RTT_SHIRE) / 2;
+    }
+    return (etsoc1_t(ETSOC1_T_CREDIT_RTT_MESH) +
+            etsoc1_hops(s, d) * etsoc1_t(ETSOC1_T_CREDIT_HOP_RTT)) / 2;
+}
+
+/*
+ * When an event that @sender starts now arrives after @latency cycles:
+ * the sender's clock less its issuing instruction (counted when its TB
+ * started), plus the path.  0 (no constraint) without a sending hart.
+ */
+uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
+{
+    if (!sender || !sender->parent_obj.cfg.et_counters) {
+        return 0;
+    }
+    return etsoc1_now(sender) - etsoc1_insn_cost(ET_INSN_SYSTEM) +
+           llround(latency);
 }

@@ -101,6 +101,7 @@ typedef enum Etsoc1Wait {
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
+#define ETSOC1_FCC_SLOTS 8  /* credit arrival times kept per counter */
 #define ETSOC1_L1SCP_LINES 48   /* 64-byte L1 scratchpad lines per minion */
 
 /* Tensor CSRs (isa.md section 3) */
@@ -131,6 +132,15 @@ typedef struct Etsoc1HartEt {
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
     uint64_t stall;         /* cycles the timing model charged this hart */
+    /*
+     * Arrival times of this hart's pending credits, per counter, in a few
+     * slots of (time, credits): a wait takes the earliest.  Full slots
+     * merge into the latest one, which can only delay a wait.
+     */
+    QemuSpin fcc_lock;
+    uint64_t fcc_at[2][ETSOC1_FCC_SLOTS];
+    uint16_t fcc_n[2][ETSOC1_FCC_SLOTS];
+    uint64_t ipi_at;        /* arrival of the latest IPI */
     /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
     uint32_t tensor_coop;   /* CSR 0x804 */
     uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
@@ -154,6 +164,9 @@ typedef struct Etsoc1Reduce {
     uint32_t ready_from;    /* diagnosis only: the hardware has no source */
     bool lost;              /* a ready was lost here: who, for the report */
     uint32_t lost_first, lost_from;
+    uint64_t t_issue;       /* minion clock when the operation was issued */
+    uint64_t t_done;        /* ... and when it completes (timing model) */
+    uint64_t t_send_free;   /* when the minion's send path takes another */
 } Etsoc1Reduce;
 
 /*
@@ -412,6 +425,20 @@ const uint8_t *etsoc1_insn_cost_table(void);
 unsigned etsoc1_hops(unsigned a, unsigned b);
 unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m);
 
+/* Path classes of timing.md 3, in the order of the stream rows */
+typedef enum Etsoc1Path {
+    ETSOC1_PATH_TREE,   /* a tree edge inside a neighbourhood */
+    ETSOC1_PATH_XBAR,   /* any other pair in the shire */
+    ETSOC1_PATH_NEAR,   /* another shire, at most stream.near.max-hops */
+    ETSOC1_PATH_FAR,    /* another shire, further */
+} Etsoc1Path;
+
+Etsoc1Path etsoc1_path(unsigned a, unsigned b);
+double etsoc1_msg_latency(unsigned a, unsigned b);
+double etsoc1_stream_fixed(unsigned a, unsigned b);
+double etsoc1_stream_reg(unsigned a, unsigned b);
+double etsoc1_credit_latency(unsigned src_hart, unsigned dst_hart);
+
 /*
  * A hart's own clock, in minion cycles: its instructions (counted per TB
  * by qemu-patches/0008, so inside a helper the rest of the TB is already
@@ -429,6 +456,8 @@ static inline void etsoc1_stall(Etsoc1MinionCPU *cpu, uint64_t cycles)
 {
     cpu->et->stall += cycles;
 }
+
+uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency);
 
 /* Causality: a hart that receives or wakes at @t is at least at @t. */
 static inline void etsoc1_advance_to(Etsoc1MinionCPU *cpu, uint64_t t)
@@ -453,6 +482,7 @@ RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 /* etsoc1-fabric.c */
 RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val);
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
+void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
 uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
@@ -479,6 +509,7 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
 
 /* etsoc1-shire.c */
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev);
 void etsoc1_event_trace(const Etsoc1Event *ev);

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the timing probes should measure, from ../shared/spec/timing.md.
+
+Written for the tests and bench/fidelity, independently of the emulator's
+own table (hw/etsoc1/etsoc1-timing.c): the silicon constants and the
+shire map are copied here from timing.md.  expected() turns a probe line
+into the silicon value at a given minion clock; checks() compares every
+probe with it.
+"""
+import re
+
+# timing.md 2: the 6x6 map, rows y = 0..5; None = no compute shire
+MAP = [[0, 24, 9, 25, 2, 11],
+       [8, 16, 1, 17, 10, 19],
+       [3, 4, 13, 14, 18, 27],
+       [None, 12, 21, 22, 26, None],
+       [None, 20, 29, 30, 15, 23],
+       [None, 28, 5, 6, 7, 31]]
+POS = {s: (x, y) for y, row in enumerate(MAP) for x, s in enumerate(row)
+       if s is not None}
+RING = [0, 24, 9, 25, 2, 11, 19, 27, 18, 10, 17, 14, 22, 26, 15, 23, 31, 7,
+        6, 30, 29, 5, 28, 20, 12, 21, 13, 1, 16, 4, 3, 8]
+
+# timing.md 3, at 600 MHz (cycles) or in ns
+MSG_RTT = {'tree': 68, 'xbar': 114}
+MSG_RTT_MESH, MESH_HOP_NS = 150, 20          # + 20 ns (12 cycles) per hop
+STREAM = {'tree': (40, 2.3), 'xbar': (86, 4.0), 'near': (135, 3.0),
+          'far': (224, 4.6)}
+CREDIT_RTT_SHIRE = 120
+CREDIT_RTT_MESH_NS, CREDIT_HOP_NS = 234, 24
+TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
+
+
+def hops(a, b):
+    (ax, ay), (bx, by) = POS[a], POS[b]
+    return abs(ax - bx) + abs(ay - by)
+
+
+def ns(t, mhz):
+    return t * mhz / 1000
+
+
+def parse(text):
+    """[(name, {key: value}, cycles)] of the 'probe' lines of a run."""
+    probes = []
+    for line in text.splitlines():
+        m = re.match(r'^probe (\S+)((?: \S+)*) cycles=(\d+)$', line)
+        if not m:
+            continue
+        args = {}
+        for word in m.group(2).split():
+            k, _, v = word.partition('=')
+            args[k] = v
+        probes.append((m.group(1), args, int(m.group(3))))
+    return probes
+
+
+def expected(name, args, mhz=600):
+    """(mechanism label, silicon cycles) of a probe, or None."""
+    if name in ('msg-rtt', 'msg-combine') and 'shires' in args:
+        a, b = map(int, args['shires'].split(','))
+        h = hops(a, b)
+        return (f'TensorSend round trip, shires {a}-{b} ({h} hops)',
+                MSG_RTT_MESH + h * ns(MESH_HOP_NS, mhz))
+    if name in ('msg-rtt', 'msg-combine'):
+        path = next(iter(args))
+        what = 'TensorSend round trip' if name == 'msg-rtt' else \
+            'the same, receiving with fadd (combine = move)'
+        return f'{what}, {path}', MSG_RTT[path]
+    if name == 'stream':
+        path, n = next(iter(args)), int(args['regs'])
+        fixed, reg = STREAM[path]
+        return f'streamed message, {path}, {n} regs', fixed + reg * n
+    if name == 'credit-rtt':
+        a, b = map(int, args['minions'].split(','))
+        sa, sb = a // 32, b // 32
+        if sa == sb:
+            return 'credit round trip in a shire', CREDIT_RTT_SHIRE
+        h = hops(sa, sb)
+        return (f'credit round trip, shires {sa}-{sb} ({h} hops)',
+                ns(CREDIT_RTT_MESH_NS + h * CREDIT_HOP_NS, mhz))
+    return None
+
+
+def checks(probes, mhz=600):
+    """[(mechanism, silicon, emulated, ratio, ok)] for each known probe."""
+    rows = []
+    for name, args, cycles in probes:
+        exp = expected(name, args, mhz)
+        if exp is None:
+            continue
+        label, silicon = exp
+        ratio = cycles / silicon
+        rows.append((label, silicon, cycles, ratio,
+                     abs(ratio - 1) <= TOLERANCE))
+    return rows
+
+
+def hop_slope(probes):
+    """Least-squares cycles per hop over the shire-pair round trips."""
+    pts = [(hops(*map(int, a['shires'].split(','))), c)
+           for n, a, c in probes if n == 'msg-rtt' and 'shires' in a]
+    if len(pts) < 2:
+        return None
+    mx = sum(h for h, _ in pts) / len(pts)
+    my = sum(c for _, c in pts) / len(pts)
+    sxx = sum((h - mx) ** 2 for h, _ in pts)
+    return sum((h - mx) * (c - my) for h, c in pts) / sxx if sxx else None
+
+
+def pair_rtt(probes):
+    """{(a, b): cycles} of the shire-pair round trips, a < b."""
+    return {tuple(map(int, a['shires'].split(','))): c
+            for n, a, c in probes if n == 'msg-rtt' and 'shires' in a}
