@@ -11,6 +11,8 @@ set -eu
 PKGS="build-essential dpkg-dev python3 ninja-build meson pkg-config ccache \
 libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev \
 gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf"
+# "deps.sh bench": also what bench/ needs (the fidelity plot)
+[ "${1:-}" != bench ] || PKGS="$PKGS python3-matplotlib"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

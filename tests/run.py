@@ -713,6 +713,14 @@ def timing_tests():
         report(rc == rc2 == 0 and probes == probes2 and probes,
                f'timing: a second run gives the same {len(probes)} cycle counts')
 
+    rc, out, _ = run(qemu_cmd('tensor-timing', 1), 60)
+    rows = timing_ref.checks(timing_ref.parse(out))
+    bad = [r for r in rows if not r[4]]
+    report(rc == 0 and len(rows) == 13 and not bad,
+           f'timing: TensorFMA (3 types, alone and pipelined) and TensorLoad '
+           f'(L2 and DRAM, 1-16 rows): {len(rows)} probes within 5% of '
+           f'timing.md', '\n'.join(map(str, bad)) or out[-2000:])
+
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'timing.conf')
         for text, pattern in [('msg.rtt.tree = 100 # ok\nnosuch.key = 1\n',

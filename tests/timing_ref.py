@@ -30,6 +30,12 @@ CREDIT_RTT_SHIRE = 120
 CREDIT_RTT_MESH_NS, CREDIT_HOP_NS = 234, 24
 TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
 
+# timing.md 5, cycles
+TFMA = {'alone': {'fp32': 546, 'fp16': 546, 'int8': 318},
+        'pipelined': {'fp32': 529, 'fp16': 529, 'int8': 280}}
+TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
+         'dram': {16: 730, 8: 320, 4: 144, 1: 73}}
+
 
 def hops(a, b):
     (ax, ay), (bx, by) = POS[a], POS[b]
@@ -79,6 +85,12 @@ def expected(name, args, mhz=600):
         h = hops(sa, sb)
         return (f'credit round trip, shires {sa}-{sb} ({h} hops)',
                 ns(CREDIT_RTT_MESH_NS + h * CREDIT_HOP_NS, mhz))
+    if name.startswith('tfma-'):
+        mode, typ = name[5:], next(iter(args))
+        return f'TensorFMA {typ}, {mode}', TFMA[mode][typ]
+    if name.startswith('tload-'):
+        src, rows = name[6:], int(args['rows'])
+        return f'TensorLoad from {src}, {rows} rows', TLOAD[src][rows]
     return None
 
 

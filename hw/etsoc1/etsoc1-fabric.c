@@ -197,11 +197,21 @@ static void etsoc1_reduce_finish(Etsoc1MinionCPU *cpu, Etsoc1Reduce *op)
     }
 }
 
-/* Called by the hart once its operation is done: take its results. */
+/* When the minion's last tensor_reduce completed (timing model). */
+uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu)
+{
+    return etsoc1_reduce_of(cpu)->t_done;
+}
+
+/*
+ * Called by the hart once its operation is done: take its results (and
+ * those of a TensorFMA or TensorQuant writing the f registers).
+ */
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
 {
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
-    etsoc1_advance_to(cpu, etsoc1_reduce_of(cpu)->t_done);
+    etsoc1_advance_to(cpu, MAX(etsoc1_reduce_of(cpu)->t_done,
+                               cpu->et->t_tensor[ETSOC1_TT_FREG]));
 }
 
 /* Deliver if sender @snd and its named partner can now complete. */

@@ -768,6 +768,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64_2DARRAY(fcc_at, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
         VMSTATE_UINT16_2DARRAY(fcc_n, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
         VMSTATE_UINT64(ipi_at, Etsoc1HartEt),
+        VMSTATE_UINT64_ARRAY(t_tensor, Etsoc1HartEt, ETSOC1_TT_COUNT),
         VMSTATE_UINT32(tensor_coop, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(coop_state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT8(coop_wait, Etsoc1HartEt),

@@ -17,6 +17,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "qemu/log.h"
 #include "exec/exec-all.h"
 #include "exec/cpu_ldst.h"
@@ -381,6 +382,124 @@ static RISCVException tensor_load_issue(Etsoc1MinionCPU *cpu, uint64_t ctl,
     return RISCV_EXCP_NONE;
 }
 
+/* ---- timing (docs/timing.md; timing.md section 5) ------------------------ */
+
+/*
+ * Operations run when issued; the timing model books when each part of
+ * the minion's tensor unit finishes, and the hart's clock catches up when
+ * it waits (tensor_wait) or reads f registers a TensorFMA/Quant writes.
+ */
+
+/* Does a tensor access at @va read DRAM (else a scratchpad)? */
+static bool tensor_in_dram(Etsoc1MinionCPU *cpu, target_ulong va)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    CPUTLBEntryFull *full;
+    void *host;
+    hwaddr pa;
+
+    if (probe_access_full(env, va, MMU_DATA_LOAD, cpu_mmu_index(env, false),
+                          true, &host, &full, 0) & TLB_INVALID_MASK) {
+        return false;
+    }
+    pa = (full->phys_addr & TARGET_PAGE_MASK) | (va & ~TARGET_PAGE_MASK);
+    return pa - etsoc1_memmap[ETSOC1_DRAM].base <
+           etsoc1_memmap[ETSOC1_DRAM].size ||
+           pa - etsoc1_memmap[ETSOC1_DRAM_UC].base <
+           etsoc1_memmap[ETSOC1_DRAM_UC].size;
+}
+
+/*
+ * A TensorLoad of @rows rows: from a scratchpad 10 cycles a row with a
+ * floor; from DRAM the measured figures, linear between them.
+ */
+static double tload_cycles(unsigned rows, bool dram)
+{
+    static const unsigned at[] = { 1, 4, 8, 16 };  /* ETSOC1_T_TLOAD_DRAM_* */
+    unsigned i;
+
+    if (!dram) {
+        return MAX(etsoc1_t(ETSOC1_T_TLOAD_L2_FLOOR),
+                   etsoc1_t(ETSOC1_T_TLOAD_L2_ROW) * rows);
+    }
+    for (i = 0; i + 2 < ARRAY_SIZE(at) && rows > at[i + 1]; i++) {
+    }
+    return etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i) +
+           (etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i + 1) -
+            etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i)) *
+           ((double)rows - at[i]) / (at[i + 1] - at[i]);
+}
+
+/*
+ * A TensorFMA: the measured 16-pass figure of its type, alone (latency)
+ * or pipelined (issue interval); our choice, with one measured shape per
+ * type, is to scale it with the number of passes.
+ */
+static double tfma_cycles(unsigned type, unsigned passes, bool pipelined)
+{
+    Etsoc1TimingId id = type == TFMA_INT8 ? ETSOC1_T_TFMA_INT8 :
+                        type == TFMA_FP16 ? ETSOC1_T_TFMA_FP16 :
+                        ETSOC1_T_TFMA_FP32;
+
+    return etsoc1_t(id + pipelined) * passes / 16;
+}
+
+/* Book a tensor operation issued by the CSR write that is running. */
+static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
+                          uint64_t x31)
+{
+    uint64_t *t = cpu->et->t_tensor;
+    /* in the unit's queue behind a tensor_reduce of the same minion */
+    uint64_t issue = MAX(etsoc1_arrival(cpu, 0),
+                         csrno == ETSOC1_CSR_TENSOR_LOAD ||
+                         csrno == ETSOC1_CSR_TENSOR_LOAD_L2 ? 0 :
+                         etsoc1_reduce_done_at(cpu)), start;
+    bool fregs = false;
+    unsigned type;
+
+    switch (csrno) {
+    case ETSOC1_CSR_TENSOR_LOAD:
+    case ETSOC1_CSR_TENSOR_LOAD_L2:
+        start = MAX(issue, t[ETSOC1_TT_LOAD_FREE]);
+        t[ETSOC1_TT_LOAD_FREE] = start + llround(tload_cycles(
+            FIELD_EX64(ctl, TLOAD, ROWS) + 1,
+            tensor_in_dram(cpu, va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6))));
+        t[csrno == ETSOC1_CSR_TENSOR_LOAD_L2 ? ETSOC1_TT_LOAD_L2 :
+          ETSOC1_TT_LOAD0 + tload_fsm(ctl, x31)] = t[ETSOC1_TT_LOAD_FREE];
+        break;
+    case ETSOC1_CSR_TENSOR_FMA:
+        /* in order after the loads that feed it */
+        start = MAX(MAX(issue, t[ETSOC1_TT_FMA_FREE]),
+                    MAX(MAX(t[ETSOC1_TT_LOAD0], t[ETSOC1_TT_LOAD1]),
+                        t[ETSOC1_TT_LOADB]));
+        type = FIELD_EX64(ctl, TFMA, TYPE);
+        t[ETSOC1_TT_FMA] = start + llround(tfma_cycles(type,
+            FIELD_EX64(ctl, TFMA, ACOLS) + 1, false));
+        t[ETSOC1_TT_FMA_FREE] = start + llround(tfma_cycles(type,
+            FIELD_EX64(ctl, TFMA, ACOLS) + 1, true));
+        fregs = type != TFMA_INT8 || FIELD_EX64(ctl, TFMA, TENC2RF);
+        if (fregs) {
+            t[ETSOC1_TT_FREG] = MAX(t[ETSOC1_TT_FREG], t[ETSOC1_TT_FMA]);
+        }
+        break;
+    case ETSOC1_CSR_TENSOR_STORE:
+        /* no measurement: in order after what writes its source */
+        t[ETSOC1_TT_STORE] = MAX(MAX(issue, t[ETSOC1_TT_FMA]),
+                                 MAX(t[ETSOC1_TT_QUANT],
+                                     t[ETSOC1_TT_LOAD_FREE]));
+        break;
+    default:                /* TensorQuant: no measurement, in order */
+        t[ETSOC1_TT_QUANT] = MAX(issue, t[ETSOC1_TT_FMA]);
+        t[ETSOC1_TT_FREG] = MAX(t[ETSOC1_TT_FREG], t[ETSOC1_TT_QUANT]);
+        fregs = true;
+        break;
+    }
+    if (fregs) {
+        /* F instructions catch up first (etsoc1_reduce_observe) */
+        qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
+    }
+}
+
 /* ---- TensorLoadL2 (CSR 0x85f) -------------------------------------------- */
 
 FIELD(TLOADL2, LINE_LO, 4, 2)
@@ -405,6 +524,7 @@ void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
     unsigned i;
 
     trace_etsoc1_tensor_load_l2(env->mhartid, line, rows);
+    tensor_timing(cpu, ETSOC1_CSR_TENSOR_LOAD_L2, ctl, env->gpr[31]);
     for (i = 0; i < rows; i++) {
         hwaddr pa = etsoc1_memmap[ETSOC1_SCP].base +
                     ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW +
@@ -785,11 +905,8 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
         !ETSOC1_RM_VALID(env->frm)) {
         return RISCV_EXCP_ILLEGAL_INST;         /* the rounding mode is used */
     }
-    if (csrno != ETSOC1_CSR_TENSOR_LOAD) {
-        if (!etsoc1_reduce_done(cpu)) {
-            return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
-        }
-        etsoc1_reduce_observe(cpu);
+    if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
     /* a load waits for a held load of its FSM; the others for all of them */
     if (!coop_settle(cpu, csrno == ETSOC1_CSR_TENSOR_LOAD
@@ -808,6 +925,7 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
                      "disabled (mcache_control != 3)");
         return RISCV_EXCP_NONE;
     }
+    tensor_timing(cpu, csrno, ctl, env->gpr[31]);
     switch (csrno) {
     case ETSOC1_CSR_TENSOR_LOAD:
         return tensor_load_issue(cpu, ctl, env->gpr[31]);
@@ -831,6 +949,14 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
 /* tensor_wait (CSR 0x830) events with something to wait for */
 enum { TWAIT_LOAD0 = 0, TWAIT_LOAD1 = 1, TWAIT_REDUCE = 9 };
 
+/* The tensor unit time each tensor_wait event waits for (-1: none) */
+static const int8_t twait_time[16] = {
+    [0] = ETSOC1_TT_LOAD0, [1] = ETSOC1_TT_LOAD1,
+    [2] = ETSOC1_TT_LOAD_L2, [3] = ETSOC1_TT_LOAD_L2,
+    [4 ... 6] = -1, [7] = ETSOC1_TT_FMA, [8] = ETSOC1_TT_STORE, [9] = -1,
+    [10] = ETSOC1_TT_QUANT, [11 ... 15] = -1,
+};
+
 /*
  * Block until the named engine is idle.  Everything else ran at issue: a
  * wait for it, or for an event id with no engine, returns at once.
@@ -850,5 +976,8 @@ RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
         return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    if (twait_time[event] >= 0) {
+        etsoc1_advance_to(cpu, cpu->et->t_tensor[twait_time[event]]);
+    }
     return RISCV_EXCP_NONE;
 }

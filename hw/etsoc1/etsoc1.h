@@ -102,6 +102,21 @@ typedef enum Etsoc1Wait {
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 #define ETSOC1_FCC_SLOTS 8  /* credit arrival times kept per counter */
+
+/* When the hart's tensor unit finishes or frees each part (timing model) */
+typedef enum Etsoc1TensorT {
+    ETSOC1_TT_LOAD0,        /* TensorLoad id 0 done (tensor_wait 0) */
+    ETSOC1_TT_LOAD1,        /* id 1 (tensor_wait 1) */
+    ETSOC1_TT_LOADB,        /* the TenB load */
+    ETSOC1_TT_LOAD_L2,      /* TensorLoadL2 (tensor_wait 2, 3) */
+    ETSOC1_TT_LOAD_FREE,    /* the load path takes the next load */
+    ETSOC1_TT_FMA,          /* the last TensorFMA done (tensor_wait 7) */
+    ETSOC1_TT_FMA_FREE,     /* the FMA pipeline takes the next one */
+    ETSOC1_TT_STORE,        /* tensor_wait 8 */
+    ETSOC1_TT_QUANT,        /* tensor_wait 10 */
+    ETSOC1_TT_FREG,         /* the f registers are written by then */
+    ETSOC1_TT_COUNT
+} Etsoc1TensorT;
 #define ETSOC1_L1SCP_LINES 48   /* 64-byte L1 scratchpad lines per minion */
 
 /* Tensor CSRs (isa.md section 3) */
@@ -141,6 +156,7 @@ typedef struct Etsoc1HartEt {
     uint64_t fcc_at[2][ETSOC1_FCC_SLOTS];
     uint16_t fcc_n[2][ETSOC1_FCC_SLOTS];
     uint64_t ipi_at;        /* arrival of the latest IPI */
+    uint64_t t_tensor[ETSOC1_TT_COUNT]; /* tensor unit times (Etsoc1TensorT) */
     /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
     uint32_t tensor_coop;   /* CSR 0x804 */
     uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
@@ -483,6 +499,7 @@ RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val);
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
+uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
