@@ -722,6 +722,24 @@ def timing_tests():
            f'timing.md', '\n'.join(map(str, bad)) or out[-2000:])
 
     with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'trace.json')
+        rc, out, _ = run(qemu_cmd('ring', 2, machine=f',trace-json={path}'),
+                         60)
+        try:
+            events = json.load(open(path))
+            kinds = {e['cat'] for e in events}
+            credits = {e['args']['arrival'] - e['args']['sent']
+                       for e in events if e['cat'] == 'credit' and
+                       e['pid'] == e['args']['src'] // 64}
+            ok = (rc == 0 and {'credit', 'message'} <= kinds and
+                  credits == {60} and all(e['dur'] >= 0 for e in events))
+            diag = f'rc {rc}, {len(events)} events, {kinds}, {credits}'
+        except (OSError, ValueError, KeyError) as e:
+            ok, diag = False, f'{e}\n{out[-2000:]}'
+        report(ok, 'timing: trace-json writes the fabric events as a '
+               'Chrome/Perfetto trace (in-shire credits take 60 cycles)', diag)
+
+    with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'timing.conf')
         for text, pattern in [('msg.rtt.tree = 100 # ok\nnosuch.key = 1\n',
                                r'timing.conf:2: unknown timing constant'),

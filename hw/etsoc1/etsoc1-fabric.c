@@ -125,13 +125,6 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     FloatRoundMode saved = get_float_rounding_mode(st);
     unsigned k, lane;
 
-    Etsoc1Event ev = {
-        .kind = ETSOC1_EV_MESSAGE,
-        .src = snd->parent_obj.env.mhartid,
-        .dst = rcv->parent_obj.env.mhartid,
-    };
-
-    etsoc1_event_trace(&ev);
     trace_etsoc1_reduce_transfer(etsoc1_gid(snd), etsoc1_gid(rcv), r->count,
                                  etsoc1_reduce_func_name[r->func]);
     if (s->count != r->count) {
@@ -161,7 +154,8 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
 }
 
 /*
- * When the transfer completes on each side (docs/timing.md): the data
+ * When the transfer completes on each side (docs/timing.md); returns when
+ * the data leaves.  The data
  * leaves when the send is issued and the minion's send path is free
  * (streamed messages follow one another at the stream cost of the path),
  * reaches the receiver one way later plus a register slot per further
@@ -169,8 +163,8 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
  * not charged: the receiver buffers).  The sender's registers are free
  * once read out.  Combining costs the same as a move.
  */
-static void etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
-                                Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
+static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
+                                    Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
 {
     unsigned a = etsoc1_gid(snd), b = etsoc1_gid(rcv);
     double reg = etsoc1_stream_reg(a, b);
@@ -182,6 +176,7 @@ static void etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     s->t_done = start + llround(reg * r->count);
     s->t_send_free = start + llround(etsoc1_stream_fixed(a, b) +
                                      reg * r->count);
+    return start;
 }
 
 /*
@@ -220,12 +215,15 @@ static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
     Etsoc1Reduce *s = etsoc1_reduce_of(snd);
     Etsoc1MinionCPU *rcv;
     Etsoc1Reduce *r;
+    Etsoc1Event ev = { .kind = ETSOC1_EV_MESSAGE };
 
     if (s->state != ETSOC1_REDUCE_PENDING || s->op != TR_SEND) {
         return;
     }
     rcv = etsoc1_minion_hart(m, s->partner);
     r = etsoc1_reduce_of(rcv);
+    ev.src = snd->parent_obj.env.mhartid;
+    ev.dst = rcv->parent_obj.env.mhartid;
     if (r->state != ETSOC1_REDUCE_PENDING || r->op != TR_RECV ||
         r->partner != etsoc1_gid(snd)) {
         return;
@@ -236,8 +234,10 @@ static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
         }
         s->ready = false;
     }
+    ev.sent = etsoc1_reduce_times(snd, s, rcv, r);
+    ev.time = r->t_done;
+    etsoc1_event_trace(&ev);
     etsoc1_transfer(snd, s, rcv, r);
-    etsoc1_reduce_times(snd, s, rcv, r);
     etsoc1_reduce_finish(snd, s);
     etsoc1_reduce_finish(rcv, r);
 }
@@ -252,6 +252,9 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
         .kind = ETSOC1_EV_READY,
         .src = rcv->parent_obj.env.mhartid,
         .dst = snd->parent_obj.env.mhartid,
+        /* the ready's travel is not charged (etsoc1_reduce_times) */
+        .sent = etsoc1_reduce_of(rcv)->t_issue,
+        .time = etsoc1_reduce_of(rcv)->t_issue,
     };
 
     etsoc1_event_trace(&ev);

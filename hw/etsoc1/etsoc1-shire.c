@@ -23,6 +23,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "qemu/log.h"
 #include "qemu/units.h"
 #include "qapi/error.h"
@@ -165,6 +166,7 @@ static const Etsoc1EsrReg *esr_lookup(const Etsoc1EsrReg *regs, size_t n,
 void etsoc1_event_trace(const Etsoc1Event *ev)
 {
     trace_etsoc1_event(ev->kind, ev->src, ev->dst, ev->time);
+    etsoc1_trace_json(ev);
 }
 
 /* Record that a credit on @counter arrives at time @t (0: no constraint). */
@@ -258,8 +260,11 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
                    m * ETSOC1_THREADS + thread,
         };
 
-        ev.time = etsoc1_arrival(sender, sender ?
-            etsoc1_credit_latency(ev.src, ev.dst) : 0);
+        if (sender) {
+            ev.sent = etsoc1_arrival(sender, 0);
+            ev.time = ev.sent +
+                      llround(etsoc1_credit_latency(ev.src, ev.dst));
+        }
         minions &= minions - 1;
         etsoc1_shire_credit(s, counter, &ev);
     }
@@ -280,8 +285,11 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
             Etsoc1MinionCPU *sender = etsoc1_current_minion();
 
             /* our choice: an IPI travels as a credit does (docs/timing.md) */
-            ev.time = etsoc1_arrival(sender, sender ?
-                etsoc1_credit_latency(ev.src, ev.dst) : 0);
+            if (sender) {
+                ev.sent = etsoc1_arrival(sender, 0);
+                ev.time = ev.sent +
+                          llround(etsoc1_credit_latency(ev.src, ev.dst));
+            }
             s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
             etsoc1_event_trace(&ev);
         }

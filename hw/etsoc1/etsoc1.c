@@ -315,7 +315,8 @@ static void etsoc1_machine_init(MachineState *ms)
                      ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
         exit(1);
     }
-    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, &err)) {
+    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, s->trace_json,
+                            &err)) {
         error_reportf_err(err, "etsoc1: ");
         exit(1);
     }
@@ -537,6 +538,20 @@ static void etsoc1_set_timing_file(Object *obj, const char *value,
     s->timing_file = g_strdup(value);
 }
 
+static char *etsoc1_get_trace_json(Object *obj, Error **errp)
+{
+    return g_strdup(ETSOC1_MACHINE(obj)->trace_json);
+}
+
+static void etsoc1_set_trace_json(Object *obj, const char *value,
+                                  Error **errp)
+{
+    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
+
+    g_free(s->trace_json);
+    s->trace_json = g_strdup(value);
+}
+
 static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
@@ -589,6 +604,11 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "timing-file",
         "File of 'key = value' lines overriding rows of the timing table "
         "(docs/timing.md)");
+    object_class_property_add_str(oc, "trace-json", etsoc1_get_trace_json,
+                                  etsoc1_set_trace_json);
+    object_class_property_set_description(oc, "trace-json",
+        "Write the fabric events (credits, messages, readies, IPIs) with "
+        "their emulated times to this file as a Chrome/Perfetto trace");
     object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",

@@ -204,7 +204,8 @@ typedef struct Etsoc1Event {
     Etsoc1EventKind kind;
     uint32_t src;       /* sending hart, or ETSOC1_EV_NO_HART */
     uint32_t dst;       /* receiving hart */
-    uint64_t time;      /* arrival time; 0 until the timing model */
+    uint64_t sent;      /* sender's clock when it left (minion cycles) */
+    uint64_t time;      /* arrival; both 0 without a sending hart */
 } Etsoc1Event;
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
@@ -324,6 +325,7 @@ struct Etsoc1MachineState {
     int on_deadlock;        /* Etsoc1OnDeadlock */
     uint32_t clock_mhz;
     char *timing_file;
+    char *trace_json;
 };
 
 /*
@@ -434,7 +436,9 @@ typedef enum Etsoc1TimingId {
 #define ETSOC1_PCIE_CELL    34
 #define ETSOC1_IO_CELL      35
 
-bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp);
+bool etsoc1_timing_init(uint32_t clock_mhz, const char *path,
+                        const char *trace_json, Error **errp);
+void etsoc1_trace_json(const Etsoc1Event *ev);
 double etsoc1_t(Etsoc1TimingId id);
 uint8_t etsoc1_insn_cost(EtInsnClass c);
 const uint8_t *etsoc1_insn_cost_table(void);
