@@ -610,6 +610,225 @@ def isa_tests():
           expect=[r'^# 2048 harts$', r'^1\.\.11$'])
 
 
+# ---- memory timing (docs/timing.md) ------------------------------------------
+
+# timing.md's constants, and what each is fixed in (its section 1): L3 and
+# DRAM legs and mesh hops in ns, the rest of a remote scratchpad access in
+# minion cycles.  The L3 and DRAM figures are given in cycles at 600 MHz.
+MESH_HOP_NS = 20
+L3_HIT_CYC600, DRAM_LEG_CYC600 = 110, 91
+SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
+# timing.md section 2; None: not a compute shire
+SHIRE_MAP = [[0, 24, 9, 25, 2, 11], [8, 16, 1, 17, 10, 19],
+             [3, 4, 13, 14, 18, 27], [None, 12, 21, 22, 26, None],
+             [None, 20, 29, 30, 15, 23], [None, 28, 5, 6, 7, 31]]
+
+
+def map_cell(shire):
+    for y, row in enumerate(SHIRE_MAP):
+        if shire in row:
+            return row.index(shire), y
+    raise ValueError(f'shire {shire} is not on the map')
+
+
+def mesh_hops(a, b):
+    (ax, ay), (bx, by) = map_cell(a), map_cell(b)
+    return abs(ax - bx) + abs(ay - by)
+
+
+def memshire_hops(shire, m):
+    """Memory shires 0-3 sit above row 0, 4-7 below row 5, at x = 1..4."""
+    x, y = map_cell(shire)
+    return abs(x - (1 + m % 4)) + abs(y - (-1 if m < 4 else 6))
+
+
+class MemTiming:
+    """The formulas of timing.md section 4 at a minion clock of @mhz."""
+
+    def __init__(self, mhz):
+        self.hop = MESH_HOP_NS * mhz / 1000
+        self.l3 = L3_HIT_CYC600 * mhz / 600
+        self.dram = DRAM_LEG_CYC600 * mhz / 600
+        self.scp = SCP_REMOTE_CYC + SCP_REMOTE_NS * mhz / 1000
+
+    def l3_hit(self, shire, home):
+        return self.l3 + mesh_hops(shire, home) * self.hop
+
+    def l3_miss(self, shire, home):
+        return (self.l3_hit(shire, home) + self.dram +
+                memshire_hops(home, home % 8) * self.hop)
+
+    def scp_remote(self, a, b):
+        return self.scp + mesh_hops(a, b) * self.hop
+
+
+def probe_lines(out):
+    """'probe KIND k=v ...' lines as (KIND, {k: int(v)})."""
+    found = []
+    for m in re.finditer(r'^probe (\S+) (.*=.*)$', out, re.M):
+        found.append((m.group(1), {k: int(v) for k, v in
+                                   re.findall(r'(\w+)=(\d+)', m.group(2))}))
+    return found
+
+
+def fit_line(points):
+    """Least-squares slope of [(x, y)]."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sxx
+
+
+def fit_plane(points):
+    """Least-squares (b, c) of y = a + b x1 + c x2 over [(x1, x2, y)]."""
+    n = len(points)
+    m1 = sum(p[0] for p in points) / n
+    m2 = sum(p[1] for p in points) / n
+    my = sum(p[2] for p in points) / n
+    s11 = sum((p[0] - m1) ** 2 for p in points)
+    s22 = sum((p[1] - m2) ** 2 for p in points)
+    s12 = sum((p[0] - m1) * (p[1] - m2) for p in points)
+    s1y = sum((p[0] - m1) * (p[2] - my) for p in points)
+    s2y = sum((p[1] - m2) * (p[2] - my) for p in points)
+    det = s11 * s22 - s12 * s12
+    return (s1y * s22 - s2y * s12) / det, (s2y * s11 - s1y * s12) / det
+
+
+def within(points, pct=5):
+    """Check [(label, got, want)] within pct%; return (ok, diagnosis)."""
+    bad = [f'{label}: {got} cycles, want {want:.1f}'
+           for label, got, want in points
+           if abs(got - want) > want * pct / 100]
+    worst = max((abs(got - want) / want for _, got, want in points),
+                default=0)
+    return (bool(points) and not bad,
+            f'{len(points)} figures, worst {100 * worst:.1f}% off' +
+            ''.join(f'\n{b}' for b in bad[:20]))
+
+
+def mem_probe(kernel, shires, mhz, extra=()):
+    machine = f',clock-mhz={mhz}' if mhz != 600 else ''
+    rc, out, wall = run(qemu_cmd(kernel, shires, machine=machine,
+                                 extra=extra), 120)
+    label = f'timing {kernel} ({shires} shires, {mhz} MHz)'
+    relay_tap(label, out)
+    report(rc == 0, f'{label}: exit status {rc}, {wall:.2f} s', out)
+    return label, out, probe_lines(out)
+
+
+def check_slope(label, what, slope, want, out):
+    report(abs(slope - want) <= 1,
+           f'{label}: {what} per hop {slope:.2f} cycles, want {want:.0f} '
+           f'+- 1', out)
+
+
+def l3_timing_test(mhz):
+    t = MemTiming(mhz)
+    label, out, found = mem_probe('l3', 2, mhz)
+    kinds = {}
+    for kind, f in found:
+        kinds.setdefault(kind, []).append(f)
+
+    hits = kinds.get('l3-hit', [])
+    ok, diag = within([(f"hit {f['shire']}->{f['home']}", f['cycles'],
+                        t.l3_hit(f['shire'], f['home'])) for f in hits])
+    labels = all(f['hops'] == mesh_hops(f['shire'], f['home']) for f in hits)
+    span = sorted({f['hops'] for f in hits})
+    report(ok and labels and span == list(range(11)),
+           f'{label}: L3 hits from 2 shires to 32 homes, hops {span[:1]}..'
+           f'{span[-1:]}, within 5% of {t.l3:.1f} + {t.hop:.0f}/hop',
+           diag + f'\nhop labels match: {labels}; hops seen {span}')
+    if hits:
+        check_slope(label, 'L3 hit', fit_line(
+            [(mesh_hops(f['shire'], f['home']), f['cycles']) for f in hits]),
+            t.hop, out)
+
+    misses = kinds.get('l3-miss', [])
+    ok, diag = within([(f"miss {f['shire']}->{f['home']}", f['cycles'],
+                        t.l3_miss(f['shire'], f['home'])) for f in misses])
+    labels = all(f['memhops'] == memshire_hops(f['home'], f['mem']) and
+                 f['mem'] == f['home'] % 8 for f in misses)
+    report(ok and labels, f'{label}: DRAM misses within 5% of L3 + '
+           f'{t.dram:.1f} + {t.hop:.0f}/hop to the memory shire',
+           diag + f'\nlabels match: {labels}')
+    if misses:
+        b, c = fit_plane([(mesh_hops(f['shire'], f['home']),
+                           memshire_hops(f['home'], f['home'] % 8),
+                           f['cycles']) for f in misses])
+        check_slope(label, 'DRAM miss, requester to home,', b, t.hop, out)
+        check_slope(label, 'DRAM miss, home to memory shire,', c, t.hop, out)
+
+    ok, diag = within([(f"sbg {f['shire']}->{f['home']}", f['cycles'],
+                        t.l3_hit(f['shire'], f['home']))
+                       for f in kinds.get('l3-sbg', [])])
+    report(ok, f'{label}: coherent global stores (sbg) cost an L3 hit', diag)
+    ok, diag = within([(f"famo from {f['shire']}", f['cycles'],
+                        sum(t.l3_hit(f['shire'], e) for e in range(8)))
+                       for f in kinds.get('l3-famo', [])])
+    report(ok, f'{label}: famoorg.pi, 8 lanes to 8 homes, each an L3 hit',
+           diag)
+    inst = kinds.get('l3-install', [])
+    ok, diag = within([(f"{k} access", f[k], want(0, f['home']))
+                       for f in inst for k, want in
+                       (('first', t.l3_miss), ('second', t.l3_hit))])
+    report(ok and len(inst) == 1,
+           f'{label}: a miss installs the line: the next access hits', diag)
+    lru = kinds.get('l3-lru', [])
+    ok, diag = within([(f"fill {f['fill']} of {f['ways']} ways", f['cycles'],
+                        (t.l3_hit if f['fill'] <= f['ways'] else t.l3_miss)
+                        (0, f['home'])) for f in lru])
+    report(ok and len(lru) == 2, f'{label}: LRU: a set keeps its last '
+           f'{lru[0]["ways"] if lru else "?"} lines', diag)
+
+
+def scp_timing_test(mhz):
+    t = MemTiming(mhz)
+    label, out, found = mem_probe('scp', 8, mhz)
+    loads = [f for k, f in found if k == 'scp-load']
+    ok, diag = within([(f"load {f['shire']}->{f['target']}", f['cycles'],
+                        t.scp_remote(f['shire'], f['target'])) for f in loads])
+    labels = all(f['hops'] == mesh_hops(f['shire'], f['target'])
+                 for f in loads)
+    span = sorted({f['hops'] for f in loads})
+    report(ok and labels and span == list(range(1, 10)),
+           f'{label}: remote scratchpad loads, hops 1..9, within 5% of '
+           f'{t.scp:.1f} + {t.hop:.0f}/hop', diag + f'\nhops seen {span}')
+    if loads:
+        check_slope(label, 'remote scratchpad load', fit_line(
+            [(mesh_hops(f['shire'], f['target']), f['cycles'])
+             for f in loads]), t.hop, out)
+    local = [f['cycles'] for k, f in found if k == 'scp-local']
+    report(len(local) == 2 and max(local) <= 1,
+           f'{label}: own scratchpad, format 0 and local alias: no mesh '
+           f'cost ({local})', out)
+    ok, diag = within([(f"{k} 0->{f['target']}", f['cycles'],
+                        t.scp_remote(0, f['target'])) for k, f in found
+                       if k in ('scp-store', 'scp-amo', 'scp-flw')])
+    report(ok, f'{label}: remote stores, global atomics and 8-lane flw.ps '
+           f'cost one round trip each', diag)
+
+
+def memory_timing_tests():
+    for mhz in (600, 800):
+        l3_timing_test(mhz)
+        scp_timing_test(mhz)
+    # the slice geometry is a property; the guest reads it from the tree
+    label, out, found = mem_probe(
+        'l3', 2, 600, ['-global', 'etsoc1-l3-slice.ways=2',
+                       '-global', 'etsoc1-l3-slice.size=256K'])
+    t = MemTiming(600)
+    lru = [f for k, f in found if k == 'l3-lru']
+    ok, diag = within([(f"fill {f['fill']} of {f['ways']} ways", f['cycles'],
+                        (t.l3_hit if f['fill'] <= f['ways'] else t.l3_miss)
+                        (0, f['home'])) for f in lru])
+    report(ok and [f['ways'] for f in lru] == [2, 2],
+           f'{label}: LRU with -global ways=2, size=256K', diag)
+    refused('an L3 slice size that is not whole sets',
+            ['-M', 'etsoc1', '-global', 'etsoc1-l3-slice.ways=3'],
+            r'multiple of ways')
+
+
 # ---- command line --------------------------------------------------------------
 
 def refused(name, args, pattern):
@@ -771,6 +990,7 @@ def main():
     fabric_tests()
     isa_tests()
     timing_tests()
+    memory_timing_tests()
     cli_tests()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')

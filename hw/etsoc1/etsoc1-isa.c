@@ -10,6 +10,16 @@
  * a misaligned address, a local atomic to the L2 scratchpad, and any atomic
  * to ESR, IO or service-processor space or to the uncacheable DRAM alias
  * raise a store/AMO access fault.
+ *
+ * Timing (docs/timing.md): a global atomic or coherent store to DRAM waits
+ * for its home L3 slice (etsoc1-l3.c), one to another shire's scratchpad
+ * for the mesh round trip; local ones, and global ones to our own
+ * scratchpad, stay in the shire's L2 and cost nothing more.
+ *
+ * Another shire's scratchpad is I/O in the hart's view, so that each
+ * access is timed (etsoc1-shire.c).  QEMU's atomic helpers cannot work on
+ * I/O (they would stop the world and retry forever), so atomics there act
+ * on the scratchpad's RAM directly, with host atomics.
  */
 
 #include "qemu/osdep.h"
@@ -17,6 +27,7 @@
 #include "exec/exec-all.h"
 #include "exec/cpu_ldst.h"
 #include "exec/helper-proto.h"
+#include "exec/ram_addr.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
@@ -40,16 +51,42 @@ static bool etsoc1_in(int region, hwaddr pa)
 }
 
 /*
- * Translate and check @addr; page faults come from the MMU as usual.
- * Returns the physical address, where the timing model will charge a
- * global atomic at its home L3 slice (PA[10:6]).
+ * The RAM behind @pa if it is another shire's L2 scratchpad, which the
+ * hart's view maps as I/O: the region, with the offset in *@off and the
+ * shire in *@shire.  NULL for anything else, including the part of a
+ * shire's window that has no SRAM behind it.
+ */
+static MemoryRegion *etsoc1_scp_ram(hwaddr pa, unsigned size, hwaddr *off,
+                                    unsigned *shire)
+{
+    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    hwaddr rel = pa - etsoc1_memmap[ETSOC1_SCP].base;
+
+    if (!etsoc1_in(ETSOC1_SCP, pa) || rel / ETSOC1_SCP_WINDOW >= m->num_shires
+        || rel % ETSOC1_SCP_WINDOW + size > ETSOC1_SCP_SIZE) {
+        return NULL;
+    }
+    *shire = rel / ETSOC1_SCP_WINDOW;
+    *off = rel % ETSOC1_SCP_WINDOW;
+    return &m->shire[*shire].scp;
+}
+
+/*
+ * Translate and check @addr; page faults come from the MMU as usual.  A
+ * global operation that passes is charged its latency here, once per
+ * atomic (per lane of a packed one): at its home L3 slice (PA[10:6]) for
+ * DRAM, the mesh round trip for another shire's scratchpad.  Returns the
+ * physical address.
  */
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra)
 {
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
     CPUTLBEntryFull *full;
+    MemoryRegion *remote = NULL;
+    unsigned shire = 0;
     void *host;
-    hwaddr pa;
+    hwaddr pa, off;
     int flags;
 
     if (addr & (size - 1)) {
@@ -59,7 +96,10 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                               cpu_mmu_index(env, false), false, &host, &full,
                               ra);
     pa = (full->phys_addr & TARGET_PAGE_MASK) | (addr & ~TARGET_PAGE_MASK);
-    if (is_amo && (flags & TLB_MMIO)) {
+    if (flags & TLB_MMIO) {
+        remote = etsoc1_scp_ram(pa, size, &off, &shire);
+    }
+    if (is_amo && (flags & TLB_MMIO) && !remote) {
         etsoc1_amo_fault(env, addr, "not memory (ESR, IO or SP space)", ra);
     }
     if (is_amo && etsoc1_in(ETSOC1_DRAM_UC, pa)) {
@@ -69,14 +109,159 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                               etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
         etsoc1_amo_fault(env, addr, "local atomic to the L2 scratchpad", ra);
     }
+    if (global && etsoc1_in(ETSOC1_DRAM, pa)) {
+        etsoc1_l3_access(cpu, pa);
+    } else if (global && is_amo && remote) {
+        /* a coherent store there is timed by the view, as any store */
+        etsoc1_scp_remote_amo(cpu, shire, ra);
+    }
     return pa;
 }
 
-/* One dispatcher per width, over QEMU's host-atomic helpers. */
-#define ETSOC1_AMO_FN(name, type, SZ)                                         \
-type name(CPURISCVState *env, unsigned op, target_ulong addr,          \
-                 type val, MemOpIdx oi, uintptr_t ra)                         \
+/*
+ * Host pointer for an atomic at @addr when it is another shire's
+ * scratchpad (see the top of the file), else NULL; *@ram is its RAM
+ * address, for etsoc1_amo_written().  The TLB entry is the one
+ * etsoc1_amo_check just filled.
+ */
+static void *etsoc1_amo_host(CPURISCVState *env, target_ulong addr,
+                             unsigned size, MemOpIdx oi, uintptr_t ra,
+                             ram_addr_t *ram)
+{
+    CPUTLBEntryFull *full;
+    MemoryRegion *mr;
+    unsigned shire;
+    void *host;
+    hwaddr pa, off;
+
+    if (!(probe_access_full(env, addr, MMU_DATA_STORE, get_mmuidx(oi), false,
+                            &host, &full, ra) & TLB_MMIO)) {
+        return NULL;
+    }
+    pa = (full->phys_addr & TARGET_PAGE_MASK) | (addr & ~TARGET_PAGE_MASK);
+    mr = etsoc1_scp_ram(pa, size, &off, &shire);
+    if (!mr) {
+        return NULL;
+    }
+    *ram = memory_region_get_ram_addr(mr) + off;
+    return memory_region_get_ram_ptr(mr) + off;
+}
+
+/*
+ * After an atomic through etsoc1_amo_host: mark the word dirty for
+ * migration.  Translated code is not invalidated: code in a scratchpad
+ * that another shire changes with an atomic keeps its old translation (a
+ * known limit, docs/timing.md).
+ */
+static void etsoc1_amo_written(ram_addr_t ram, unsigned size)
+{
+    cpu_physical_memory_set_dirty_range(ram, size, DIRTY_CLIENTS_NOCODE);
+}
+
+/* The value an atomic leaves in memory; @bits wide, like its operands. */
+static uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
+                                  uint64_t cmp, unsigned bits)
+{
+    int64_t sold = sextract64(old, 0, bits), sval = sextract64(val, 0, bits);
+
+    old = extract64(old, 0, bits);
+    val = extract64(val, 0, bits);
+    switch (op) {
+    case ETSOC1_AMO_ADD:
+        return old + val;
+    case ETSOC1_AMO_SWAP:
+        return val;
+    case ETSOC1_AMO_XOR:
+        return old ^ val;
+    case ETSOC1_AMO_OR:
+        return old | val;
+    case ETSOC1_AMO_AND:
+        return old & val;
+    case ETSOC1_AMO_MIN:
+        return sold < sval ? old : val;
+    case ETSOC1_AMO_MAX:
+        return sold > sval ? old : val;
+    case ETSOC1_AMO_MINU:
+        return MIN(old, val);
+    case ETSOC1_AMO_MAXU:
+        return MAX(old, val);
+    case ETSOC1_AMO_CMPSWAP:
+        return old == extract64(cmp, 0, bits) ? val : old;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+/* Atomics on little-endian words in host RAM: compare-and-swap loops. */
+static uint32_t etsoc1_host_amo32(uint32_t *p, unsigned op, uint32_t val,
+                                  uint64_t cmp)
+{
+    uint32_t cur = qatomic_read(p), seen, old;
+
+    for (;; cur = seen) {
+        old = le32_to_cpu(cur);
+        seen = qatomic_cmpxchg(p, cur,
+            cpu_to_le32(etsoc1_amo_result(op, old, val, cmp, 32)));
+        if (seen == cur) {
+            return old;
+        }
+    }
+}
+
+static uint64_t etsoc1_host_amo64(uint64_t *p, unsigned op, uint64_t val,
+                                  uint64_t cmp)
+{
+    uint64_t cur = qatomic_read(p), seen, old;
+
+    for (;; cur = seen) {
+        old = le64_to_cpu(cur);
+        seen = qatomic_cmpxchg(p, cur,
+            cpu_to_le64(etsoc1_amo_result(op, old, val, cmp, 64)));
+        if (seen == cur) {
+            return old;
+        }
+    }
+}
+
+/*
+ * A compare-and-swap of a 32-bit word, for helpers that build atomics
+ * from it (famomax.ps, famomin.ps): QEMU's, or on another shire's
+ * scratchpad ours.
+ */
+uint32_t etsoc1_cmpxchg32(CPURISCVState *env, target_ulong addr,
+                          uint32_t cmp, uint32_t val, MemOpIdx oi,
+                          uintptr_t ra)
+{
+    ram_addr_t ram;
+    uint32_t *host = etsoc1_amo_host(env, addr, 4, oi, ra, &ram);
+    uint32_t old;
+
+    if (!host) {
+        return cpu_atomic_cmpxchgl_le_mmu(env, addr, cmp, val, oi, ra);
+    }
+    old = le32_to_cpu(qatomic_cmpxchg(host, cpu_to_le32(cmp),
+                                      cpu_to_le32(val)));
+    etsoc1_amo_written(ram, 4);
+    return old;
+}
+
+/*
+ * One dispatcher per width, over QEMU's host-atomic helpers, or ours on
+ * another shire's scratchpad.
+ */
+#define ETSOC1_AMO_FN(name, type, SZ, BITS)                                   \
+type name(CPURISCVState *env, unsigned op, target_ulong addr,                 \
+          type val, MemOpIdx oi, uintptr_t ra)                                \
 {                                                                             \
+    ram_addr_t ram;                                                           \
+    type *host = etsoc1_amo_host(env, addr, sizeof(type), oi, ra, &ram);      \
+                                                                              \
+    if (host) {                                                               \
+        type old = etsoc1_host_amo##BITS(host, op, val, env->gpr[31]);        \
+                                                                              \
+        etsoc1_amo_written(ram, sizeof(type));                                \
+        return old;                                                           \
+    }                                                                         \
     switch (op) {                                                             \
     case ETSOC1_AMO_ADD:                                                      \
         return cpu_atomic_fetch_add##SZ##_le_mmu(env, addr, val, oi, ra);     \
@@ -104,8 +289,8 @@ type name(CPURISCVState *env, unsigned op, target_ulong addr,          \
     }                                                                         \
 }
 
-ETSOC1_AMO_FN(etsoc1_amo32, uint32_t, l)
-ETSOC1_AMO_FN(etsoc1_amo64, uint64_t, q)
+ETSOC1_AMO_FN(etsoc1_amo32, uint32_t, l, 32)
+ETSOC1_AMO_FN(etsoc1_amo64, uint64_t, q, 64)
 
 /* rd <- old value; .w results are sign-extended, as for standard AMOs. */
 target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,

@@ -512,10 +512,18 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     case CSR_ET_UNLOCK_VA:
         /*
          * Cache maintenance.  QEMU's memory is always coherent and its
-         * translations follow stores to code, so with no cache model these
-         * complete at once with nothing to do (lock_sw never fails).
+         * translations follow stores to code, so these complete at once
+         * (lock_sw never fails); the L3 tag model follows the VA forms.
          */
         trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
+        if (csrno == CSR_ET_PREFETCH_VA || csrno == CSR_ET_EVICT_VA ||
+            csrno == CSR_ET_FLUSH_VA) {
+            etsoc1_l3_cacheop_va(cpu, csrno == CSR_ET_EVICT_VA ?
+                                 ETSOC1_CACHEOP_EVICT :
+                                 csrno == CSR_ET_FLUSH_VA ?
+                                 ETSOC1_CACHEOP_FLUSH :
+                                 ETSOC1_CACHEOP_PREFETCH, val);
+        }
         break;
     case CSR_ET_TENSOR_REDUCE: {
         RISCVException r;

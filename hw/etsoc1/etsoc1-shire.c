@@ -32,6 +32,7 @@
 #include "migration/vmstate.h"
 #include "qapi/visitor.h"
 #include "sysemu/reset.h"
+#include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 
@@ -637,6 +638,68 @@ static const MemoryRegionOps etsoc1_esr_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
+/* ---- other shires' scratchpads ------------------------------------------- */
+
+/*
+ * In a shire's view, the scratchpad windows of the other shires are this
+ * I/O region: it passes each access on to the system bus, where the
+ * scratchpads are RAM (and the parts of a window with no SRAM an error),
+ * and charges the hart the mesh round trip (etsoc1-l3.c).  Requesters
+ * that are not one of our harts (qtest, gdb) are not charged.
+ */
+static void etsoc1_scp_remote_timing(Etsoc1ShireState *s, hwaddr addr)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    /* a load or store instruction left its host address in mem_io_pc */
+    if (cpu && cpu->shire == s) {
+        etsoc1_scp_remote_access(cpu, addr / ETSOC1_SCP_WINDOW,
+                                 CPU(cpu)->mem_io_pc);
+    }
+}
+
+static MemTxResult etsoc1_scp_remote_read(void *opaque, hwaddr addr,
+                                          uint64_t *data, unsigned size,
+                                          MemTxAttrs attrs)
+{
+    uint8_t buf[8];
+    MemTxResult r;
+
+    r = address_space_read(&address_space_memory,
+                           etsoc1_memmap[ETSOC1_SCP].base + addr, attrs, buf,
+                           size);
+    *data = r == MEMTX_OK ? ldn_le_p(buf, size) : 0;
+    if (r == MEMTX_OK) {
+        etsoc1_scp_remote_timing(opaque, addr);
+    }
+    return r;
+}
+
+static MemTxResult etsoc1_scp_remote_write(void *opaque, hwaddr addr,
+                                           uint64_t data, unsigned size,
+                                           MemTxAttrs attrs)
+{
+    uint8_t buf[8];
+    MemTxResult r;
+
+    stn_le_p(buf, size, data);
+    r = address_space_write(&address_space_memory,
+                            etsoc1_memmap[ETSOC1_SCP].base + addr, attrs, buf,
+                            size);
+    if (r == MEMTX_OK) {
+        etsoc1_scp_remote_timing(opaque, addr);
+    }
+    return r;
+}
+
+static const MemoryRegionOps etsoc1_scp_remote_ops = {
+    .read_with_attrs = etsoc1_scp_remote_read,
+    .write_with_attrs = etsoc1_scp_remote_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
 /* ---- lifecycle ----------------------------------------------------------- */
 
 static void etsoc1_hart_reset(void *opaque)
@@ -733,6 +796,21 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     memory_region_add_subregion_overlap(&s->view,
         etsoc1_memmap[ETSOC1_SCP].base +
         ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW, &s->view_scp, 1);
+    /*
+     * The windows of shires 0..126 (the local-shire one excepted) are
+     * timed I/O; our own window lies above them as plain RAM, so that
+     * only other shires' scratchpads cost the mesh.
+     */
+    memory_region_init_io(&s->view_scp_remote, obj, &etsoc1_scp_remote_ops, s,
+                          "etsoc1.scp-remote",
+                          ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW);
+    memory_region_add_subregion_overlap(&s->view,
+        etsoc1_memmap[ETSOC1_SCP].base, &s->view_scp_remote, 1);
+    memory_region_init_alias(&s->view_scp_own, obj, "etsoc1.scp-own", &s->scp,
+                             0, ETSOC1_SCP_SIZE);
+    memory_region_add_subregion_overlap(&s->view,
+        etsoc1_memmap[ETSOC1_SCP].base + s->shire_id * ETSOC1_SCP_WINDOW,
+        &s->view_scp_own, 2);
     for (i = 0; i < 4; i++) {
         memory_region_init_alias(&s->view_esr[i], obj, "etsoc1.esr-local",
                                  &s->esr[i].mr, 0, ETSOC1_ESR_WINDOW);

@@ -585,10 +585,9 @@ static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
     default:        /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
         old = cpu_ldl_le_data_ra(env, addr, ra);
         for (;;) {
-            seen = cpu_atomic_cmpxchgl_le_mmu(env, addr, old,
-                                              vpu_fminmax_bits(old, v,
-                                                               op == 0x14),
-                                              oi, ra);
+            seen = etsoc1_cmpxchg32(env, addr, old,
+                                    vpu_fminmax_bits(old, v, op == 0x14),
+                                    oi, ra);
             if (seen == old) {
                 return old;
             }

@@ -8,7 +8,9 @@
  * do not model yet is an unimplemented-device region (-d unimp).
  *
  * Shires are numbered 0..shires-1, so mhartid = shire * 64 + neigh * 16 +
- * minion * 2 + thread holds for every configuration.
+ * minion * 2 + thread holds for every configuration.  The 32 L3 slices
+ * exist whatever the number of shires: the L3 interleaves over all of
+ * them (PA[10:6]), so a machine with fewer shires keeps the chip's L3.
  */
 
 #include "qemu/osdep.h"
@@ -214,6 +216,7 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
     unsigned nharts = s->num_shires * ETSOC1_HARTS_PER_SHIRE;
     int bufsize = 64 * KiB + nharts * 512;
     void *fdt = g_malloc0(bufsize);
+    Object *l3 = object_resolve_path_component(OBJECT(s), "l3[0]");
     char name[48];
     unsigned i;
 
@@ -225,6 +228,11 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
     FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
     FDT(fdt_property_string(fdt, "model", "Esperanto ET-SoC-1 (QEMU)"));
     FDT(fdt_property_u32(fdt, "esperanto,shires", s->num_shires));
+    /* L3 geometry, for software that probes it: bytes and ways per slice */
+    FDT(fdt_property_u32(fdt, "esperanto,l3-slice-size",
+                         object_property_get_uint(l3, "size", &error_abort)));
+    FDT(fdt_property_u32(fdt, "esperanto,l3-ways",
+                         object_property_get_uint(l3, "ways", &error_abort)));
 
     FDT(fdt_begin_node(fdt, "chosen"));
     snprintf(name, sizeof(name), "/soc/serial@%" PRIx64,
@@ -324,6 +332,16 @@ static void etsoc1_machine_init(MachineState *ms)
         error_report("etsoc1: at most %" PRIu64 " GiB of DRAM (-m)",
                      etsoc1_memmap[ETSOC1_DRAM].size / GiB);
         exit(1);
+    }
+
+    /* One L3 slice per compute shire's place on the chip, tags only. */
+    for (i = 0; i < ETSOC1_L3_SLICES; i++) {
+        DeviceState *l3 = qdev_new(TYPE_ETSOC1_L3_SLICE);
+        g_autofree char *name = g_strdup_printf("l3[%u]", i);
+
+        object_property_add_child(OBJECT(s), name, OBJECT(l3));
+        qdev_prop_set_uint32(l3, "slice", i);
+        sysbus_realize_and_unref(SYS_BUS_DEVICE(l3), &error_fatal);
     }
 
     /* Before any hart is realized: realize asks every CSR predicate. */

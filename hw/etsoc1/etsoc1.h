@@ -250,6 +250,9 @@ struct Etsoc1ShireState {
     MemoryRegion view_sys;
     MemoryRegion view_scp;
     MemoryRegion view_esr[4];
+    /* other shires' scratchpads, timed (etsoc1-l3.c); our own, as RAM */
+    MemoryRegion view_scp_remote;
+    MemoryRegion view_scp_own;
 
     /* ESR state */
     Etsoc1HartEt et[ETSOC1_HARTS_PER_SHIRE];
@@ -534,5 +537,59 @@ uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev);
 void etsoc1_event_trace(const Etsoc1Event *ev);
+
+/*
+ * ---- L3 slices, global memory operations and remote scratchpads ----
+ * (etsoc1-l3.c, docs/timing.md "L3 and memory" and "Remote scratchpad")
+ *
+ * QEMU interface of an L3 slice ("etsoc1-l3-slice", 32 created by the
+ * machine as /machine/l3[i]): a tag store with no MMIO.
+ *  + property "slice": its index; it lives in shire @slice and is the home
+ *    of every line with PA[10:6] = @slice
+ *  + properties "size" (bytes) and "ways": its geometry
+ */
+#define TYPE_ETSOC1_L3_SLICE "etsoc1-l3-slice"
+#define ETSOC1_L3_SLICES 32
+#define ETSOC1_LINE      64     /* bytes in a cache line */
+
+/* Destination level of a cache op, field [59:58] (isa.md section 3). */
+typedef enum Etsoc1CacheLevel {
+    ETSOC1_CACHE_L1,
+    ETSOC1_CACHE_L2,
+    ETSOC1_CACHE_L3,
+    ETSOC1_CACHE_MEM,
+} Etsoc1CacheLevel;
+
+typedef enum Etsoc1CacheOp {
+    ETSOC1_CACHEOP_EVICT,       /* evict_va (0x89f): write back, drop */
+    ETSOC1_CACHEOP_FLUSH,       /* flush_va (0x8bf): write back, keep */
+    ETSOC1_CACHEOP_PREFETCH,    /* prefetch_va (0x81f) */
+} Etsoc1CacheOp;
+
+/* Home slice of a physical line, and the memory shire behind it. */
+static inline unsigned etsoc1_l3_home(hwaddr pa)
+{
+    return extract64(pa, 6, 5);
+}
+
+static inline unsigned etsoc1_memshire_of(hwaddr pa)
+{
+    return extract64(pa, 6, 3);
+}
+
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa);
+void etsoc1_l3_install(hwaddr pa, uint64_t len);
+void etsoc1_l3_cacheop(hwaddr pa, Etsoc1CacheLevel dest, Etsoc1CacheOp op);
+void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                          uint64_t val);
+void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, unsigned target,
+                              uintptr_t insn);
+void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, unsigned target,
+                           uintptr_t insn);
+
+/* etsoc1-isa.c: a 32-bit compare-and-swap that also reaches remote SCPs */
+uint32_t etsoc1_cmpxchg32(CPURISCVState *env, target_ulong addr,
+                          uint32_t cmp, uint32_t val, MemOpIdx oi,
+                          uintptr_t ra);
 
 #endif

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1 L3 slices, and the latency of memory outside a shire
+ *
+ * The L3 is spread over the compute shires: slice i sits in shire i's
+ * SRAM and is the home of every physical line with PA[10:6] = i; behind
+ * it, the line's memory shire is PA[8:6] (timing.md section 4, isa.md
+ * section 11).  A slice here is a tag store only: QEMU's RAM holds the
+ * data, so a slice decides hit or miss and nothing else.  Replacement is
+ * LRU.  The sources give neither the size of a slice nor its ways: the
+ * defaults are our choice (docs/timing.md, "L3 and memory").
+ *
+ * What reaches a slice:
+ *  - the global atomics and coherent stores of the harts (etsoc1-isa.c):
+ *    they execute at the home slice, and the hart waits for the round
+ *    trip, L3 hit or DRAM miss; a miss installs the line;
+ *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
+ *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
+ * Plain cached loads and stores never reach it: they cost the L1 hit
+ * (a known limit, docs/timing.md).
+ *
+ * Also here: the latency of a load or store to another shire's L2
+ * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
+ *
+ * Every latency is charged to the requesting hart from its own vCPU
+ * thread (etsoc1_stall), in minion cycles from the timing table.
+ */
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qemu/lockable.h"
+#include "qapi/error.h"
+#include "exec/exec-all.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "migration/vmstate.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1L3SliceState, ETSOC1_L3_SLICE)
+
+struct Etsoc1L3SliceState {
+    SysBusDevice parent_obj;
+
+    /* the harts of every shire look tags up at once */
+    QemuMutex lock;
+    uint32_t sets;
+    uint32_t lines;         /* sets * ways: entries of tag[] and used[] */
+    uint64_t *tag;          /* line address | L3_VALID, way-major per set */
+    uint64_t *used;         /* clock at the last use (LRU); 0 = never */
+    uint64_t clock;         /* ticks at every lookup */
+
+    /* properties */
+    uint32_t slice;
+    uint64_t size;
+    uint32_t ways;
+};
+
+#define L3_VALID        BIT_ULL(63)
+#define L3_DEFAULT_SIZE (1 * MiB)
+#define L3_DEFAULT_WAYS 4
+#define L3_MAX_WAYS     64
+
+/*
+ * Lines reach their slice by their home, from harts, DMA and cache ops
+ * alike; the machine creates one slice per home.
+ */
+static Etsoc1L3SliceState *etsoc1_l3_slice[ETSOC1_L3_SLICES];
+
+static bool etsoc1_l3_cacheable(hwaddr pa)
+{
+    return pa - etsoc1_memmap[ETSOC1_DRAM].base <
+           etsoc1_memmap[ETSOC1_DRAM].size;
+}
+
+/* PA[10:6] chose the slice; the line address above them picks the set. */
+static unsigned l3_set(Etsoc1L3SliceState *s, hwaddr pa)
+{
+    return (pa >> 11) % s->sets;
+}
+
+/*
+ * Look line @pa up, making it the most recently used; on a miss, put it
+ * in place of the least recently used way if @fill.  Never-used ways have
+ * used = 0, so they go first.  Called with the slice's lock held.
+ */
+static bool l3_lookup(Etsoc1L3SliceState *s, hwaddr pa, bool fill)
+{
+    unsigned base = l3_set(s, pa) * s->ways, w, victim = base;
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+
+    s->clock++;
+    for (w = base; w < base + s->ways; w++) {
+        if (s->tag[w] == want) {
+            s->used[w] = s->clock;
+            return true;
+        }
+        if (s->used[w] < s->used[victim]) {
+            victim = w;
+        }
+    }
+    if (fill) {
+        s->tag[victim] = want;
+        s->used[victim] = s->clock;
+    }
+    return false;
+}
+
+static void l3_invalidate(Etsoc1L3SliceState *s, hwaddr pa)
+{
+    unsigned base = l3_set(s, pa) * s->ways, w;
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+
+    for (w = base; w < base + s->ways; w++) {
+        if (s->tag[w] == want) {
+            s->tag[w] = 0;
+            s->used[w] = 0;
+        }
+    }
+}
+
+/* A latency in minion cycles, rounded once, as the hart's clock counts. */
+static uint64_t etsoc1_cycles(double t)
+{
+    return llround(t);
+}
+
+/*
+ * A global atomic or coherent store by @cpu to line @pa: it executes at
+ * the line's home slice.  The hart waits for the round trip to the home
+ * (L3 hit), plus, on a miss, the leg from the home to the line's memory
+ * shire and back; the miss installs the line.
+ */
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    unsigned home = etsoc1_l3_home(pa), mem = etsoc1_memshire_of(pa);
+    Etsoc1L3SliceState *s = etsoc1_l3_slice[home];
+    double hop = etsoc1_t(ETSOC1_T_MESH_HOP_RTT), t;
+    uint64_t cycles;
+    bool hit;
+
+    if (!s || !etsoc1_l3_cacheable(pa)) {
+        return;
+    }
+    WITH_QEMU_LOCK_GUARD(&s->lock) {
+        hit = l3_lookup(s, pa, true);
+    }
+    t = etsoc1_t(ETSOC1_T_L3_HIT) +
+        etsoc1_hops(cpu->shire->shire_id, home) * hop;
+    if (!hit) {
+        t += etsoc1_t(ETSOC1_T_DRAM_LEG) +
+             etsoc1_hops_to_memshire(home, mem) * hop;
+    }
+    cycles = etsoc1_cycles(t);
+    etsoc1_stall(cpu, cycles);
+    trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
+                           cycles);
+}
+
+/*
+ * Host and DMA writes of [@pa, @pa + @len) land in the L3: each line is
+ * installed in its home slice (timing.md section 4).  Lines outside DRAM
+ * are not cached in the L3.
+ */
+void etsoc1_l3_install(hwaddr pa, uint64_t len)
+{
+    const MemMapEntry *dram = &etsoc1_memmap[ETSOC1_DRAM];
+    hwaddr end = pa + len, line, span = 0;
+    unsigned i;
+
+    pa = MAX(pa, dram->base);
+    end = MIN(end, dram->base + dram->size);
+    if (!len || pa >= end) {
+        return;
+    }
+    trace_etsoc1_l3_install(pa, end - pa);
+    /*
+     * Consecutive lines fill every set of every slice in turn, so of a
+     * long write only the last slices x size bytes can still be cached:
+     * installing just those leaves the same tags, in the same LRU order.
+     */
+    for (i = 0; i < ETSOC1_L3_SLICES; i++) {
+        if (etsoc1_l3_slice[i]) {
+            span = MAX(span, etsoc1_l3_slice[i]->size);
+        }
+    }
+    span *= ETSOC1_L3_SLICES;
+    if (end - pa > span) {
+        pa = end - span;
+    }
+    for (line = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE); line < end;
+         line += ETSOC1_LINE) {
+        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
+
+        if (s) {
+            WITH_QEMU_LOCK_GUARD(&s->lock) {
+                l3_lookup(s, line, true);
+            }
+        }
+    }
+}
+
+/*
+ * A cache op on line @pa, as far as the L3 sees it (isa.md sections 3
+ * and 11).  Evicting or flushing to the L3 writes the line back into its
+ * home slice: it is there afterwards.  Evicting to memory takes it out of
+ * the L3 too; flushing to memory writes it back and keeps it.  A prefetch
+ * to any cache level brings the line through its home slice (our choice:
+ * the sources do not say whether the L3 is inclusive); one to memory does
+ * nothing.  Ops that stop at the L1 or L2 leave the L3 alone.
+ */
+void etsoc1_l3_cacheop(hwaddr pa, Etsoc1CacheLevel dest, Etsoc1CacheOp op)
+{
+    Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+
+    if (!s || !etsoc1_l3_cacheable(pa)) {
+        return;
+    }
+    trace_etsoc1_l3_cacheop(pa, dest, op);
+    QEMU_LOCK_GUARD(&s->lock);
+    switch (op) {
+    case ETSOC1_CACHEOP_PREFETCH:
+        if (dest != ETSOC1_CACHE_MEM) {
+            l3_lookup(s, pa, true);
+        }
+        break;
+    case ETSOC1_CACHEOP_EVICT:
+    case ETSOC1_CACHEOP_FLUSH:
+        if (dest == ETSOC1_CACHE_L3) {
+            l3_lookup(s, pa, true);
+        } else if (dest == ETSOC1_CACHE_MEM &&
+                   op == ETSOC1_CACHEOP_EVICT) {
+            l3_invalidate(s, pa);
+        }
+        break;
+    }
+}
+
+/* evict_va, flush_va, prefetch_va: the CSR value and x31 (isa.md 3) */
+FIELD(CACHEOP_VA, LINES, 0, 4)          /* lines - 1 */
+FIELD(CACHEOP_VA, ADDR, 6, 42)          /* VA [47:6] */
+FIELD(CACHEOP_VA, DEST, 58, 2)          /* Etsoc1CacheLevel */
+FIELD(CACHEOP_VA, TMASK, 63, 1)         /* only lines set in tensor_mask */
+FIELD(CACHEOP_X31, STRIDE, 6, 42)       /* bytes between lines, [47:6] */
+
+/*
+ * The L3 side of a cache op by VA written by @cpu: each line is
+ * translated as the hart would, and a line that does not translate is
+ * skipped (the op's own fault rules are the CSR's).  Called from the
+ * hart's thread.
+ */
+void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                          uint64_t val)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    target_ulong va = sextract64(FIELD_EX64(val, CACHEOP_VA, ADDR) << 6,
+                                 0, 48);
+    target_ulong stride = FIELD_EX64(env->gpr[31], CACHEOP_X31, STRIDE) << 6;
+    unsigned dest = FIELD_EX64(val, CACHEOP_VA, DEST), i;
+
+    for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
+        target_ulong a = va + i * stride;
+        CPUTLBEntryFull *full;
+        void *host;
+
+        if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
+            !(cpu->et->tensor_mask >> i & 1)) {
+            continue;
+        }
+        if (probe_access_full(env, a, MMU_DATA_LOAD,
+                              cpu_mmu_index(env, false), true, &host, &full,
+                              0) & TLB_INVALID_MASK) {
+            continue;
+        }
+        etsoc1_l3_cacheop((full->phys_addr & TARGET_PAGE_MASK) |
+                          (a & ~TARGET_PAGE_MASK), dest, op);
+    }
+}
+
+/* ---- remote scratchpad ------------------------------------------------- */
+
+/*
+ * What a hart was last charged for a remote scratchpad access: the
+ * instruction (@insn, a host return address) and the hart's clock right
+ * after.  Touched only by the hart's own thread.
+ */
+static struct {
+    uintptr_t insn;
+    uint64_t now;
+} etsoc1_scp_last[ETSOC1_MAX_HARTS];
+
+static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, unsigned target,
+                              uintptr_t insn, bool each)
+{
+    uint64_t hartid = cpu->parent_obj.env.mhartid;
+    unsigned shire = cpu->shire->shire_id, hops;
+    uint64_t cycles;
+
+    if (target == shire) {
+        return;     /* our own L2: no mesh */
+    }
+    if (!each && etsoc1_scp_last[hartid].insn == insn &&
+        etsoc1_scp_last[hartid].now == etsoc1_now(cpu)) {
+        return;     /* another lane or row of the same instruction */
+    }
+    hops = etsoc1_hops(shire, target);
+    cycles = etsoc1_cycles(etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
+                           etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
+                           hops * etsoc1_t(ETSOC1_T_MESH_HOP_RTT));
+    etsoc1_stall(cpu, cycles);
+    etsoc1_scp_last[hartid].insn = insn;
+    etsoc1_scp_last[hartid].now = etsoc1_now(cpu);
+    trace_etsoc1_scp_remote(hartid, target, hops, cycles);
+}
+
+/*
+ * A load or store by @cpu to shire @target's L2 scratchpad, made by the
+ * instruction whose host return address is @insn.  The hart waits for the
+ * round trip over the mesh.  The accesses one instruction makes (the
+ * lanes of a packed load, a misaligned access split in two) are one
+ * request and are charged once: the first one's path.
+ */
+void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, unsigned target,
+                              uintptr_t insn)
+{
+    etsoc1_scp_remote(cpu, target, insn, false);
+}
+
+/*
+ * A global atomic by @cpu at shire @target's scratchpad: each one (each
+ * lane of a packed atomic) is a round trip of its own.
+ */
+void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, unsigned target,
+                           uintptr_t insn)
+{
+    etsoc1_scp_remote(cpu, target, insn, true);
+}
+
+/* ---- the slice device -------------------------------------------------- */
+
+static void etsoc1_l3_slice_reset_enter(Object *obj, ResetType type)
+{
+    Etsoc1L3SliceState *s = ETSOC1_L3_SLICE(obj);
+
+    trace_etsoc1_l3_reset(s->slice);
+    memset(s->tag, 0, s->lines * sizeof(*s->tag));
+    memset(s->used, 0, s->lines * sizeof(*s->used));
+    s->clock = 0;
+}
+
+static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
+{
+    Etsoc1L3SliceState *s = ETSOC1_L3_SLICE(dev);
+    uint64_t set_bytes = (uint64_t)s->ways * ETSOC1_LINE;
+
+    if (s->slice >= ETSOC1_L3_SLICES) {
+        error_setg(errp, "slice %u out of range (0..%u)", s->slice,
+                   ETSOC1_L3_SLICES - 1);
+        return;
+    }
+    if (etsoc1_l3_slice[s->slice]) {
+        error_setg(errp, "L3 slice %u exists already", s->slice);
+        return;
+    }
+    if (!s->ways || s->ways > L3_MAX_WAYS) {
+        error_setg(errp, "ways=%u: must be 1 to %u", s->ways, L3_MAX_WAYS);
+        return;
+    }
+    /* the slice is carved out of the shire's SRAM */
+    if (!s->size || s->size % set_bytes || s->size > ETSOC1_SCP_SIZE) {
+        error_setg(errp, "size=%" PRIu64 ": must be a multiple of ways x "
+                   "%u bytes and at most the shire's %u KiB of SRAM",
+                   s->size, ETSOC1_LINE, (unsigned)(ETSOC1_SCP_SIZE / KiB));
+        return;
+    }
+    s->sets = s->size / set_bytes;
+    s->lines = s->sets * s->ways;
+    s->tag = g_new0(uint64_t, s->lines);
+    s->used = g_new0(uint64_t, s->lines);
+    qemu_mutex_init(&s->lock);
+    etsoc1_l3_slice[s->slice] = s;
+}
+
+static void etsoc1_l3_slice_unrealize(DeviceState *dev)
+{
+    Etsoc1L3SliceState *s = ETSOC1_L3_SLICE(dev);
+
+    etsoc1_l3_slice[s->slice] = NULL;
+    qemu_mutex_destroy(&s->lock);
+    g_free(s->tag);
+    g_free(s->used);
+}
+
+static const VMStateDescription vmstate_etsoc1_l3_slice = {
+    .name = TYPE_ETSOC1_L3_SLICE,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(clock, Etsoc1L3SliceState),
+        VMSTATE_VARRAY_UINT32(tag, Etsoc1L3SliceState, lines, 0,
+                              vmstate_info_uint64, uint64_t),
+        VMSTATE_VARRAY_UINT32(used, Etsoc1L3SliceState, lines, 0,
+                              vmstate_info_uint64, uint64_t),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static Property etsoc1_l3_slice_props[] = {
+    /* in shire @slice, home of the lines with PA[10:6] = @slice */
+    DEFINE_PROP_UINT32("slice", Etsoc1L3SliceState, slice, 0),
+    /* SRAM given to the L3 and its ways: our choice (docs/timing.md) */
+    DEFINE_PROP_SIZE("size", Etsoc1L3SliceState, size, L3_DEFAULT_SIZE),
+    DEFINE_PROP_UINT32("ways", Etsoc1L3SliceState, ways, L3_DEFAULT_WAYS),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void etsoc1_l3_slice_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    dc->desc = "ET-SoC-1 L3 slice (tags only)";
+    dc->realize = etsoc1_l3_slice_realize;
+    dc->unrealize = etsoc1_l3_slice_unrealize;
+    dc->vmsd = &vmstate_etsoc1_l3_slice;
+    dc->user_creatable = false;
+    device_class_set_props(dc, etsoc1_l3_slice_props);
+    rc->phases.enter = etsoc1_l3_slice_reset_enter;
+}
+
+static const TypeInfo etsoc1_l3_slice_info = {
+    .name = TYPE_ETSOC1_L3_SLICE,
+    .parent = TYPE_SYS_BUS_DEVICE,
+    .instance_size = sizeof(Etsoc1L3SliceState),
+    .class_init = etsoc1_l3_slice_class_init,
+};
+
+static void etsoc1_l3_register_types(void)
+{
+    type_register_static(&etsoc1_l3_slice_info);
+}
+
+type_init(etsoc1_l3_register_types)
