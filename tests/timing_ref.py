@@ -36,6 +36,17 @@ TFMA = {'alone': {'fp32': 546, 'fp16': 546, 'int8': 318},
 TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
          'dram': {16: 730, 8: 320, 4: 144, 1: 73}}
 
+# timing.md 4: L3 and DRAM legs in cycles at 600 MHz (fixed in ns), the
+# remote scratchpad in cycles + ns
+L3_HIT_600, DRAM_LEG_600 = 110, 91
+SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
+
+
+def memshire_hops(shire, m):
+    """Hops from a shire to memory shire m (0-3 above, 4-7 below)."""
+    x, y = POS[shire]
+    return abs(x - (1 + m % 4)) + abs(y - (-1 if m < 4 else 6))
+
 
 def hops(a, b):
     (ax, ay), (bx, by) = POS[a], POS[b]
@@ -85,6 +96,21 @@ def expected(name, args, mhz=600):
         h = hops(sa, sb)
         return (f'credit round trip, shires {sa}-{sb} ({h} hops)',
                 ns(CREDIT_RTT_MESH_NS + h * CREDIT_HOP_NS, mhz))
+    if name in ('l3-hit', 'l3-miss'):
+        a, home = int(args['shire']), int(args['home'])
+        h = hops(a, home)
+        cyc = L3_HIT_600 * mhz / 600 + h * ns(MESH_HOP_NS, mhz)
+        if name == 'l3-hit':
+            return f'L3 hit, shire {a} to home {home} ({h} hops)', cyc
+        mh = memshire_hops(home, int(args['mem']))
+        return (f'L3 miss to DRAM, shire {a}, home {home} ({h} hops), memory '
+                f'shire {args["mem"]} ({mh} hops)',
+                cyc + DRAM_LEG_600 * mhz / 600 + mh * ns(MESH_HOP_NS, mhz))
+    if name == 'scp-load':
+        a, b = int(args['shire']), int(args['target'])
+        h = hops(a, b)
+        return (f'remote scratchpad load, shire {a} to {b} ({h} hops)',
+                SCP_REMOTE_CYC + ns(SCP_REMOTE_NS + h * MESH_HOP_NS, mhz))
     if name.startswith('tfma-'):
         mode, typ = name[5:], next(iter(args))
         return f'TensorFMA {typ}, {mode}', TFMA[mode][typ]
