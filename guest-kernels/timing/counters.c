@@ -5,7 +5,8 @@
  * middle of a translation block, and every hart of a shire counts its own
  * loop at the same time.  A counter read returns the figures before the
  * reading instruction.  With no stalls, mcycle moves as minstret does,
- * except that a load costs the L1 hit.
+ * except that a load costs the L1 hit.  The ET performance counters
+ * count what their event selects.
  */
 #include "etsoc1.h"
 #include "tap.h"
@@ -99,6 +100,29 @@ int main(uint64_t hartid, const void *fdt)
     CHECK(di == 1000000 + 1 && dc == 5000000 + 1,
           "writes set what the next reads return (got %lu, %lu)", di, dc);
     CHECK(di > i0 && dc > c0, "counters stay monotonic after writes");
+
+    /* ET performance counters: cycles, thread 0 instructions, TensorFMAs */
+    csr_write(mhpmevent3, 1);
+    csr_write(mhpmevent4, 2);
+    csr_write(mhpmevent5, 26);
+    csr_write(mhpmevent6, 8);           /* D-cache misses: no cache model */
+    CHECK(SPAN(hpmcounter3, "nop\n\tnop") == 3 &&
+          SPAN(hpmcounter4, "nop\n\tnop") == 3,
+          "hpmcounter3/4 (events cycles, retired thread 0) count like "
+          "mcycle/minstret");
+    c0 = csr_read(hpmcounter5);
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);                /* L1 scratchpad on */
+    for (h = 0; h < 3; h++) {
+        __asm__ volatile("csrw 0x801, %0" :: "r"(3ULL << 55 | 15ULL << 51 |
+                         15ULL << 47 | 16ULL << 12 | 1) : "memory");
+    }
+    CHECK_EQ(csr_read(hpmcounter5) - c0, 3,
+             "hpmcounter5 (event TensorFMA instructions) counts 3 TensorFMAs");
+    CHECK_EQ(csr_read(hpmcounter6), 0, "an event with no model counts 0");
+    __asm__ volatile("csrw mhpmcounter3, %1\n\tcsrr %0, hpmcounter3"
+                     : "=r"(dc) : "r"(1000));
+    CHECK_EQ(dc, 1001, "writing mhpmcounter3 sets what the next read returns");
 
     got[0] = loop(1000);
     for (h = 1; h < HARTS; h++) {

@@ -345,6 +345,7 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
     etsoc1_advance_to(cpu, op->t_issue + etsoc1_insn_cost(ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;
+    cpu->et->tensor_insns[ETSOC1_TI_REDUCE]++;
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
     trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
                               op->count, op->start);

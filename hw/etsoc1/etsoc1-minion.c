@@ -727,20 +727,56 @@ static RISCVException etsoc1_rmw_fflags(CPURISCVState *env, int csrno,
  * instructions (qemu-patches/0008).  The reading instruction is already
  * counted (a CSR access ends its TB), so it is taken off: a read returns
  * the figures before it.  A write sets what the next read returns.
+ *
+ * The ET performance counters hpmcounter3-8 count what mhpmevent3-8
+ * select (isa.md 3: 28 events).  The model counts cycles, the retired
+ * instructions of either thread of the minion and the tensor
+ * instructions; the cache events count nothing (no cache model).
  */
-static riscv_csr_operations etsoc1_std_counter[4];
+enum {
+    PMU_CYCLES = 1, PMU_RETIRED0 = 2, PMU_RETIRED1 = 3,
+    PMU_TL_INST = 14, PMU_TS_INST = 16, PMU_TFMA_INST = 26,
+    PMU_TREDUCE_INST = 27, PMU_TQUANT_INST = 28,
+};
 
-static unsigned etsoc1_counter_index(int csrno)
+static const int etsoc1_counter_csrs[] = {
+    CSR_CYCLE, CSR_INSTRET, CSR_MCYCLE, CSR_MINSTRET,
+    CSR_HPMCOUNTER3, CSR_HPMCOUNTER3 + 1, CSR_HPMCOUNTER3 + 2,
+    CSR_HPMCOUNTER3 + 3, CSR_HPMCOUNTER3 + 4, CSR_HPMCOUNTER3 + 5,
+    CSR_MHPMCOUNTER3, CSR_MHPMCOUNTER3 + 1, CSR_MHPMCOUNTER3 + 2,
+    CSR_MHPMCOUNTER3 + 3, CSR_MHPMCOUNTER3 + 4, CSR_MHPMCOUNTER3 + 5,
+    CSR_MHPMEVENT3, CSR_MHPMEVENT3 + 1, CSR_MHPMEVENT3 + 2,
+    CSR_MHPMEVENT3 + 3, CSR_MHPMEVENT3 + 4, CSR_MHPMEVENT3 + 5,
+};
+static riscv_csr_operations etsoc1_std_counter[
+    ARRAY_SIZE(etsoc1_counter_csrs)];
+
+/* What PMU event @event counts on this hart so far */
+static uint64_t etsoc1_pmu_value(Etsoc1MinionCPU *cpu, unsigned event)
 {
-    switch (csrno) {
-    case CSR_CYCLE:
-        return 0;
-    case CSR_INSTRET:
-        return 1;
-    case CSR_MCYCLE:
-        return 2;
+    Etsoc1MinionCPU *t0 = &cpu->shire->hart[
+        cpu->parent_obj.env.mhartid % ETSOC1_HARTS_PER_SHIRE & ~1];
+    Etsoc1MinionCPU *h = event == PMU_RETIRED1 ? t0 + 1 : t0;
+
+    switch (event) {
+    case PMU_CYCLES:
+        return etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM);
+    case PMU_RETIRED0:
+    case PMU_RETIRED1:
+        /* the other thread's count may be a TB behind */
+        return qatomic_read(&h->parent_obj.env.et_insns) - (h == cpu);
+    case PMU_TL_INST:
+        return t0->et->tensor_insns[ETSOC1_TI_LOAD];
+    case PMU_TS_INST:
+        return t0->et->tensor_insns[ETSOC1_TI_STORE];
+    case PMU_TFMA_INST:
+        return t0->et->tensor_insns[ETSOC1_TI_FMA];
+    case PMU_TREDUCE_INST:
+        return t0->et->tensor_insns[ETSOC1_TI_REDUCE];
+    case PMU_TQUANT_INST:
+        return t0->et->tensor_insns[ETSOC1_TI_QUANT];
     default:
-        return 3;
+        return 0;
     }
 }
 
@@ -749,14 +785,17 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
                                          target_ulong new_val,
                                          target_ulong mask)
 {
-    riscv_csr_operations *std = &etsoc1_std_counter[
-        etsoc1_counter_index(csrno)];
+    unsigned k = 0, i = (csrno & 0x1f) - 3;     /* hpm counter 3-8 */
     bool cycles = csrno == CSR_CYCLE || csrno == CSR_MCYCLE;
     Etsoc1MinionCPU *cpu;
-    uint64_t now;
+    uint64_t now, val;
 
+    while (etsoc1_counter_csrs[k] != csrno) {
+        k++;
+    }
     if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
         !env_archcpu(env)->cfg.et_counters) {
+        riscv_csr_operations *std = &etsoc1_std_counter[k];
         target_ulong old;
         RISCVException r = std->read(env, csrno, &old);
 
@@ -769,15 +808,37 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
         return r;
     }
     cpu = env_minion(env);
-    now = cycles ? etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM)
-                 : env->et_insns - 1;
+    if (csrno >= CSR_MHPMEVENT3 && csrno <= CSR_MHPMEVENT3 + 5) {
+        /* a new event keeps the counter's value */
+        now = cpu->et->pmu_event[i];
+        val = (now & ~mask) | (new_val & mask);
+        if (ret) {
+            *ret = now;
+        }
+        if (mask) {
+            uint64_t count = etsoc1_pmu_value(cpu, now) -
+                             cpu->et->pmu_base[i];
+
+            cpu->et->pmu_event[i] = val & 0xff;
+            cpu->et->pmu_base[i] = etsoc1_pmu_value(cpu, val & 0xff) - count;
+        }
+        return RISCV_EXCP_NONE;
+    }
+    if (k >= 4) {
+        now = etsoc1_pmu_value(cpu, cpu->et->pmu_event[i]) -
+              cpu->et->pmu_base[i];
+    } else {
+        now = cycles ? etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM)
+                     : env->et_insns - 1;
+    }
     if (ret) {
         *ret = now;
     }
     if (mask) {
-        uint64_t val = (now & ~mask) | (new_val & mask);
-
-        if (cycles) {
+        val = (now & ~mask) | (new_val & mask);
+        if (k >= 4) {
+            cpu->et->pmu_base[i] += now - val;
+        } else if (cycles) {
             cpu->et->stall = val - env->et_insns - env->et_cycles;
         } else {
             env->et_insns = val;
@@ -809,13 +870,10 @@ void etsoc1_minion_register_csrs(void)
     });
 
     for (i = 0; i < ARRAY_SIZE(etsoc1_std_counter); i++) {
-        static const int counters[] = {
-            CSR_CYCLE, CSR_INSTRET, CSR_MCYCLE, CSR_MINSTRET,
-        };
         riscv_csr_operations *std = &etsoc1_std_counter[i];
 
-        riscv_get_csr_ops(counters[i], std);
-        riscv_set_csr_ops(counters[i], &(riscv_csr_operations) {
+        riscv_get_csr_ops(etsoc1_counter_csrs[i], std);
+        riscv_set_csr_ops(etsoc1_counter_csrs[i], &(riscv_csr_operations) {
             .name = std->name, .predicate = std->predicate,
             .op = etsoc1_rmw_counter, .min_priv_ver = std->min_priv_ver,
         });

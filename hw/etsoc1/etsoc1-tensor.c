@@ -925,16 +925,21 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
                      "disabled (mcache_control != 3)");
         return RISCV_EXCP_NONE;
     }
+    if (csrno == ETSOC1_CSR_TENSOR_FMA &&
+        FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP32 &&
+        FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP16 &&
+        FIELD_EX64(ctl, TFMA, TYPE) != TFMA_INT8) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
     tensor_timing(cpu, csrno, ctl, env->gpr[31]);
+    cpu->et->tensor_insns[csrno == ETSOC1_CSR_TENSOR_LOAD ? ETSOC1_TI_LOAD :
+                          csrno == ETSOC1_CSR_TENSOR_STORE ? ETSOC1_TI_STORE :
+                          csrno == ETSOC1_CSR_TENSOR_FMA ? ETSOC1_TI_FMA :
+                          ETSOC1_TI_QUANT]++;
     switch (csrno) {
     case ETSOC1_CSR_TENSOR_LOAD:
         return tensor_load_issue(cpu, ctl, env->gpr[31]);
     case ETSOC1_CSR_TENSOR_FMA:
-        if (FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP32 &&
-            FIELD_EX64(ctl, TFMA, TYPE) != TFMA_FP16 &&
-            FIELD_EX64(ctl, TFMA, TYPE) != TFMA_INT8) {
-            return RISCV_EXCP_ILLEGAL_INST;
-        }
         tensor_fma(cpu, ctl);
         break;
     case ETSOC1_CSR_TENSOR_STORE:

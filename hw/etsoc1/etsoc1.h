@@ -103,6 +103,12 @@ typedef enum Etsoc1Wait {
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 #define ETSOC1_FCC_SLOTS 8  /* credit arrival times kept per counter */
 
+/* Tensor instructions the performance counters count */
+enum {
+    ETSOC1_TI_LOAD, ETSOC1_TI_STORE, ETSOC1_TI_FMA, ETSOC1_TI_REDUCE,
+    ETSOC1_TI_QUANT, ETSOC1_TI_COUNT
+};
+
 /* When the hart's tensor unit finishes or frees each part (timing model) */
 typedef enum Etsoc1TensorT {
     ETSOC1_TT_LOAD0,        /* TensorLoad id 0 done (tensor_wait 0) */
@@ -157,6 +163,10 @@ typedef struct Etsoc1HartEt {
     uint16_t fcc_n[2][ETSOC1_FCC_SLOTS];
     uint64_t ipi_at;        /* arrival of the latest IPI */
     uint64_t t_tensor[ETSOC1_TT_COUNT]; /* tensor unit times (Etsoc1TensorT) */
+    /* ET performance counters: tensor instructions issued, hpm 3-8 */
+    uint64_t tensor_insns[ETSOC1_TI_COUNT];
+    uint8_t pmu_event[6];
+    uint64_t pmu_base[6];
     /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
     uint32_t tensor_coop;   /* CSR 0x804 */
     uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
