@@ -11,9 +11,15 @@ raises the minion's denormal flag (DN), a
 result that is tiny after rounding becomes a zero of its sign with UF and NX
 (ftz).  F() and round_f32() are plain IEEE unless asked.
 
+The approximate transcendentals (fexp, flog, frcp) accept any result
+within 1 ulp of the exact value: their expected result is a frozenset of
+the acceptable bit patterns (see accepts()).  Their special cases and all
+flags are exact.
+
 Flags: NV 0x10, DZ 0x08, OF 0x04, UF 0x02, NX 0x01.
 Rounding modes: 0 RNE, 1 RTZ, 2 RDN, 3 RUP, 4 RMM.
 """
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from math import isqrt
 
@@ -294,6 +300,89 @@ def minmax(a, b, is_max):
     return (a if pick_a else b), flags
 
 
+def _within_ulp(x):
+    """The binary32 results within 1 ulp of the non-zero real x, which
+    must be exact or within 10**-50 of exact: the values on either side
+    of x, or x alone if it is one."""
+    return frozenset((round_f32(x, 2)[0], round_f32(x, 3)[0]))
+
+
+def _decimal(x):
+    """The Fraction x as a Decimal to the context's precision."""
+    return Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def exp2(a):
+    """fexp.ps: 2**a; below -126 +0, from 128 up +inf, no NX/UF/OF."""
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return QNAN, NV if f.snan else 0
+    if f.bits > 0xc2fc0000:
+        return 0, 0
+    if f.kind == 'inf' or f.val >= 128:
+        return 0x7f800000, 0
+    if f.val.denominator == 1:
+        return _within_ulp(Fraction(2) ** int(f.val)), 0
+    with localcontext() as ctx:
+        ctx.prec = 60
+        v = (_decimal(f.val) * Decimal(2).ln()).exp()
+    return _within_ulp(Fraction(v)), 0
+
+
+def log2(a):
+    """flog.ps: log2(a); log2(+-0) = -inf without DZ."""
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return QNAN, NV if f.snan else 0
+    if f.is_zero():
+        return 0xff800000, 0
+    if f.neg:
+        return QNAN, NV
+    if f.kind == 'inf':
+        return 0x7f800000, 0
+    x = f.val
+    if x.numerator & (x.numerator - 1) == 0 and \
+            x.denominator & (x.denominator - 1) == 0:
+        k = x.numerator.bit_length() - x.denominator.bit_length()
+        return round_f32(Fraction(k), 0)[0], 0         # log2(1) = +0
+    with localcontext() as ctx:
+        ctx.prec = 60
+        v = _decimal(x).ln() / Decimal(2).ln()
+    return _within_ulp(Fraction(v)), 0
+
+
+def rcp(a):
+    """frcp.ps: 1/a; |a| > 2**126 gives a signed zero without UF/NX."""
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return QNAN, NV if f.snan else 0
+    if f.is_zero():
+        return 0x7f800000 | f.neg << 31, DZ
+    if f.kind == 'inf' or abs(f.val) > 2 ** 126:
+        return f.neg << 31, 0
+    return _within_ulp(1 / f.val), 0
+
+
+# the operations whose results may be any within 1 ulp
+APPROX = ('fexp', 'flog', 'frcp')
+
+
+def accepts(want, bits, flags):
+    """Whether (bits, flags) is the (result, flags) an OPS entry returned;
+    a frozenset result lists every acceptable one."""
+    ok = want[0] if isinstance(want[0], frozenset) else (want[0],)
+    return bits in ok and flags == want[1]
+
+
+def show(want):
+    """The expected result of an OPS entry, for a message."""
+    if isinstance(want[0], frozenset):
+        res = ' or '.join(f'{r:08x}' for r in sorted(want[0]))
+    else:
+        res = f'{want[0]:08x}'
+    return f'{res} flags {want[1]:02x}'
+
+
 DN = 0x20   # fflags bit 31, "a subnormal operand was read as zero",
             # as guest-kernels/isa/vpu_fp prints it
 
@@ -325,4 +414,7 @@ OPS = {
     'fcvt.f16.ps': lambda a, b, c, rm: _dn(f32_to_f16(b, rm), b),
     'fcvt.ps.f16': lambda a, b, c, rm: _dn(f16_to_f32(b & 0xffff), b & 0xffff,
                                            f16=True),
+    'fexp': lambda a, b, c, rm: _dn(exp2(b), b),
+    'flog': lambda a, b, c, rm: _dn(log2(b), b),
+    'frcp': lambda a, b, c, rm: _dn(rcp(b), b),
 }

@@ -6,6 +6,8 @@
  *   "<insn>: traps=<n> cause=<c> tval=<ok|bad> result=<hex>"
  * tests/run.py checks the lines with the property off (results computed)
  * and on (one trap each, cause 30, mtval = the instruction, no result).
+ * fsin.ps and frsq.ps raise exception 30 in both settings, even with
+ * FS = Off: the chip traps before it looks at the FPU state.
  */
 #include "etsoc1.h"
 #include "et-vpu.h"
@@ -103,6 +105,11 @@ int main(uint64_t hartid, const void *fdt)
     packed(0x40800000, 0);
     VOP(0x2c, 0, f4, f1, f8);                   /* frsq.ps: rs2 8 */
     report("frsq.ps", lane0());
+    packed(0x40800000, 0);
+    csr_clear(mstatus, 3 << 13);                /* FS = Off */
+    VOP(0x2c, 0, f4, f1, f6);
+    csr_set(mstatus, 1 << 13);
+    report("fsin.ps/FS=Off", lane0());
     packed(7, 2);
     VOP(0x03, 0, f4, f1, f2);                   /* fadd.pi: never traps */
     report("fadd.pi", lane0());

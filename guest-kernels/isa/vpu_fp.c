@@ -9,7 +9,9 @@
  *
  *   "<op> <rm> <i>: <16 results> | <16 fflags>"   lane j uses a = IN[i]
  *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops; the
- *   fp16 conversions take b from their own tables.
+ *   fp16 conversions take b from their own tables, and so do the
+ *   transcendentals in line 0 (their special cases), which in lines 1-15
+ *   take pseudo-random normals from transc_in() instead.
  *
  * The scalar F instructions with the same operands print the same lines
  * ("fadd.s ..."): they flush subnormals as the packed ones do.
@@ -37,17 +39,38 @@ static const uint32_t in_f16[16] __attribute__((aligned(32))) = {
     0x00007c01, 0x0000fd00, 0x00003555, 0xaaaac248,
 };
 
+/* fexp.ps: the special cases around -126 and 128, integers are exact */
+static const uint32_t in_exp[16] __attribute__((aligned(32))) = {
+    0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000, 0xffc00001,
+    0xc2fc0000, 0xc2fc0001, 0xff800000, 0x43000000, 0x42ffffff, 0x7f800000,
+    0xc2fbffff, 0x3f000000, 0xbfc00000, 0x40490fdb,
+};
+
+/* flog.ps: zeros, negatives, 1, powers of two, both sides of 1 */
+static const uint32_t in_log[16] __attribute__((aligned(32))) = {
+    0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000, 0x7fc00000,
+    0xbf800000, 0xff800000, 0x7f800000, 0x3f800000, 0x00800000, 0x7f7fffff,
+    0x3f7fffff, 0x3f800001, 0x3fb504f4, 0x40490fdb,
+};
+
+/* frcp.ps: zeros, infinities, the limit 2^126 */
+static const uint32_t in_rcp[16] __attribute__((aligned(32))) = {
+    0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000, 0xffc12345,
+    0x7f800000, 0xff800000, 0x7e800000, 0xfe800000, 0x7e800001, 0x7e7fffff,
+    0x7f7fffff, 0x00800000, 0x40400000, 0xbdcccccd,
+};
+
 static uint32_t cvec[32] __attribute__((aligned(32)));
 static uint32_t out[8] __attribute__((aligned(32)));
 
 enum {
     ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD,
-    FROUND, FFRC, CVT_F16, CVT_PS_F16, NOPS
+    FROUND, FFRC, CVT_F16, CVT_PS_F16, FEXP, FLOG, FRCP, NOPS
 };
 static const char *const names[NOPS] = {
     "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
     "fmadd", "fmsub", "fnmsub", "fnmadd", "fround", "ffrc",
-    "fcvt.f16.ps", "fcvt.ps.f16",
+    "fcvt.f16.ps", "fcvt.ps.f16", "fexp", "flog", "frcp",
 };
 
 /* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 */
@@ -68,8 +91,57 @@ static void run(unsigned op)
     case FROUND: VOP(0x2c, 7, f4, f2, f1); break;      /* rs2 1 */
     case FFRC: VOP(0x2c, 0, f4, f2, f2); break;         /* rs2 2 */
     case CVT_F16: VOP(0x6c, 0, f4, f2, f9); break;     /* rs2 9, rm = frm */
-    default: VOP(0x68, 0, f4, f2, f10); break;          /* rs2 10 */
+    case CVT_PS_F16: VOP(0x68, 0, f4, f2, f10); break; /* rs2 10 */
+    case FEXP: VOP(0x2c, 0, f4, f2, f4); break;         /* rs2 4 */
+    case FLOG: VOP(0x2c, 0, f4, f2, f3); break;         /* rs2 3 */
+    default: VOP(0x2c, 0, f4, f2, f7); break;           /* frcp: rs2 7 */
     }
+}
+
+/*
+ * Input @n = 16 i + j (i >= 1) of a transcendental: a pseudo-random
+ * normal in the function's domain, so that the reference sees 240 more
+ * than the special cases.  tests/run.py repeats this computation.
+ */
+static uint32_t transc_in(unsigned op, unsigned n)
+{
+    uint32_t h = (n + 1) * 0x9e3779b9u, e;
+
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    e = h >> 23 & 0xff;
+    if (op == FEXP) {
+        e = 0x66 + e % 32;                  /* 2^-25 <= |x| < 128 */
+    } else if (op == FLOG) {
+        /* positive; half of them in [0.5, 2), where log2 is near zero */
+        e = h >> 31 ? 0x7e + e % 2 : 1 + e % 254;
+        h &= 0x7fffffff;
+    } else {
+        e = 1 + e % 254;
+    }
+    return (h & 0x807fffff) | e << 23;
+}
+
+/* The 16 b inputs of line @i of @op */
+static const uint32_t *inputs(unsigned op, unsigned i)
+{
+    static uint32_t gen[16] __attribute__((aligned(32)));
+    unsigned k;
+
+    switch (op) {
+    case CVT_F16: return in_cvt16;
+    case CVT_PS_F16: return in_f16;
+    case FEXP: case FLOG: case FRCP: break;
+    default: return in;
+    }
+    if (i == 0) {
+        return op == FEXP ? in_exp : op == FLOG ? in_log : in_rcp;
+    }
+    for (k = 0; k < 16; k++) {
+        gen[k] = transc_in(op, 16 * i + k);
+    }
+    return gen;
 }
 
 /* The scalar F instruction of @op on (a, b, c), rounding mode frm */
@@ -142,8 +214,7 @@ int main(uint64_t hartid, const void *fdt)
                 FBC_PS(f1, &in[i]);
                 for (half = 0; half < 2; half++) {
                     set_m0(0xff);
-                    FLW_PS(f2, &(op == CVT_F16 ? in_cvt16 :
-                                 op == CVT_PS_F16 ? in_f16 : in)[half * 8]);
+                    FLW_PS(f2, &inputs(op, i)[half * 8]);
                     FLW_PS(f3, &cvec[i + half * 8]);
                     for (e = 0; e < 8; e++) {
                         set_m0(1u << e);

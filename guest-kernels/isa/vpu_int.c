@@ -347,6 +347,13 @@ int main(uint64_t hartid, const void *fdt)
     VOP(0x03, 0, f4, f1, f2);
     csr_set(mstatus, 1 << 13);
     CHECK(traps == 1 && trap_cause == 2, "packed instruction with FS=Off traps");
+    /* fexp.ps (rs2 4), flog.ps (3), frcp.ps (7) exist only with funct3 0 */
+    traps = 0;
+    VOP(0x2c, 1, f4, f1, f4);
+    VOP(0x2c, 7, f4, f1, f3);
+    VOP(0x2c, 4, f4, f1, f7);
+    CHECK(traps == 3 && trap_cause == 2,
+          "fexp/flog/frcp.ps with funct3 != 0 are illegal");
     /* fflags/fcsr bit 31: the sticky denormal-operand flag */
     {
         uint32_t sub = 0x00000001, one = 0x3f800000, r;

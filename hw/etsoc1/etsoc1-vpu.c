@@ -13,9 +13,10 @@
  *
  * The helpers decode the operation from the instruction word, so the
  * encoding is written down once, in the decode file and in the switch
- * below.  Not implemented yet: the approximate transcendentals (flog,
- * fexp, fsin, frcp, frsq) and the graphics conversions (f10/f11,
- * unorm/snorm, rast).
+ * below.  The approximate transcendentals fexp, flog and frcp are in
+ * etsoc1-vpu-transc.c; fsin and frsq are left to machine-mode code
+ * (exception 30).  Not implemented yet: the graphics conversions
+ * (f10/f11, unorm/snorm, rast).
  */
 
 #include "qemu/osdep.h"
@@ -191,9 +192,16 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
         return float32_mul(a, b, st);
     case 0x0c:
         return float32_div(a, b, st);
-    case 0x2c:      /* fsqrt.ps / fround.ps / ffrc.ps */
-        return rs2 == 0 ? float32_sqrt(a, st) :
-               rs2 == 1 ? float32_round_to_int(a, st) : vpu_frac(a, st);
+    case 0x2c:      /* rs2 selects; fsin/frsq trap (qemu-patches/0006) */
+        switch (rs2) {
+        case 0: return float32_sqrt(a, st);
+        case 1: return float32_round_to_int(a, st);
+        case 2: return vpu_frac(a, st);
+        case 3: return etsoc1_flog(a, st);
+        case 4: return etsoc1_fexp(a, st);
+        case 7: return etsoc1_frcp(a, st);
+        }
+        vpu_illegal(env, insn, "not modelled", ra);
     case 0x60:
         return rs2 ? float32_to_uint32(a, st)
                    : (uint32_t)float32_to_int32(a, st);

@@ -542,6 +542,11 @@ uint64_t etsoc1_amo64(CPURISCVState *env, unsigned op, target_ulong addr,
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
 
+/* etsoc1-vpu-transc.c: one lane of fexp.ps, flog.ps, frcp.ps */
+uint32_t etsoc1_fexp(uint32_t a, float_status *st);
+uint32_t etsoc1_flog(uint32_t a, float_status *st);
+uint32_t etsoc1_frcp(uint32_t a, float_status *st);
+
 /* etsoc1-shire.c */
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
