@@ -16,6 +16,7 @@
  * Thread 0 of the minions run the probes; the partners answer.
  */
 #include "../fabric/fabric.h"
+#include "probe.h"
 
 #define REPS 5
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -24,29 +25,9 @@
 #define NEAR_SHIRE 9            /* (2,0): 2 hops */
 #define MID_SHIRE 18            /* (4,2): 6 hops, the furthest 'near' */
 
-static uint64_t cycles(void)
-{
-    return csr_read(mcycle);
-}
-
 static void twait_reduce(void)
 {
     csr_write(0x830, 9);
-}
-
-static uint64_t median(uint64_t *v, unsigned n)
-{
-    unsigned i, j;
-
-    for (i = 1; i < n; i++) {
-        for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j];
-
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    }
-    return v[n / 2];
 }
 
 /* Minion @me takes part in a ping-pong of a (initiator) with b. */

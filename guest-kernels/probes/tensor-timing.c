@@ -8,32 +8,12 @@
  *  tload-l2         TensorLoad of 16/8/4 rows from the L2 scratchpad
  *  tload-dram       TensorLoad of 16/8/4/1 rows from DRAM
  */
-#include "etsoc1.h"
+#include "probe.h"
 
 #define REPS 5
 #define PIPE 16
 
 static uint8_t dram_buf[16][64] __attribute__((aligned(64)));
-
-static uint64_t cycles(void)
-{
-    return csr_read(mcycle);
-}
-
-static uint64_t median(uint64_t *v, unsigned n)
-{
-    unsigned i, j;
-
-    for (i = 1; i < n; i++) {
-        for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j];
-
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    }
-    return v[n / 2];
-}
 
 /* 16 rows x 16 passes, B of 16 columns from line 16; type 0/1/3 */
 static uint64_t tfma_full(unsigned type)
