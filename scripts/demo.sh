@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The main job: boot the full ET-SoC-1 (34 shires, 2,176 minion harts), run
-# the hello and allsum demo kernels and report what they print, with the
+# the hello and allsum demo kernels and report what they print (allsum
+# prints its emulated time: hart 0's own cycle counter), with the
 # wall-clock time of each run.
 set -eu
 ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}

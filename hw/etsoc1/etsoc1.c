@@ -228,6 +228,7 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
     FDT(fdt_property(fdt, "compatible", compat, sizeof(compat)));
     FDT(fdt_property_string(fdt, "model", "Esperanto ET-SoC-1 (QEMU)"));
     FDT(fdt_property_u32(fdt, "esperanto,shires", s->num_shires));
+    FDT(fdt_property_u32(fdt, "esperanto,minion-clock-mhz", s->clock_mhz));
     /* L3 geometry, for software that probes it: bytes and ways per slice */
     FDT(fdt_property_u32(fdt, "esperanto,l3-slice-size",
                          object_property_get_uint(l3, "size", &error_abort)));
