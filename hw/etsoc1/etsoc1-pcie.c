@@ -114,7 +114,7 @@ void etsoc1_pcie_set_msi_handler(Etsoc1PcieState *s, Etsoc1MsiFn *fn,
     s->msi_opaque = opaque;
 }
 
-/* ---- inbound iATU --------------------------------------------------------- */
+/* ---- inbound iATU -------------------------------------------------------- */
 
 static uint64_t iatu_base(const uint32_t *r)
 {
@@ -230,7 +230,7 @@ void etsoc1_pcie_add_iatu_notifier(Etsoc1PcieState *s, Notifier *n)
     notifier_list_add(&s->iatu_notifiers, n);
 }
 
-/* ---- DBI -------------------------------------------------------------------- */
+/* ---- DBI ----------------------------------------------------------------- */
 
 static uint32_t *pcie_iatu_reg(Etsoc1PcieState *s, hwaddr addr,
                                unsigned *region)
@@ -346,7 +346,7 @@ static const MemoryRegionOps pcie_dbi_ops = {
     .impl = { .min_access_size = 4, .max_access_size = 4 },
 };
 
-/* ---- NOPCIESR: MSI_TX_VEC --------------------------------------------------- */
+/* ---- NOPCIESR: MSI_TX_VEC ------------------------------------------------ */
 
 static uint64_t pcie_nopciesr_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -384,7 +384,7 @@ static const MemoryRegionOps pcie_nopciesr_ops = {
     .impl = { .min_access_size = 4, .max_access_size = 4 },
 };
 
-/* ---- outbound slave window: only the MSI-X address match --------------------- */
+/* ---- outbound slave window: only the MSI-X address match ----------------- */
 
 static uint64_t pcie_slv_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -425,7 +425,7 @@ static const MemoryRegionOps pcie_slv_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
-/* ---- mailbox trigger registers ------------------------------------------------ */
+/* ---- mailbox trigger registers ------------------------------------------- */
 
 static uint64_t pcie_trg_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -542,7 +542,7 @@ TRG_OPS(pcie_trg_ops, pcie_trg_read, pcie_trg_write);
 TRG_OPS(pcie_trg_sp_ops, pcie_trg_sp_read, pcie_trg_sp_write);
 TRG_OPS(pcie_trg_mmin_ops, pcie_trg_mmin_read, pcie_trg_mmin_write);
 
-/* ---- qtest hook: the host's view, offset = bus address --------------------- */
+/* ---- qtest hook: the host's view, offset = bus address ------------------- */
 
 static MemTxResult pcie_hostview_read(void *opaque, hwaddr addr,
                                       uint64_t *data, unsigned size,
@@ -573,7 +573,7 @@ static const MemoryRegionOps pcie_hostview_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
-/* ---- device ------------------------------------------------------------------ */
+/* ---- device -------------------------------------------------------------- */
 
 static void pcie_reset(DeviceState *dev)
 {

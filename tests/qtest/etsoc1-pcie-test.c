@@ -152,7 +152,7 @@ static bool same(Fixture *f, uint64_t a, uint64_t b, size_t len)
     return !memcmp(x, y, len);
 }
 
-/* ---- reset values ---------------------------------------------------------- */
+/* ---- reset values -------------------------------------------------------- */
 
 static void test_reset_values(void)
 {
@@ -251,7 +251,7 @@ static void test_iatu(void)
     stop(&f);
 }
 
-/* ---- doorbells and MSI ------------------------------------------------------ */
+/* ---- doorbells and MSI --------------------------------------------------- */
 
 static uint32_t msi_sent(Fixture *f)
 {
@@ -309,7 +309,7 @@ static void test_doorbells(void)
     stop(&f);
 }
 
-/* ---- eDMA transfers --------------------------------------------------------- */
+/* ---- eDMA transfers ------------------------------------------------------ */
 
 static void test_h2d(void)
 {
@@ -394,7 +394,7 @@ static void test_rates(void)
     stop(&f);
 }
 
-/* ---- abort, errors, interrupts ------------------------------------------------ */
+/* ---- abort, errors, interrupts ------------------------------------------- */
 
 static void test_abort(void)
 {
