@@ -72,6 +72,7 @@ def run(cmd, timeout, env=None):
 QTESTS = [
     # (binary, extra args, timeout)
     ('etsoc1-machine-test', [], 120),
+    ('etsoc1-pcie-test', [], 120),
     ('qom-test', ['-p', '/riscv64/qom/etsoc1'], 120),
     ('device-introspect-test', [], 300),
 ]

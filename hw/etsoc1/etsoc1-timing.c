@@ -23,6 +23,7 @@ typedef enum {
     CYC,        /* minion cycles, whatever the clock */
     NS,         /* nanoseconds */
     CYC600,     /* measured in cycles at 600 MHz, fixed in ns */
+    RAW,        /* a rate (GB/s) or a factor: used as it is */
 } Etsoc1Unit;
 
 typedef struct Etsoc1TimingRow {
@@ -116,6 +117,17 @@ static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
     ROW(ETSOC1_T_INSN_ATOMIC, "insn.atomic", 1, CYC, "as insn.alu"),
     ROW(ETSOC1_T_INSN_PACKED, "insn.packed", 1, CYC, "as insn.alu"),
     ROW(ETSOC1_T_INSN_SYSTEM, "insn.system", 1, CYC, "as insn.alu"),
+    /* PCIe eDMA: rates in GB/s (bytes per ns) and factors, not cycles */
+    ROW(ETSOC1_T_DMA_H2D, "dma.h2d.gbps", 12.5, RAW,
+        "6: host->card, DMA only, 256 MiB"),
+    ROW(ETSOC1_T_DMA_D2H, "dma.d2h.gbps", 10.5, RAW,
+        "6: card->host, DMA only, 256 MiB"),
+    ROW(ETSOC1_T_DMA_PAIR, "dma.pair", 1.01, RAW,
+        "6: one host->card command in each of two streams"),
+    ROW(ETSOC1_T_DMA_SAME_STREAM, "dma.same-stream", 0.49, RAW,
+        "6: two host->card commands in flight in one stream"),
+    ROW(ETSOC1_T_DMA_DUPLEX, "dma.duplex", 1.075, RAW,
+        "6: host->card and card->host at once, 1.07-1.08 of the faster"),
 };
 
 static uint32_t etsoc1_clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;

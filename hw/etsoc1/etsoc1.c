@@ -31,6 +31,7 @@
 #include "elf.h"
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
 
 /* The physical memory map, isa.md section 2. */
@@ -286,6 +287,46 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
 
 /* ---- machine ------------------------------------------------------------- */
 
+/*
+ * The PCIe0 endpoint and its eDMA (docs/host-interface.md).  Under qtest a
+ * loopback host memory backs the eDMA, and it and the host's view of the
+ * BARs are mapped in the reserved hole for tests to reach.
+ */
+static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
+{
+    static const hwaddr map[] = {
+        ETSOC1_PCIE0_DBI_BASE, ETSOC1_PCIE_NOPCIESR, ETSOC1_PU_TRG_PCIE,
+        ETSOC1_PU_TRG_PCIE_SP, ETSOC1_PU_TRG_MMIN, ETSOC1_PU_MBOX_PC_MM,
+        ETSOC1_PU_MBOX_PC_SP, ETSOC1_PCIE0_SLV_BASE,
+    };
+    DeviceState *dev = qdev_new(TYPE_ETSOC1_PCIE_EP);
+    SysBusDevice *sbd = SYS_BUS_DEVICE(dev);
+    unsigned i;
+
+    object_property_add_child(OBJECT(s), "pcie", OBJECT(dev));
+    qdev_prop_set_uint64(dev, "dram-size", ms->ram_size);
+    qdev_prop_set_uint32(dev, "scp-shires", s->num_shires);
+    if (qtest_enabled()) {
+        Etsoc1HostLoopback *lb =
+            ETSOC1_HOST_LOOPBACK(object_new(TYPE_ETSOC1_HOST_LOOPBACK));
+
+        object_property_add_child(OBJECT(s), "host-loopback", OBJECT(lb));
+        object_unref(OBJECT(lb));
+        etsoc1_host_loopback_init_ram(lb, &error_fatal);
+        memory_region_add_subregion(get_system_memory(), ETSOC1_LOOPBACK_BASE,
+                                    &lb->mr);
+        object_property_set_link(OBJECT(dev), "host-mem", OBJECT(lb),
+                                 &error_abort);
+    }
+    sysbus_realize_and_unref(sbd, &error_fatal);
+    for (i = 0; i < ARRAY_SIZE(map); i++) {
+        sysbus_mmio_map(sbd, i, map[i]);
+    }
+    if (qtest_enabled()) {
+        sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
+    }
+}
+
 static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
 {
     uint64_t entry;
@@ -403,6 +444,7 @@ static void etsoc1_machine_init(MachineState *ms)
                                         &sh->esr[pp].mr);
         }
     }
+    etsoc1_pcie_create(s, ms);
 
     memory_region_transaction_commit();
 

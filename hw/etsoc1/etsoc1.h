@@ -440,6 +440,11 @@ typedef enum Etsoc1TimingId {
     ETSOC1_T_INSN_ATOMIC,
     ETSOC1_T_INSN_PACKED,
     ETSOC1_T_INSN_SYSTEM,
+    ETSOC1_T_DMA_H2D,       /* PCIe eDMA (etsoc1-edma.c): GB/s = bytes/ns */
+    ETSOC1_T_DMA_D2H,
+    ETSOC1_T_DMA_PAIR,      /* factors on those rates */
+    ETSOC1_T_DMA_SAME_STREAM,
+    ETSOC1_T_DMA_DUPLEX,
     ETSOC1_T_COUNT
 } Etsoc1TimingId;
 

@@ -1,0 +1,935 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the DesignWare PCIe embedded DMA ("eDMA") of PCIe0,
+ * unrolled register map in the DBI space (host-interface.md 5.1).
+ *
+ * 4 write channels (card -> host) and 4 read channels (host -> card), in
+ * linked-list mode (or single-block with LLE clear).  A doorbell only
+ * arms the channel's timer: the list is walked in steps of at most
+ * "step-bytes" on QEMU_CLOCK_VIRTUAL, each step taking the time its bytes
+ * take at the channel's share of the link (timing.md 6, rows dma.* in
+ * etsoc1-timing.c).  Host memory is reached through the "host-mem" link
+ * (interface etsoc1-host-mem); card memory is DRAM and the L2 scratchpads
+ * only, checked before any byte moves.  docs/host-interface.md has the
+ * register and error model.
+ */
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/irq.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "migration/vmstate.h"
+#include "exec/address-spaces.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-pcie.h"
+#include "trace.h"
+
+/* Global registers, offsets from the eDMA base (DBI + 0x380000). */
+REG32(CTRL_DATA_ARB_PRIOR, 0x00)
+REG32(CTRL, 0x08)
+    FIELD(CTRL, NUM_WR, 0, 4)
+    FIELD(CTRL, NUM_RD, 16, 4)
+REG32(WR_ENGINE_EN, 0x0c)
+    FIELD(ENGINE_EN, EN, 0, 1)
+REG32(WR_DOORBELL, 0x10)
+    FIELD(DOORBELL, CH, 0, 3)
+    FIELD(DOORBELL, STOP, 31, 1)
+REG32(WR_ARB_LOW, 0x18)
+REG32(WR_ARB_HIGH, 0x1c)
+REG32(RD_ENGINE_EN, 0x2c)
+REG32(RD_DOORBELL, 0x30)
+REG32(RD_ARB_LOW, 0x38)
+REG32(RD_ARB_HIGH, 0x3c)
+REG32(WR_INT_STATUS, 0x4c)
+    FIELD(INT, DONE, 0, 8)
+    FIELD(INT, ABORT, 16, 8)
+REG32(WR_INT_MASK, 0x54)
+REG32(WR_INT_CLEAR, 0x58)
+REG32(WR_ERR_STATUS, 0x5c)
+    FIELD(ERR, APP, 0, 8)       /* WR: local read; RD: local write */
+    FIELD(ERR, LL_FETCH, 16, 8)
+REG32(RD_INT_STATUS, 0xa0)
+REG32(RD_INT_MASK, 0xa8)
+REG32(RD_INT_CLEAR, 0xac)
+REG32(RD_ERR_STATUS_LOW, 0xb4)
+REG32(RD_ERR_STATUS_HIGH, 0xb8)
+    FIELD(RD_ERR_HIGH, UNSUPPORTED, 0, 8)
+    FIELD(RD_ERR_HIGH, CPL_ABORT, 8, 8)
+    FIELD(RD_ERR_HIGH, CPL_TIMEOUT, 16, 8)
+    FIELD(RD_ERR_HIGH, POISON, 24, 8)
+
+/* Channel registers: write channel n at 0x200 + n * 0x200, read +0x100. */
+#define CH_BASE         0x200
+#define CH_STRIDE       0x200
+#define CH_RD_OFFSET    0x100
+REG32(CH_CONTROL1, 0x00)
+    FIELD(CH_CONTROL1, CB, 0, 1)
+    FIELD(CH_CONTROL1, TCB, 1, 1)
+    FIELD(CH_CONTROL1, LLP, 2, 1)
+    FIELD(CH_CONTROL1, LIE, 3, 1)
+    FIELD(CH_CONTROL1, RIE, 4, 1)
+    FIELD(CH_CONTROL1, CS, 5, 2)
+    FIELD(CH_CONTROL1, CCS, 8, 1)
+    FIELD(CH_CONTROL1, LLE, 9, 1)
+REG32(CH_CONTROL2, 0x04)
+REG32(CH_TRANSFER_SIZE, 0x08)
+REG32(CH_SAR_LO, 0x0c)
+REG32(CH_SAR_HI, 0x10)
+REG32(CH_DAR_LO, 0x14)
+REG32(CH_DAR_HI, 0x18)
+REG32(CH_LLP_LO, 0x1c)
+REG32(CH_LLP_HI, 0x20)
+
+/* A linked-list element: 24 bytes; a link element has LLP set in ctrl. */
+#define ELEM_CTRL       0
+#define ELEM_SIZE       4
+#define ELEM_SAR        8       /* link element: the next element */
+#define ELEM_DAR        16
+
+#define EDMA_MMIO_SIZE  0x80000
+#define WR 0
+#define RD 1
+
+/* Channel status (CH_CONTROL1.CS) */
+typedef enum {
+    EDMA_CS_IDLE = 0,       /* reset: never started */
+    EDMA_CS_RUNNING = 1,
+    EDMA_CS_HALTED = 2,     /* stopped on an error */
+    EDMA_CS_STOPPED = 3,    /* end of list, or the STOP doorbell */
+} Etsoc1EdmaCs;
+
+/* Why a channel aborts */
+typedef enum {
+    EDMA_ERR_STOP,          /* STOP doorbell: abort bit only */
+    EDMA_ERR_LL_FETCH,      /* bad or endless list, element too large */
+    EDMA_ERR_APP,           /* card side outside DRAM / scratchpad */
+    EDMA_ERR_HOST,          /* the host side failed */
+} Etsoc1EdmaErr;
+
+static const char *const edma_err_name[] = {
+    "stop", "ll-fetch", "card-address", "host-access",
+};
+
+static inline const char *dir_name(bool write)
+{
+    return write ? "wr" : "rd";
+}
+
+static void edma_update_irq(Etsoc1EdmaState *s)
+{
+    unsigned side, n;
+
+    for (side = WR; side <= RD; side++) {
+        uint32_t live = s->int_status[side] & ~s->int_mask[side];
+
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            bool level = live & (BIT(n) | BIT(16 + n));
+
+            qemu_set_irq(s->irq[side * ETSOC1_EDMA_CHANNELS + n], level);
+        }
+    }
+}
+
+/* Card memory the engine may touch: DRAM, or one existing L2 scratchpad. */
+static bool edma_card_ok(Etsoc1EdmaState *s, uint64_t addr, uint64_t len)
+{
+    uint64_t end = addr + len;
+
+    if (end < addr) {
+        return false;
+    }
+    if (addr >= s->dram_base && end <= s->dram_base + s->dram_size) {
+        return true;
+    }
+    if (addr >= s->scp_base && s->scp_window) {
+        uint64_t shire = (addr - s->scp_base) / s->scp_window;
+        uint64_t off = (addr - s->scp_base) % s->scp_window;
+
+        return shire < s->scp_shires && off + len <= s->scp_size;
+    }
+    return false;
+}
+
+/*
+ * Link bandwidth in bytes per ns (= GB/s) of one running channel, from the
+ * rules of timing.md 6 (docs/host-interface.md, "Timing"): a direction
+ * alone moves at its rate; two or more channels of one direction share
+ * dma.pair (or dma.same-stream with the same-stream property) times that
+ * rate; both directions at once share dma.duplex times the faster one.
+ */
+static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
+{
+    double agg[2] = { 0, 0 };
+    unsigned busy[2] = { 0, 0 };
+    unsigned side, n;
+    double total, scale = 1;
+
+    for (side = WR; side <= RD; side++) {
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            busy[side] += s->ch[side][n].state == EDMA_CS_RUNNING;
+        }
+        if (busy[side]) {
+            double rate = etsoc1_t(side == RD ? ETSOC1_T_DMA_H2D
+                                              : ETSOC1_T_DMA_D2H);
+
+            if (busy[side] > 1) {
+                rate *= etsoc1_t(s->same_stream ? ETSOC1_T_DMA_SAME_STREAM
+                                                : ETSOC1_T_DMA_PAIR);
+            }
+            agg[side] = rate;
+        }
+    }
+    side = write ? WR : RD;
+    if (!busy[side]) {
+        busy[side] = 1;     /* not running yet: price it as if it were */
+        agg[side] = etsoc1_t(write ? ETSOC1_T_DMA_D2H : ETSOC1_T_DMA_H2D);
+    }
+    total = agg[WR] + agg[RD];
+    if (agg[WR] && agg[RD]) {
+        double cap = etsoc1_t(ETSOC1_T_DMA_DUPLEX) * MAX(agg[WR], agg[RD]);
+
+        scale = MIN(1.0, cap / total);
+    }
+    return MAX(agg[side] * scale / busy[side], 1e-6);
+}
+
+static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
+{
+    c->state = cs;
+    c->pending = false;
+    c->e_left = 0;
+    timer_del(c->timer);
+}
+
+static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
+{
+    Etsoc1EdmaState *s = c->engine;
+    unsigned side = c->write ? WR : RD;
+
+    if (why != EDMA_ERR_STOP) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: %s channel %u aborts: "
+                      "%s at 0x%" PRIx64 "\n", dir_name(c->write), c->index,
+                      edma_err_name[why], addr);
+    }
+    switch (why) {
+    case EDMA_ERR_LL_FETCH:
+        s->err_low[side] |= BIT(R_ERR_LL_FETCH_SHIFT + c->index);
+        break;
+    case EDMA_ERR_APP:
+        s->err_low[side] |= BIT(R_ERR_APP_SHIFT + c->index);
+        break;
+    case EDMA_ERR_HOST:
+        /* A read completion with Completer Abort; posted writes: none. */
+        if (side == RD) {
+            s->rd_err_high |= BIT(R_RD_ERR_HIGH_CPL_ABORT_SHIFT + c->index);
+        }
+        break;
+    default:
+        break;
+    }
+    trace_etsoc1_edma_abort(dir_name(c->write), c->index,
+                            edma_err_name[why], addr);
+    edma_finish(c, why == EDMA_ERR_STOP ? EDMA_CS_STOPPED : EDMA_CS_HALTED);
+    s->int_status[side] |= BIT(R_INT_ABORT_SHIFT + c->index);
+    edma_update_irq(s);
+}
+
+static void edma_done(Etsoc1EdmaChan *c)
+{
+    Etsoc1EdmaState *s = c->engine;
+
+    c->done_raised = true;
+    s->int_status[c->write ? WR : RD] |= BIT(c->index);
+    trace_etsoc1_edma_done(dir_name(c->write), c->index);
+    edma_update_irq(s);
+}
+
+/*
+ * Fetch the next data element at c->llp, following link elements.  Return
+ * false when the list ends (cycle bit mismatch) or the channel aborted.
+ */
+static bool edma_fetch(Etsoc1EdmaChan *c)
+{
+    Etsoc1EdmaState *s = c->engine;
+    uint8_t e[ETSOC1_EDMA_ELEM_SIZE];
+
+    for (;;) {
+        uint32_t ctrl, size;
+        bool ccs = FIELD_EX32(c->control1, CH_CONTROL1, CCS);
+
+        if (++c->walked > s->max_walk) {
+            edma_abort(c, EDMA_ERR_LL_FETCH, c->llp);   /* never ends */
+            return false;
+        }
+        if (!edma_card_ok(s, c->llp, sizeof(e)) ||
+            address_space_read(&address_space_memory, c->llp,
+                               MEMTXATTRS_UNSPECIFIED, e, sizeof(e))) {
+            edma_abort(c, EDMA_ERR_LL_FETCH, c->llp);
+            return false;
+        }
+        ctrl = ldl_le_p(e + ELEM_CTRL);
+        size = ldl_le_p(e + ELEM_SIZE);
+        trace_etsoc1_edma_elem(dir_name(c->write), c->index, c->llp, ctrl,
+                               size, ldq_le_p(e + ELEM_SAR),
+                               ldq_le_p(e + ELEM_DAR));
+        if (FIELD_EX32(ctrl, CH_CONTROL1, CB) != ccs) {
+            return false;           /* not ours yet: the list ends here */
+        }
+        if (FIELD_EX32(ctrl, CH_CONTROL1, LLP)) {
+            c->llp = ldq_le_p(e + ELEM_SAR);
+            if (FIELD_EX32(ctrl, CH_CONTROL1, TCB)) {
+                c->control1 ^= R_CH_CONTROL1_CCS_MASK;
+            }
+            continue;
+        }
+        c->e_sar = ldq_le_p(e + ELEM_SAR);
+        c->e_dar = ldq_le_p(e + ELEM_DAR);
+        c->e_left = size;
+        c->lie = FIELD_EX32(ctrl, CH_CONTROL1, LIE);
+        if (size > s->max_elem) {
+            edma_abort(c, EDMA_ERR_LL_FETCH, c->llp);
+            return false;
+        }
+        if (!edma_card_ok(s, c->write ? c->e_sar : c->e_dar, size)) {
+            edma_abort(c, EDMA_ERR_APP, c->write ? c->e_sar : c->e_dar);
+            return false;
+        }
+        c->llp += ETSOC1_EDMA_ELEM_SIZE;
+        return true;
+    }
+}
+
+/* Move up to step-bytes of the element in progress; false if aborted. */
+static bool edma_move(Etsoc1EdmaChan *c, uint64_t *moved)
+{
+    Etsoc1EdmaState *s = c->engine;
+    uint64_t n = MIN(c->e_left, (uint64_t)s->step_bytes);
+
+    if (c->write) {
+        if (address_space_read(&address_space_memory, c->e_sar,
+                               MEMTXATTRS_UNSPECIFIED, s->bounce, n)) {
+            edma_abort(c, EDMA_ERR_APP, c->e_sar);
+            return false;
+        }
+        if (etsoc1_host_mem_write(s->host_mem, c->e_dar, s->bounce, n)) {
+            edma_abort(c, EDMA_ERR_HOST, c->e_dar);
+            return false;
+        }
+    } else {
+        if (etsoc1_host_mem_read(s->host_mem, c->e_sar, s->bounce, n)) {
+            edma_abort(c, EDMA_ERR_HOST, c->e_sar);
+            return false;
+        }
+        if (address_space_write(&address_space_memory, c->e_dar,
+                                MEMTXATTRS_UNSPECIFIED, s->bounce, n)) {
+            edma_abort(c, EDMA_ERR_APP, c->e_dar);
+            return false;
+        }
+        /* host writes land in the lines' home L3 slices (timing.md 4) */
+        etsoc1_l3_install(c->e_dar, n);
+    }
+    trace_etsoc1_edma_move(dir_name(c->write), c->index, c->e_sar, c->e_dar,
+                           n);
+    c->e_sar += n;
+    c->e_dar += n;
+    c->e_left -= n;
+    *moved = n;
+    return true;
+}
+
+/*
+ * One step of a channel: the bytes moved by the previous step have now
+ * arrived (their time has passed); finish that element if it is done,
+ * then move the next piece and sleep for its time.  Bounded work.
+ */
+static void edma_step(void *opaque)
+{
+    Etsoc1EdmaChan *c = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t moved = 0;
+    double ns;
+
+    if (c->state != EDMA_CS_RUNNING) {
+        return;
+    }
+    if (c->pending && !c->e_left) {
+        c->pending = false;
+        if (c->lie) {
+            edma_done(c);
+        }
+        if (!FIELD_EX32(c->control1, CH_CONTROL1, LLE)) {
+            edma_finish(c, EDMA_CS_STOPPED);
+            return;
+        }
+    }
+    if (!c->e_left) {
+        if (!FIELD_EX32(c->control1, CH_CONTROL1, LLE) || !edma_fetch(c)) {
+            if (c->state == EDMA_CS_RUNNING) {
+                /* end of list; sysemu raises DONE here if no LIE did */
+                edma_finish(c, EDMA_CS_STOPPED);
+                if (!c->done_raised) {
+                    edma_done(c);
+                }
+            }
+            return;
+        }
+    }
+    if (c->e_left && !edma_move(c, &moved)) {
+        return;
+    }
+    c->pending = true;
+    ns = moved / edma_chan_rate(c->engine, c->write);
+    timer_mod(c->timer, now + (int64_t)ceil(ns));
+}
+
+static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
+{
+    unsigned n = FIELD_EX32(val, DOORBELL, CH);
+    Etsoc1EdmaChan *c;
+
+    s->doorbell[side] = val;
+    if (n >= ETSOC1_EDMA_CHANNELS) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: %s doorbell for "
+                      "channel %u of %u\n", dir_name(side == WR), n,
+                      ETSOC1_EDMA_CHANNELS);
+        return;
+    }
+    c = &s->ch[side][n];
+    trace_etsoc1_edma_doorbell(dir_name(c->write), n,
+                               FIELD_EX32(val, DOORBELL, STOP));
+    if (FIELD_EX32(val, DOORBELL, STOP)) {
+        if (c->state == EDMA_CS_RUNNING) {
+            edma_abort(c, EDMA_ERR_STOP, c->llp);
+        }
+        return;
+    }
+    if (!FIELD_EX32(s->engine_en[side], ENGINE_EN, EN)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: %s doorbell %u with the "
+                      "engine disabled: ignored\n", dir_name(c->write), n);
+        return;
+    }
+    if (c->state == EDMA_CS_RUNNING) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: %s doorbell %u while "
+                      "the channel runs: ignored\n", dir_name(c->write), n);
+        return;
+    }
+    if (!s->host_mem) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: no host attached\n");
+    }
+    c->state = EDMA_CS_RUNNING;
+    c->pending = false;
+    c->done_raised = false;
+    c->walked = 0;
+    c->e_left = 0;
+    if (!FIELD_EX32(c->control1, CH_CONTROL1, LLE)) {
+        /* single block: the element is in the channel registers */
+        c->e_sar = c->sar;
+        c->e_dar = c->dar;
+        c->e_left = c->xfer_size;
+        c->lie = FIELD_EX32(c->control1, CH_CONTROL1, LIE);
+        if (c->xfer_size > s->max_elem) {
+            edma_abort(c, EDMA_ERR_LL_FETCH, c->sar);
+            return;
+        }
+        if (!edma_card_ok(s, c->write ? c->sar : c->dar, c->xfer_size)) {
+            edma_abort(c, EDMA_ERR_APP, c->write ? c->sar : c->dar);
+            return;
+        }
+    }
+    /* The walk runs from the timer, never inside this MMIO write. */
+    timer_mod(c->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+}
+
+static void edma_engine_en(Etsoc1EdmaState *s, unsigned side, uint32_t val)
+{
+    unsigned n;
+
+    s->engine_en[side] = val;
+    if (FIELD_EX32(val, ENGINE_EN, EN)) {
+        return;
+    }
+    /* Disabling the engine stops its channels without an interrupt. */
+    for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+        if (s->ch[side][n].state == EDMA_CS_RUNNING) {
+            edma_finish(&s->ch[side][n], EDMA_CS_STOPPED);
+        }
+    }
+}
+
+static void edma_int_clear(Etsoc1EdmaState *s, unsigned side, uint32_t val)
+{
+    uint32_t aborts = FIELD_EX32(val, INT, ABORT);
+
+    s->int_status[side] &= ~(val & (R_INT_DONE_MASK | R_INT_ABORT_MASK));
+    /* Error status goes with the abort it explains. */
+    s->err_low[side] &= ~(aborts | aborts << R_ERR_LL_FETCH_SHIFT);
+    if (side == RD) {
+        s->rd_err_high &= ~(aborts * 0x01010101u);
+    }
+    edma_update_irq(s);
+}
+
+static uint64_t edma_ch_read(Etsoc1EdmaChan *c, hwaddr off)
+{
+    switch (off) {
+    case A_CH_CONTROL1:
+        return FIELD_DP32(c->control1, CH_CONTROL1, CS, c->state);
+    case A_CH_CONTROL2:
+        return c->control2;
+    case A_CH_TRANSFER_SIZE:
+        return c->state == EDMA_CS_RUNNING ? c->e_left : c->xfer_size;
+    case A_CH_SAR_LO:
+        return (uint32_t)c->sar;
+    case A_CH_SAR_HI:
+        return c->sar >> 32;
+    case A_CH_DAR_LO:
+        return (uint32_t)c->dar;
+    case A_CH_DAR_HI:
+        return c->dar >> 32;
+    case A_CH_LLP_LO:
+        return (uint32_t)c->llp;
+    case A_CH_LLP_HI:
+        return c->llp >> 32;
+    }
+    qemu_log_mask(LOG_UNIMP, "etsoc1-edma: channel register 0x%" HWADDR_PRIx
+                  "\n", off);
+    return 0;
+}
+
+static void edma_ch_write(Etsoc1EdmaChan *c, hwaddr off, uint32_t val)
+{
+    if (c->state == EDMA_CS_RUNNING && off != A_CH_CONTROL2) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: %s channel %u register "
+                      "0x%" HWADDR_PRIx " written while it runs: ignored\n",
+                      dir_name(c->write), c->index, off);
+        return;
+    }
+    switch (off) {
+    case A_CH_CONTROL1:
+        c->control1 = val & ~R_CH_CONTROL1_CS_MASK;
+        break;
+    case A_CH_CONTROL2:
+        c->control2 = val;
+        break;
+    case A_CH_TRANSFER_SIZE:
+        c->xfer_size = val;
+        break;
+    case A_CH_SAR_LO:
+        c->sar = deposit64(c->sar, 0, 32, val);
+        break;
+    case A_CH_SAR_HI:
+        c->sar = deposit64(c->sar, 32, 32, val);
+        break;
+    case A_CH_DAR_LO:
+        c->dar = deposit64(c->dar, 0, 32, val);
+        break;
+    case A_CH_DAR_HI:
+        c->dar = deposit64(c->dar, 32, 32, val);
+        break;
+    case A_CH_LLP_LO:
+        c->llp = deposit64(c->llp, 0, 32, val);
+        break;
+    case A_CH_LLP_HI:
+        c->llp = deposit64(c->llp, 32, 32, val);
+        break;
+    default:
+        qemu_log_mask(LOG_UNIMP, "etsoc1-edma: channel register 0x%"
+                      HWADDR_PRIx "\n", off);
+    }
+}
+
+/* The channel block at @addr, or NULL; *off is the offset inside it. */
+static Etsoc1EdmaChan *edma_chan_at(Etsoc1EdmaState *s, hwaddr addr,
+                                    hwaddr *off)
+{
+    hwaddr rel, n;
+
+    if (addr < CH_BASE) {
+        return NULL;
+    }
+    rel = addr - CH_BASE;
+    n = rel / CH_STRIDE;
+    if (n >= ETSOC1_EDMA_CHANNELS) {
+        return NULL;
+    }
+    *off = rel % CH_RD_OFFSET;
+    return &s->ch[(rel % CH_STRIDE) >= CH_RD_OFFSET ? RD : WR][n];
+}
+
+static uint64_t edma_read(void *opaque, hwaddr addr, unsigned size)
+{
+    Etsoc1EdmaState *s = opaque;
+    Etsoc1EdmaChan *c;
+    hwaddr off;
+    uint64_t val = 0;
+
+    switch (addr) {
+    case A_CTRL:
+        val = ETSOC1_EDMA_CHANNELS << R_CTRL_NUM_WR_SHIFT |
+              ETSOC1_EDMA_CHANNELS << R_CTRL_NUM_RD_SHIFT;
+        break;
+    case A_WR_ENGINE_EN:
+    case A_RD_ENGINE_EN:
+        val = s->engine_en[addr == A_RD_ENGINE_EN];
+        break;
+    case A_WR_DOORBELL:
+    case A_RD_DOORBELL:
+        val = s->doorbell[addr == A_RD_DOORBELL];
+        break;
+    case A_WR_ARB_LOW:
+    case A_WR_ARB_HIGH:
+        val = s->arb[(addr - A_WR_ARB_LOW) / 4];
+        break;
+    case A_RD_ARB_LOW:
+    case A_RD_ARB_HIGH:
+        val = s->arb[2 + (addr - A_RD_ARB_LOW) / 4];
+        break;
+    case A_WR_INT_STATUS:
+    case A_RD_INT_STATUS:
+        val = s->int_status[addr == A_RD_INT_STATUS];
+        break;
+    case A_WR_INT_MASK:
+    case A_RD_INT_MASK:
+        val = s->int_mask[addr == A_RD_INT_MASK];
+        break;
+    case A_WR_INT_CLEAR:
+    case A_RD_INT_CLEAR:
+    case A_CTRL_DATA_ARB_PRIOR:
+        break;
+    case A_WR_ERR_STATUS:
+    case A_RD_ERR_STATUS_LOW:
+        val = s->err_low[addr == A_RD_ERR_STATUS_LOW];
+        break;
+    case A_RD_ERR_STATUS_HIGH:
+        val = s->rd_err_high;
+        break;
+    default:
+        c = edma_chan_at(s, addr, &off);
+        if (c) {
+            val = edma_ch_read(c, off);
+        } else {
+            qemu_log_mask(LOG_UNIMP, "etsoc1-edma: read of register 0x%"
+                          HWADDR_PRIx "\n", addr);
+        }
+    }
+    trace_etsoc1_edma_read(addr, val);
+    return val;
+}
+
+static void edma_write(void *opaque, hwaddr addr, uint64_t val,
+                       unsigned size)
+{
+    Etsoc1EdmaState *s = opaque;
+    Etsoc1EdmaChan *c;
+    hwaddr off;
+
+    trace_etsoc1_edma_write(addr, val);
+    switch (addr) {
+    case A_WR_ENGINE_EN:
+    case A_RD_ENGINE_EN:
+        edma_engine_en(s, addr == A_RD_ENGINE_EN, val);
+        break;
+    case A_WR_DOORBELL:
+    case A_RD_DOORBELL:
+        edma_doorbell(s, addr == A_RD_DOORBELL, val);
+        break;
+    case A_WR_ARB_LOW:
+    case A_WR_ARB_HIGH:
+        s->arb[(addr - A_WR_ARB_LOW) / 4] = val;
+        break;
+    case A_RD_ARB_LOW:
+    case A_RD_ARB_HIGH:
+        s->arb[2 + (addr - A_RD_ARB_LOW) / 4] = val;
+        break;
+    case A_WR_INT_MASK:
+    case A_RD_INT_MASK:
+        s->int_mask[addr == A_RD_INT_MASK] =
+            val & (R_INT_DONE_MASK | R_INT_ABORT_MASK);
+        edma_update_irq(s);
+        break;
+    case A_WR_INT_CLEAR:
+    case A_RD_INT_CLEAR:
+        edma_int_clear(s, addr == A_RD_INT_CLEAR, val);
+        break;
+    case A_CTRL:
+    case A_CTRL_DATA_ARB_PRIOR:
+    case A_WR_INT_STATUS:
+    case A_RD_INT_STATUS:
+    case A_WR_ERR_STATUS:
+    case A_RD_ERR_STATUS_LOW:
+    case A_RD_ERR_STATUS_HIGH:
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: write to read-only "
+                      "register 0x%" HWADDR_PRIx "\n", addr);
+        break;
+    default:
+        c = edma_chan_at(s, addr, &off);
+        if (c) {
+            edma_ch_write(c, off, val);
+        } else {
+            qemu_log_mask(LOG_UNIMP, "etsoc1-edma: write of register 0x%"
+                          HWADDR_PRIx "\n", addr);
+        }
+    }
+}
+
+static const MemoryRegionOps edma_ops = {
+    .read = edma_read,
+    .write = edma_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 4, .max_access_size = 4 },
+    .impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+static void edma_reset(DeviceState *dev)
+{
+    Etsoc1EdmaState *s = ETSOC1_EDMA(dev);
+    unsigned side, n;
+
+    for (side = WR; side <= RD; side++) {
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            Etsoc1EdmaChan *c = &s->ch[side][n];
+
+            timer_del(c->timer);
+            c->control1 = c->control2 = c->xfer_size = 0;
+            c->sar = c->dar = c->llp = 0;
+            c->state = EDMA_CS_IDLE;
+            c->pending = c->lie = c->done_raised = false;
+            c->walked = 0;
+            c->e_sar = c->e_dar = c->e_left = 0;
+        }
+        s->engine_en[side] = 0;
+        s->doorbell[side] = 0;
+        s->int_status[side] = 0;
+        s->int_mask[side] = 0;
+        s->err_low[side] = 0;
+    }
+    s->rd_err_high = 0;
+    memset(s->arb, 0, sizeof(s->arb));
+    edma_update_irq(s);
+}
+
+static void edma_realize(DeviceState *dev, Error **errp)
+{
+    Etsoc1EdmaState *s = ETSOC1_EDMA(dev);
+    unsigned side, n;
+
+    if (!s->step_bytes || s->step_bytes > 16 * MiB) {
+        error_setg(errp, "step-bytes=%u: must be 1 byte to 16 MiB",
+                   s->step_bytes);
+        return;
+    }
+    memory_region_init_io(&s->mmio, OBJECT(s), &edma_ops, s, "etsoc1.edma",
+                          EDMA_MMIO_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->mmio);
+    qdev_init_gpio_out(dev, s->irq, ARRAY_SIZE(s->irq));
+    s->bounce = g_malloc(s->step_bytes);
+    for (side = WR; side <= RD; side++) {
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            Etsoc1EdmaChan *c = &s->ch[side][n];
+
+            c->engine = s;
+            c->index = n;
+            c->write = side == WR;
+            c->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, edma_step, c);
+        }
+    }
+}
+
+static void edma_unrealize(DeviceState *dev)
+{
+    Etsoc1EdmaState *s = ETSOC1_EDMA(dev);
+    unsigned side, n;
+
+    for (side = WR; side <= RD; side++) {
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            timer_free(s->ch[side][n].timer);
+        }
+    }
+    g_free(s->bounce);
+}
+
+static const VMStateDescription vmstate_edma_chan = {
+    .name = "etsoc1-edma-chan",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_TIMER_PTR(timer, Etsoc1EdmaChan),
+        VMSTATE_UINT32(control1, Etsoc1EdmaChan),
+        VMSTATE_UINT32(control2, Etsoc1EdmaChan),
+        VMSTATE_UINT32(xfer_size, Etsoc1EdmaChan),
+        VMSTATE_UINT64(sar, Etsoc1EdmaChan),
+        VMSTATE_UINT64(dar, Etsoc1EdmaChan),
+        VMSTATE_UINT64(llp, Etsoc1EdmaChan),
+        VMSTATE_UINT8(state, Etsoc1EdmaChan),
+        VMSTATE_BOOL(pending, Etsoc1EdmaChan),
+        VMSTATE_BOOL(lie, Etsoc1EdmaChan),
+        VMSTATE_BOOL(done_raised, Etsoc1EdmaChan),
+        VMSTATE_UINT32(walked, Etsoc1EdmaChan),
+        VMSTATE_UINT64(e_sar, Etsoc1EdmaChan),
+        VMSTATE_UINT64(e_dar, Etsoc1EdmaChan),
+        VMSTATE_UINT64(e_left, Etsoc1EdmaChan),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_edma = {
+    .name = TYPE_ETSOC1_EDMA,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_2DARRAY(ch, Etsoc1EdmaState, 2, ETSOC1_EDMA_CHANNELS,
+                               1, vmstate_edma_chan, Etsoc1EdmaChan),
+        VMSTATE_UINT32_ARRAY(engine_en, Etsoc1EdmaState, 2),
+        VMSTATE_UINT32_ARRAY(doorbell, Etsoc1EdmaState, 2),
+        VMSTATE_UINT32_ARRAY(int_status, Etsoc1EdmaState, 2),
+        VMSTATE_UINT32_ARRAY(int_mask, Etsoc1EdmaState, 2),
+        VMSTATE_UINT32_ARRAY(err_low, Etsoc1EdmaState, 2),
+        VMSTATE_UINT32(rd_err_high, Etsoc1EdmaState),
+        VMSTATE_UINT32_ARRAY(arb, Etsoc1EdmaState, 4),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static Property edma_properties[] = {
+    DEFINE_PROP_LINK("host-mem", Etsoc1EdmaState, host_mem,
+                     TYPE_ETSOC1_HOST_MEM, Object *),
+    DEFINE_PROP_UINT64("dram-base", Etsoc1EdmaState, dram_base,
+                       0x8000000000ULL),
+    DEFINE_PROP_UINT64("dram-size", Etsoc1EdmaState, dram_size, 0),
+    DEFINE_PROP_UINT64("scp-base", Etsoc1EdmaState, scp_base, 0x80000000),
+    DEFINE_PROP_UINT32("scp-shires", Etsoc1EdmaState, scp_shires, 0),
+    DEFINE_PROP_UINT64("scp-window", Etsoc1EdmaState, scp_window, 8 * MiB),
+    DEFINE_PROP_UINT64("scp-size", Etsoc1EdmaState, scp_size, 4 * MiB),
+    /* firmware: 8 data elements and a link; far more means a loop */
+    DEFINE_PROP_UINT32("max-walk", Etsoc1EdmaState, max_walk, 1024),
+    DEFINE_PROP_UINT64("max-element", Etsoc1EdmaState, max_elem, 128 * MiB),
+    DEFINE_PROP_UINT32("step-bytes", Etsoc1EdmaState, step_bytes, 64 * KiB),
+    DEFINE_PROP_BOOL("same-stream", Etsoc1EdmaState, same_stream, false),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void edma_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+
+    dc->desc = "ET-SoC-1 PCIe embedded DMA (DesignWare eDMA)";
+    dc->realize = edma_realize;
+    dc->unrealize = edma_unrealize;
+    dc->reset = edma_reset;
+    dc->vmsd = &vmstate_edma;
+    dc->user_creatable = false;
+    device_class_set_props(dc, edma_properties);
+}
+
+/* ---- host memory backends ------------------------------------------------ */
+
+MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
+                                 uint64_t len)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return MEMTX_DECODE_ERROR;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    return k->read(ETSOC1_HOST_MEM(hm), addr, buf, len);
+}
+
+MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
+                                  uint64_t len)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return MEMTX_DECODE_ERROR;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    return k->write(ETSOC1_HOST_MEM(hm), addr, buf, len);
+}
+
+static MemTxResult loopback_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
+                                 uint64_t len)
+{
+    Etsoc1HostLoopback *lb = ETSOC1_HOST_LOOPBACK(hm);
+
+    if (!memory_region_size(&lb->mr) || addr > lb->size ||
+        len > lb->size - addr) {
+        trace_etsoc1_host_loopback("read", addr, len, false);
+        return MEMTX_DECODE_ERROR;
+    }
+    memcpy(buf, (uint8_t *)memory_region_get_ram_ptr(&lb->mr) + addr, len);
+    trace_etsoc1_host_loopback("read", addr, len, true);
+    return MEMTX_OK;
+}
+
+static MemTxResult loopback_write(Etsoc1HostMem *hm, uint64_t addr,
+                                  const void *buf, uint64_t len)
+{
+    Etsoc1HostLoopback *lb = ETSOC1_HOST_LOOPBACK(hm);
+
+    if (!memory_region_size(&lb->mr) || addr > lb->size ||
+        len > lb->size - addr) {
+        trace_etsoc1_host_loopback("write", addr, len, false);
+        return MEMTX_DECODE_ERROR;
+    }
+    memcpy((uint8_t *)memory_region_get_ram_ptr(&lb->mr) + addr, buf, len);
+    trace_etsoc1_host_loopback("write", addr, len, true);
+    return MEMTX_OK;
+}
+
+/*
+ * Allocate the buffer once "size" is set.  Host memory is not card state:
+ * it does not migrate.
+ */
+void etsoc1_host_loopback_init_ram(Etsoc1HostLoopback *lb, Error **errp)
+{
+    memory_region_init_ram_nomigrate(&lb->mr, OBJECT(lb),
+                                     "etsoc1.host-loopback", lb->size, errp);
+}
+
+static void loopback_class_init(ObjectClass *oc, void *data)
+{
+    Etsoc1HostMemClass *k = ETSOC1_HOST_MEM_CLASS(oc);
+
+    k->read = loopback_read;
+    k->write = loopback_write;
+}
+
+static void loopback_init(Object *obj)
+{
+    Etsoc1HostLoopback *lb = ETSOC1_HOST_LOOPBACK(obj);
+
+    lb->size = ETSOC1_LOOPBACK_DEFAULT;
+    object_property_add_uint64_ptr(obj, "size", &lb->size,
+                                   OBJ_PROP_FLAG_READWRITE);
+}
+
+static const TypeInfo edma_types[] = {
+    {
+        .name = TYPE_ETSOC1_HOST_MEM,
+        .parent = TYPE_INTERFACE,
+        .class_size = sizeof(Etsoc1HostMemClass),
+    }, {
+        .name = TYPE_ETSOC1_HOST_LOOPBACK,
+        .parent = TYPE_OBJECT,
+        .instance_size = sizeof(Etsoc1HostLoopback),
+        .instance_init = loopback_init,
+        .class_init = loopback_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { TYPE_ETSOC1_HOST_MEM },
+            { }
+        },
+    }, {
+        .name = TYPE_ETSOC1_EDMA,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(Etsoc1EdmaState),
+        .class_init = edma_class_init,
+    },
+};
+
+DEFINE_TYPES(edma_types)

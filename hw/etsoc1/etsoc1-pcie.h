@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the card side of the PCIe host interface
+ * (docs/host-interface.md).
+ *
+ * QEMU interface of "etsoc1-pcie" (the PCIe0 endpoint):
+ *  + sysbus MMIO 0: DBI space, 2 GiB (config header, inbound iATU, and the
+ *    eDMA child's registers at +0x380000)
+ *  + sysbus MMIO 1: NOPCIESR, 4 KiB (MSI_TX_VEC: firmware -> host MSI)
+ *  + sysbus MMIO 2: PU_TRG_PCIE, 8 KiB (host doorbells)
+ *  + sysbus MMIO 3: PU_TRG_PCIE_SP, 8 KiB (SP clears the host IPI)
+ *  + sysbus MMIO 4: PU_TRG_MMIN, 8 KiB (MM acknowledges the doorbell)
+ *  + sysbus MMIO 5, 6: mailbox SRAMs PC_MM and PC_SP, 4 KiB RAM each
+ *  + sysbus MMIO 7: PCIe0 outbound slave window, 128 GiB (MSI-X match)
+ *  + sysbus MMIO 8: qtest hook "host view": offset = host bus address
+ *  + GPIO out 0: host -> SP doorbell (SP PLIC MBOX_HOST, level)
+ *    GPIO out 1: host -> MM doorbell (PU PLIC PCIE_MESSAGE, level)
+ *  + child "edma" (etsoc1-edma): GPIO out 0-3 write channels, 4-7 read
+ *    channels (SP PLIC PCIE0_EDMA0 + n), level, done|abort and not masked
+ *  + properties "bar0", "bar2": bus addresses the "host" assigned;
+ *    "enumerated": start as if the host had enabled memory space and
+ *    written the BARs (as Esperanto's simulator does); "host-mem": link to
+ *    the host memory backend used by the eDMA
+ */
+
+#ifndef HW_ETSOC1_ETSOC1_PCIE_H
+#define HW_ETSOC1_ETSOC1_PCIE_H
+
+#include "qemu/notify.h"
+#include "exec/memattrs.h"
+#include "hw/sysbus.h"
+#include "qom/object.h"
+
+/* Card addresses (Esperanto hal_device.h, host-interface.md 2.3). */
+#define ETSOC1_PCIE0_SLV_BASE    ((uint64_t)0x4000000000)
+#define ETSOC1_PCIE0_SLV_SIZE    (128ULL << 30)
+#define ETSOC1_PCIE0_DBI_BASE    0x7e80000000ULL
+#define ETSOC1_PCIE0_DBI_SIZE    (2ULL << 30)
+#define ETSOC1_PCIE_NOPCIESR     0x7f80001000ULL
+#define ETSOC1_PU_TRG_MMIN       0x0020000000ULL
+#define ETSOC1_PU_MBOX_PC_MM     0x0020007000ULL
+#define ETSOC1_PU_MBOX_PC_SP     0x0030003000ULL
+#define ETSOC1_PU_TRG_PCIE       0x0030008000ULL
+#define ETSOC1_PU_TRG_PCIE_SP    0x003000a000ULL
+#define ETSOC1_EDMA_DBI_OFFSET   0x380000
+#define ETSOC1_IATU_DBI_OFFSET   0x300000
+
+/* Defaults of DeviceSysEmu (host-interface.md 2.3). */
+#define ETSOC1_PCIE_BAR0_DEFAULT 0x1000000000ULL
+#define ETSOC1_PCIE_BAR2_DEFAULT 0x2000000000ULL
+#define ETSOC1_PCIE_BAR0_SIZE    (32ULL << 30)
+#define ETSOC1_PCIE_BAR2_SIZE    0x4000
+
+/* qtest-only windows (docs/host-interface.md, "Test hooks") */
+#define ETSOC1_HOSTVIEW_BASE     0x1000000000ULL   /* card PA = bus addr */
+#define ETSOC1_HOSTVIEW_SIZE     0x2000000000ULL
+#define ETSOC1_LOOPBACK_BASE     0x3000000000ULL   /* + host address */
+#define ETSOC1_LOOPBACK_DEFAULT  (64 * MiB)
+
+#define ETSOC1_IATU_INBOUND      32
+#define ETSOC1_IATU_WORDS        9      /* registers 0x00..0x20 */
+#define ETSOC1_EDMA_CHANNELS     4      /* per direction */
+#define ETSOC1_EDMA_ELEM_SIZE    24
+
+/* ---- host memory backend (the host link implements it) ---------------- */
+
+#define TYPE_ETSOC1_HOST_MEM "etsoc1-host-mem"
+typedef struct Etsoc1HostMemClass Etsoc1HostMemClass;
+DECLARE_CLASS_CHECKERS(Etsoc1HostMemClass, ETSOC1_HOST_MEM,
+                       TYPE_ETSOC1_HOST_MEM)
+#define ETSOC1_HOST_MEM(obj) \
+    INTERFACE_CHECK(Etsoc1HostMem, (obj), TYPE_ETSOC1_HOST_MEM)
+typedef struct Etsoc1HostMem Etsoc1HostMem;
+
+/*
+ * Host memory as the eDMA sees it: @addr is a host bus address (for
+ * Esperanto's runtime, a host virtual address).  Return MEMTX_OK, or an
+ * error: the engine then aborts the channel with the error bit a failed
+ * completion sets.  Called with the BQL held, from the engine's timer.
+ */
+struct Etsoc1HostMemClass {
+    InterfaceClass parent_class;
+    MemTxResult (*read)(Etsoc1HostMem *hm, uint64_t addr, void *buf,
+                        uint64_t len);
+    MemTxResult (*write)(Etsoc1HostMem *hm, uint64_t addr, const void *buf,
+                         uint64_t len);
+};
+
+MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
+                                 uint64_t len);
+MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
+                                  uint64_t len);
+
+/*
+ * The loopback backend: host memory is a RAM buffer of "size" bytes at
+ * host bus addresses [0, size).  Its RAM region is "mr", which the machine
+ * maps at ETSOC1_LOOPBACK_BASE under qtest so that tests can fill and check
+ * it.
+ */
+#define TYPE_ETSOC1_HOST_LOOPBACK "etsoc1-host-loopback"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLoopback, ETSOC1_HOST_LOOPBACK)
+
+struct Etsoc1HostLoopback {
+    Object parent_obj;
+    MemoryRegion mr;
+    uint64_t size;
+};
+
+void etsoc1_host_loopback_init_ram(Etsoc1HostLoopback *lb, Error **errp);
+
+/* ---- eDMA ------------------------------------------------------------ */
+
+#define TYPE_ETSOC1_EDMA "etsoc1-edma"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1EdmaState, ETSOC1_EDMA)
+
+typedef struct Etsoc1EdmaChan {
+    struct Etsoc1EdmaState *engine;
+    QEMUTimer *timer;
+    uint8_t index;
+    bool write;             /* write channel: card -> host */
+    /* registers */
+    uint32_t control1;      /* without CS, which is @state */
+    uint32_t control2;
+    uint32_t xfer_size;
+    uint64_t sar, dar;
+    uint64_t llp;           /* where the next element is fetched */
+    /* walk state */
+    uint8_t state;          /* CS: Etsoc1EdmaCs */
+    bool pending;           /* a chunk is in flight until the timer */
+    bool lie;               /* the element in progress has LIE */
+    bool done_raised;       /* a LIE element raised DONE this command */
+    uint32_t walked;        /* elements fetched for this command */
+    uint64_t e_sar, e_dar, e_left;  /* element in progress */
+} Etsoc1EdmaChan;
+
+struct Etsoc1EdmaState {
+    SysBusDevice parent_obj;
+    MemoryRegion mmio;
+    Etsoc1EdmaChan ch[2][ETSOC1_EDMA_CHANNELS];     /* [write][n] */
+    qemu_irq irq[2 * ETSOC1_EDMA_CHANNELS];
+    uint8_t *bounce;
+
+    /* registers, [0] write side, [1] read side */
+    uint32_t engine_en[2];
+    uint32_t doorbell[2];
+    uint32_t int_status[2];
+    uint32_t int_mask[2];
+    uint32_t err_low[2];    /* WR_ERR_STATUS, RD_ERR_STATUS_LOW */
+    uint32_t rd_err_high;
+    uint32_t arb[4];        /* arbitration weights: stored, no effect */
+
+    /* properties */
+    Object *host_mem;
+    uint64_t dram_base, dram_size;
+    uint64_t scp_base;
+    uint32_t scp_shires;
+    uint64_t scp_window, scp_size;
+    uint32_t max_walk;
+    uint64_t max_elem;
+    uint32_t step_bytes;
+    bool same_stream;
+};
+
+/* ---- PCIe endpoint --------------------------------------------------- */
+
+#define TYPE_ETSOC1_PCIE_EP "etsoc1-pcie"
+/* ETSOC1_PCIE is the memory-map index: the cast is ETSOC1_PCIE_EP */
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1PcieState, ETSOC1_PCIE_EP)
+
+/* Called when firmware sends MSI vectors to the host (bitmap of vectors). */
+typedef void Etsoc1MsiFn(void *opaque, uint32_t vectors);
+
+enum { ETSOC1_PCIE_IRQ_SP, ETSOC1_PCIE_IRQ_MM, ETSOC1_PCIE_IRQS };
+
+struct Etsoc1PcieState {
+    SysBusDevice parent_obj;
+
+    MemoryRegion dbi;
+    MemoryRegion dbi_regs;
+    MemoryRegion nopciesr;
+    MemoryRegion trg_pcie;
+    MemoryRegion trg_pcie_sp;
+    MemoryRegion trg_mmin;
+    MemoryRegion mbox_mm;
+    MemoryRegion mbox_sp;
+    MemoryRegion slv;
+    MemoryRegion hostview;
+    Etsoc1EdmaState edma;
+    qemu_irq irq[ETSOC1_PCIE_IRQS];
+
+    /* config header and port logic */
+    uint32_t command;
+    uint32_t bar[6];
+    uint32_t msi_cap;
+    uint32_t msix_cap;
+    uint32_t msix_match[2];
+    uint32_t iatu[ETSOC1_IATU_INBOUND][ETSOC1_IATU_WORDS];
+    uint32_t nopciesr_reg[8];
+    /* mailbox interrupt registers */
+    uint32_t host_to_sp;    /* IPI_TRIGGER bits, cleared by the SP */
+    uint32_t mm_count;      /* MMM_INT_INC - PCI_INT_DEC */
+    uint32_t msi_sent;      /* vectors sent so far (diagnosis, qtest) */
+
+    Etsoc1MsiFn *msi_fn;
+    void *msi_opaque;
+    NotifierList iatu_notifiers;    /* data: the region index, as int */
+    bool in_host_access;
+
+    /* properties */
+    uint64_t bar0_addr, bar2_addr;
+    bool enumerated;
+    uint32_t num_msi;
+};
+
+/*
+ * The host link's side.  A host access to @bus_addr goes through the
+ * inbound iATU to card memory; an access that leaves a region goes on in
+ * the next.  An address no enabled region matches answers
+ * MEMTX_DECODE_ERROR (an Unsupported Request on the wire).
+ */
+MemTxResult etsoc1_pcie_host_read(Etsoc1PcieState *s, uint64_t bus_addr,
+                                  void *buf, uint64_t len);
+MemTxResult etsoc1_pcie_host_write(Etsoc1PcieState *s, uint64_t bus_addr,
+                                   const void *buf, uint64_t len);
+bool etsoc1_pcie_translate(Etsoc1PcieState *s, uint64_t bus_addr,
+                           uint64_t *card_addr, uint64_t *room);
+void etsoc1_pcie_set_msi_handler(Etsoc1PcieState *s, Etsoc1MsiFn *fn,
+                                 void *opaque);
+/* iATU CTRL2 writes (DeviceSysEmu waits for region 3 enabled). */
+void etsoc1_pcie_add_iatu_notifier(Etsoc1PcieState *s, Notifier *n);
+bool etsoc1_pcie_iatu_enabled(Etsoc1PcieState *s, unsigned region);
+
+#endif
