@@ -15,8 +15,8 @@
  * encoding is written down once, in the decode file and in the switch
  * below.  The approximate transcendentals fexp, flog and frcp are in
  * etsoc1-vpu-transc.c; fsin and frsq are left to machine-mode code
- * (exception 30).  Not implemented yet: the graphics conversions
- * (f10/f11, unorm/snorm, rast).
+ * (exception 30).  The graphics instructions (conversions, cube maps,
+ * frcp.fix.rast, maskpopc.rast) are in etsoc1-vpu-gfx.c.
  */
 
 #include "qemu/osdep.h"
@@ -395,6 +395,10 @@ void HELPER(etsoc1_vop)(CPURISCVState *env, uint32_t insn)
         set_lanes(env, rd, r, active);
         return;
     }
+    if (FIELD_EX32(insn, VINSN, OPCODE) == OPC_CUSTOM3 &&
+        etsoc1_vpu_gfx(env, insn, ra)) {
+        return;
+    }
     if (f7 == 0x33 && FIELD_EX32(insn, VINSN, OPCODE) != OPC_CUSTOM2) {
         /* mask logic: all eight bits, not predicated */
         uint8_t m1 = et->m[mreg(env, insn, rs1, ra)];
@@ -458,6 +462,8 @@ target_ulong HELPER(etsoc1_vop_x)(CPURISCVState *env, uint32_t insn)
         return ctpop8(et->m[mreg(env, insn, rs1, ra)]);
     case 0x2a:      /* maskpopcz */
         return 8 - ctpop8(et->m[mreg(env, insn, rs1, ra)]);
+    case 0x2f:
+        return etsoc1_maskpopc_rast(env, insn, ra);
     default:        /* mova.x.m: m7..m0, a byte each */
         for (i = 0; i < 8; i++) {
             packed |= (target_ulong)et->m[i] << (8 * i);

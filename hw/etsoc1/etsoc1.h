@@ -552,6 +552,15 @@ uint32_t etsoc1_fexp(uint32_t a, float_status *st);
 uint32_t etsoc1_flog(uint32_t a, float_status *st);
 uint32_t etsoc1_frcp(uint32_t a, float_status *st);
 
+/*
+ * etsoc1-vpu-gfx.c: the graphics instructions (illegal while
+ * minion_feature[0] is set).  etsoc1_vpu_gfx() runs @insn and returns
+ * true if it is one of those with an f register result.
+ */
+bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra);
+uint64_t etsoc1_maskpopc_rast(CPURISCVState *env, uint32_t insn,
+                              uintptr_t ra);
+
 /* etsoc1-shire.c */
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
