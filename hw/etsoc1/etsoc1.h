@@ -324,6 +324,7 @@ struct Etsoc1MachineState {
     int on_deadlock;        /* Etsoc1OnDeadlock */
     uint32_t clock_mhz;
     char *timing_file;
+    char *hostlink_id;
 };
 
 /*
