@@ -312,7 +312,7 @@ static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
             exit(1);
         }
         hl = qdev_new(TYPE_ETSOC1_HOSTLINK);
-        object_property_add_child(OBJECT(s), "hostlink", OBJECT(hl));
+        object_property_add_child(OBJECT(s), "host-link", OBJECT(hl));
         qdev_prop_set_chr(hl, "chardev", chr);
         object_property_set_link(OBJECT(dev), "host-mem", OBJECT(hl),
                                  &error_abort);
