@@ -202,6 +202,7 @@ static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
 {
     c->state = cs;
     c->pending = false;
+    c->waiting = false;
     c->e_left = 0;
     timer_del(c->timer);
 }
@@ -304,42 +305,87 @@ static bool edma_fetch(Etsoc1EdmaChan *c)
     }
 }
 
-/* Move up to step-bytes of the element in progress; false if aborted. */
-static bool edma_move(Etsoc1EdmaChan *c, uint64_t *moved)
+/*
+ * The piece of the element in progress (c->req_len bytes) has moved: the
+ * channel now waits the time those bytes take on the link.
+ */
+static void edma_moved(Etsoc1EdmaChan *c)
 {
-    Etsoc1EdmaState *s = c->engine;
-    uint64_t n = MIN(c->e_left, (uint64_t)s->step_bytes);
+    uint64_t n = c->req_len;
+    double ns;
 
-    if (c->write) {
-        if (address_space_read(&address_space_memory, c->e_sar,
-                               MEMTXATTRS_UNSPECIFIED, s->bounce, n)) {
-            edma_abort(c, EDMA_ERR_APP, c->e_sar);
-            return false;
-        }
-        if (etsoc1_host_mem_write(s->host_mem, c->e_dar, s->bounce, n)) {
-            edma_abort(c, EDMA_ERR_HOST, c->e_dar);
-            return false;
-        }
-    } else {
-        if (etsoc1_host_mem_read(s->host_mem, c->e_sar, s->bounce, n)) {
-            edma_abort(c, EDMA_ERR_HOST, c->e_sar);
-            return false;
-        }
-        if (address_space_write(&address_space_memory, c->e_dar,
-                                MEMTXATTRS_UNSPECIFIED, s->bounce, n)) {
-            edma_abort(c, EDMA_ERR_APP, c->e_dar);
-            return false;
-        }
-        /* host writes land in the lines' home L3 slices (timing.md 4) */
-        etsoc1_l3_install(c->e_dar, n);
-    }
     trace_etsoc1_edma_move(dir_name(c->write), c->index, c->e_sar, c->e_dar,
                            n);
     c->e_sar += n;
     c->e_dar += n;
     c->e_left -= n;
-    *moved = n;
-    return true;
+    c->pending = true;
+    ns = n / edma_chan_rate(c->engine, c->write);
+    timer_mod(c->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                        (int64_t)ceil(ns));
+}
+
+/*
+ * The host side of a piece has answered (at once, or later for a host
+ * across a socket).  A completion for a request the channel gave up
+ * (stopped, aborted, reset, or a newer request) is dropped.
+ */
+static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
+{
+    Etsoc1EdmaChan *c = opaque;
+
+    if (!c->waiting || tag != c->req_tag || c->state != EDMA_CS_RUNNING) {
+        return;
+    }
+    c->waiting = false;
+    if (res != MEMTX_OK) {
+        edma_abort(c, EDMA_ERR_HOST, c->write ? c->e_dar : c->e_sar);
+        return;
+    }
+    if (!c->write) {
+        if (address_space_write(&address_space_memory, c->e_dar,
+                                MEMTXATTRS_UNSPECIFIED, c->bounce,
+                                c->req_len)) {
+            edma_abort(c, EDMA_ERR_APP, c->e_dar);
+            return;
+        }
+        /* host writes land in the lines' home L3 slices (timing.md 4) */
+        etsoc1_l3_install(c->e_dar, c->req_len);
+    }
+    edma_moved(c);
+}
+
+/*
+ * Move up to step-bytes of the element in progress.  The channel goes on
+ * in edma_host_done(), at once or when an asynchronous host answers; the
+ * data of a card -> host piece has reached the host (and the host has
+ * acknowledged it) before the channel goes on.
+ */
+static void edma_move(Etsoc1EdmaChan *c)
+{
+    Etsoc1EdmaState *s = c->engine;
+    uint64_t n = MIN(c->e_left, (uint64_t)s->step_bytes);
+    MemTxResult r;
+
+    c->req_len = n;
+    c->req_tag++;
+    if (!n) {
+        edma_moved(c);
+        return;
+    }
+    if (c->write &&
+        address_space_read(&address_space_memory, c->e_sar,
+                           MEMTXATTRS_UNSPECIFIED, c->bounce, n)) {
+        edma_abort(c, EDMA_ERR_APP, c->e_sar);
+        return;
+    }
+    c->waiting = true;
+    r = etsoc1_host_mem_start(s->host_mem, c->write,
+                              c->write ? c->e_dar : c->e_sar, c->bounce, n,
+                              edma_host_done, c, c->req_tag);
+    if (r != ETSOC1_HOST_MEM_PENDING) {
+        edma_host_done(c, c->req_tag, r);
+    }
 }
 
 /*
@@ -350,11 +396,8 @@ static bool edma_move(Etsoc1EdmaChan *c, uint64_t *moved)
 static void edma_step(void *opaque)
 {
     Etsoc1EdmaChan *c = opaque;
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    uint64_t moved = 0;
-    double ns;
 
-    if (c->state != EDMA_CS_RUNNING) {
+    if (c->state != EDMA_CS_RUNNING || c->waiting) {
         return;
     }
     if (c->pending && !c->e_left) {
@@ -379,12 +422,7 @@ static void edma_step(void *opaque)
             return;
         }
     }
-    if (c->e_left && !edma_move(c, &moved)) {
-        return;
-    }
-    c->pending = true;
-    ns = moved / edma_chan_rate(c->engine, c->write);
-    timer_mod(c->timer, now + (int64_t)ceil(ns));
+    edma_move(c);
 }
 
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -699,6 +737,7 @@ static void edma_reset(DeviceState *dev)
             c->sar = c->dar = c->llp = 0;
             c->state = EDMA_CS_IDLE;
             c->pending = c->lie = c->done_raised = false;
+            c->waiting = false;
             c->walked = 0;
             c->e_sar = c->e_dar = c->e_left = 0;
         }
@@ -727,7 +766,6 @@ static void edma_realize(DeviceState *dev, Error **errp)
                           EDMA_MMIO_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->mmio);
     qdev_init_gpio_out(dev, s->irq, ARRAY_SIZE(s->irq));
-    s->bounce = g_malloc(s->step_bytes);
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
             Etsoc1EdmaChan *c = &s->ch[side][n];
@@ -736,6 +774,7 @@ static void edma_realize(DeviceState *dev, Error **errp)
             c->index = n;
             c->write = side == WR;
             c->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, edma_step, c);
+            c->bounce = g_malloc(s->step_bytes);
         }
     }
 }
@@ -748,9 +787,9 @@ static void edma_unrealize(DeviceState *dev)
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
             timer_free(s->ch[side][n].timer);
+            g_free(s->ch[side][n].bounce);
         }
     }
-    g_free(s->bounce);
 }
 
 static const VMStateDescription vmstate_edma_chan = {
@@ -837,6 +876,9 @@ MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
         return MEMTX_DECODE_ERROR;
     }
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    if (!k->read) {
+        return MEMTX_ERROR;     /* an asynchronous-only backend */
+    }
     return k->read(ETSOC1_HOST_MEM(hm), addr, buf, len);
 }
 
@@ -849,7 +891,33 @@ MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
         return MEMTX_DECODE_ERROR;
     }
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    if (!k->write) {
+        return MEMTX_ERROR;
+    }
     return k->write(ETSOC1_HOST_MEM(hm), addr, buf, len);
+}
+
+MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
+                                  void *buf, uint64_t len,
+                                  Etsoc1HostMemDone *done, void *opaque,
+                                  uint64_t tag)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return MEMTX_DECODE_ERROR;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    if (write && k->start_write) {
+        return k->start_write(ETSOC1_HOST_MEM(hm), addr, buf, len, done,
+                              opaque, tag);
+    }
+    if (!write && k->start_read) {
+        return k->start_read(ETSOC1_HOST_MEM(hm), addr, buf, len, done,
+                             opaque, tag);
+    }
+    return write ? etsoc1_host_mem_write(hm, addr, buf, len)
+                 : etsoc1_host_mem_read(hm, addr, buf, len);
 }
 
 static MemTxResult loopback_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,

@@ -78,18 +78,52 @@ typedef struct Etsoc1HostMem Etsoc1HostMem;
  * error: the engine then aborts the channel with the error bit a failed
  * completion sets.  Called with the BQL held, from the engine's timer.
  */
+/*
+ * Completion of an asynchronous access: @tag is the caller's, passed back
+ * unchanged so that it can recognise (and drop) a completion that belongs
+ * to a request it has since given up.
+ */
+typedef void Etsoc1HostMemDone(void *opaque, uint64_t tag, MemTxResult res);
+
+/* What etsoc1_host_mem_start() returns when @done will run later. */
+#define ETSOC1_HOST_MEM_PENDING ((MemTxResult)0x80000000u)
+
+/*
+ * A backend implements either the synchronous pair or the asynchronous
+ * pair (a host across a socket answers later, on the same main loop, so
+ * it cannot block).  start_read/start_write return ETSOC1_HOST_MEM_PENDING
+ * and call @done(@opaque, @tag, result) later from the main loop, never
+ * from inside the call; a read fills @buf before @done, a write copies
+ * @buf before returning.  @buf must stay valid until @done.  They may
+ * also finish at once and return the result (then @done is not called).
+ */
 struct Etsoc1HostMemClass {
     InterfaceClass parent_class;
     MemTxResult (*read)(Etsoc1HostMem *hm, uint64_t addr, void *buf,
                         uint64_t len);
     MemTxResult (*write)(Etsoc1HostMem *hm, uint64_t addr, const void *buf,
                          uint64_t len);
+    MemTxResult (*start_read)(Etsoc1HostMem *hm, uint64_t addr, void *buf,
+                              uint64_t len, Etsoc1HostMemDone *done,
+                              void *opaque, uint64_t tag);
+    MemTxResult (*start_write)(Etsoc1HostMem *hm, uint64_t addr,
+                               const void *buf, uint64_t len,
+                               Etsoc1HostMemDone *done, void *opaque,
+                               uint64_t tag);
 };
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
                                  uint64_t len);
 MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
                                   uint64_t len);
+/*
+ * The eDMA's entry: synchronous backends answer at once; asynchronous
+ * ones return ETSOC1_HOST_MEM_PENDING (see above).  @write: card -> host.
+ */
+MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
+                                  void *buf, uint64_t len,
+                                  Etsoc1HostMemDone *done, void *opaque,
+                                  uint64_t tag);
 
 /*
  * The loopback backend: host memory is a RAM buffer of "size" bytes at
@@ -129,6 +163,10 @@ typedef struct Etsoc1EdmaChan {
     bool pending;           /* a chunk is in flight until the timer */
     bool lie;               /* the element in progress has LIE */
     bool done_raised;       /* a LIE element raised DONE this command */
+    bool waiting;           /* a host access is out (asynchronous host) */
+    uint64_t req_tag;       /* tag of the newest host access */
+    uint64_t req_len;       /* its length */
+    uint8_t *bounce;        /* step-bytes: the piece in flight */
     uint32_t walked;        /* elements fetched for this command */
     uint64_t e_sar, e_dar, e_left;  /* element in progress */
 } Etsoc1EdmaChan;
@@ -138,7 +176,6 @@ struct Etsoc1EdmaState {
     MemoryRegion mmio;
     Etsoc1EdmaChan ch[2][ETSOC1_EDMA_CHANNELS];     /* [write][n] */
     qemu_irq irq[2 * ETSOC1_EDMA_CHANNELS];
-    uint8_t *bounce;
 
     /* registers, [0] write side, [1] read side */
     uint32_t engine_en[2];

@@ -32,6 +32,8 @@
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
+#include "hw/etsoc1/etsoc1-hostlink.h"
+#include "chardev/char.h"
 #include "trace.h"
 
 /* The physical memory map, isa.md section 2. */
@@ -290,7 +292,9 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
 /*
  * The PCIe0 endpoint and its eDMA (docs/host-interface.md).  Under qtest a
  * loopback host memory backs the eDMA, and it and the host's view of the
- * BARs are mapped in the reserved hole for tests to reach.
+ * BARs are mapped in the reserved hole for tests to reach.  With
+ * hostlink=<chardev> the host link (docs/host-link.md) is the eDMA's host
+ * memory instead, under qtest too.
  */
 static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
 {
@@ -301,12 +305,27 @@ static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
     };
     DeviceState *dev = qdev_new(TYPE_ETSOC1_PCIE_EP);
     SysBusDevice *sbd = SYS_BUS_DEVICE(dev);
+    DeviceState *hl = NULL;
     unsigned i;
 
     object_property_add_child(OBJECT(s), "pcie", OBJECT(dev));
     qdev_prop_set_uint64(dev, "dram-size", ms->ram_size);
     qdev_prop_set_uint32(dev, "scp-shires", s->num_shires);
-    if (qtest_enabled()) {
+    if (s->hostlink_id) {
+        /* docs/host-link.md: the host link serves the eDMA's host side */
+        Chardev *chr = qemu_chr_find(s->hostlink_id);
+
+        if (!chr) {
+            error_report("etsoc1: hostlink=%s: no such chardev",
+                         s->hostlink_id);
+            exit(1);
+        }
+        hl = qdev_new(TYPE_ETSOC1_HOSTLINK);
+        object_property_add_child(OBJECT(s), "host-link", OBJECT(hl));
+        qdev_prop_set_chr(hl, "chardev", chr);
+        object_property_set_link(OBJECT(dev), "host-mem", OBJECT(hl),
+                                 &error_abort);
+    } else if (qtest_enabled()) {
         Etsoc1HostLoopback *lb =
             ETSOC1_HOST_LOOPBACK(object_new(TYPE_ETSOC1_HOST_LOOPBACK));
 
@@ -321,6 +340,11 @@ static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
     sysbus_realize_and_unref(sbd, &error_fatal);
     for (i = 0; i < ARRAY_SIZE(map); i++) {
         sysbus_mmio_map(sbd, i, map[i]);
+    }
+    if (hl) {
+        object_property_set_link(OBJECT(hl), "pcie", OBJECT(dev),
+                                 &error_abort);
+        qdev_realize_and_unref(hl, NULL, &error_fatal);
     }
     if (qtest_enabled()) {
         sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
@@ -613,6 +637,20 @@ static void etsoc1_set_trace_json(Object *obj, const char *value,
     s->trace_json = g_strdup(value);
 }
 
+static char *etsoc1_get_hostlink(Object *obj, Error **errp)
+{
+    return g_strdup(ETSOC1_MACHINE(obj)->hostlink_id);
+}
+
+static void etsoc1_set_hostlink(Object *obj, const char *value,
+                                Error **errp)
+{
+    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
+
+    g_free(s->hostlink_id);
+    s->hostlink_id = g_strdup(value);
+}
+
 static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
@@ -670,6 +708,11 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "trace-json",
         "Write the fabric events (credits, messages, readies, IPIs) with "
         "their emulated times to this file as a Chrome/Perfetto trace");
+    object_class_property_add_str(oc, "hostlink", etsoc1_get_hostlink,
+                                  etsoc1_set_hostlink);
+    object_class_property_set_description(oc, "hostlink",
+        "Id of a -chardev socket (server=on,wait=off) for the host link "
+        "(docs/host-link.md)");
     object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",

@@ -339,6 +339,7 @@ struct Etsoc1MachineState {
     uint32_t clock_mhz;
     char *timing_file;
     char *trace_json;
+    char *hostlink_id;
 };
 
 /*

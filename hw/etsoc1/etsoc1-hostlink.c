@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the host link (docs/host-link.md).
+ *
+ * One client at a time on a chardev socket.  Frames are parsed
+ * incrementally from the chardev's read callback into a bounded buffer;
+ * a frame is checked as soon as its header is in (magic, version, type,
+ * length), so a bad frame closes the connection at once.  Host requests
+ * (MMIO through the inbound iATU, PAUSE/RESUME/STOP) are served on the
+ * main loop and answered in order.  Card events go out as frames: READY
+ * once the firmware has enabled inbound iATU region 3, MSI bitmaps, and
+ * the eDMA's host accesses, which are asynchronous requests completed
+ * when the host's reply arrives (interface etsoc1-host-mem).  Everything
+ * goes through one ordered stream, and the eDMA only goes on after the
+ * host acknowledged a write, so an MSI never overtakes the data it
+ * announces.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "migration/blocker.h"
+#include "sysemu/runstate.h"
+#include "hw/etsoc1/etsoc1-hostlink.h"
+#include "trace.h"
+
+#define HL_OPT_HOSTMEM  1u      /* the host serves host memory */
+#define HL_OPTS         HL_OPT_HOSTMEM
+
+static const char *hl_type_name(uint8_t type)
+{
+    switch (type & ~HL_REPLY) {
+    case HL_HELLO: return "HELLO";
+    case HL_MMIO_READ: return "MMIO_READ";
+    case HL_MMIO_WRITE: return "MMIO_WRITE";
+    case HL_PAUSE: return "PAUSE";
+    case HL_RESUME: return "RESUME";
+    case HL_STOP: return "STOP";
+    case HL_READY: return "READY";
+    case HL_MSI: return "MSI";
+    case HL_HOSTMEM_READ: return "HOSTMEM_READ";
+    case HL_HOSTMEM_WRITE: return "HOSTMEM_WRITE";
+    case HL_FATAL: return "FATAL";
+    default: return "?";
+    }
+}
+
+/*
+ * Payload length a frame of @type must have; @len is what the header
+ * says.  Return false if that is wrong for the type (or the type is
+ * unknown or goes the other way).
+ */
+static bool hl_length_ok(uint8_t type, uint32_t len)
+{
+    switch (type) {
+    case HL_HELLO:
+        return len == 8;
+    case HL_MMIO_READ:
+        return len == 12;
+    case HL_MMIO_WRITE:
+        return len >= 12 && len - 12 <= HL_MAX_DATA;
+    case HL_PAUSE:
+    case HL_RESUME:
+    case HL_STOP:
+        return len == 0;
+    case HL_HOSTMEM_READ | HL_REPLY:
+        return len <= HL_MAX_DATA;
+    case HL_HOSTMEM_WRITE | HL_REPLY:
+        return len == 0;
+    default:
+        return false;
+    }
+}
+
+/* Types the host may send. */
+static bool hl_host_type(uint8_t type)
+{
+    return (type >= HL_HELLO && type <= HL_STOP) ||
+           type == (HL_HOSTMEM_READ | HL_REPLY) ||
+           type == (HL_HOSTMEM_WRITE | HL_REPLY);
+}
+
+/* ---- sending --------------------------------------------------------------- */
+
+static bool hl_send(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
+                    uint32_t seq, const void *a, uint32_t alen,
+                    const void *b, uint32_t blen)
+{
+    uint32_t len = alen + blen;
+
+    if (!s->connected || s->closing) {
+        return false;
+    }
+    stl_le_p(s->tx, HL_MAGIC);
+    s->tx[4] = HL_VERSION;
+    s->tx[5] = type;
+    stw_le_p(s->tx + 6, status);
+    stl_le_p(s->tx + 8, len);
+    stl_le_p(s->tx + 12, seq);
+    if (alen) {
+        memcpy(s->tx + HL_HDR_SIZE, a, alen);
+    }
+    if (blen) {
+        memcpy(s->tx + HL_HDR_SIZE + alen, b, blen);
+    }
+    trace_etsoc1_hostlink_tx(hl_type_name(type), type, seq, status, len);
+    /* Blocks while the client does not read (docs/host-link.md). */
+    return qemu_chr_fe_write_all(&s->chr, s->tx, HL_HDR_SIZE + len) ==
+           HL_HDR_SIZE + len;
+}
+
+static void hl_reply(Etsoc1HostLinkState *s, uint8_t type, uint32_t seq,
+                     uint16_t status, const void *data, uint32_t len)
+{
+    hl_send(s, type | HL_REPLY, status, seq, data, len, NULL, 0);
+}
+
+static void hl_maybe_ready(Etsoc1HostLinkState *s)
+{
+    uint8_t p[16];
+
+    if (!s->hello || s->ready_sent || !etsoc1_pcie_iatu_enabled(s->pcie, 3)) {
+        return;
+    }
+    s->ready_sent = true;
+    stq_le_p(p, s->pcie->bar0_addr);
+    stq_le_p(p + 8, s->pcie->bar2_addr);
+    hl_send(s, HL_READY, 0, s->seq++, p, sizeof(p), NULL, 0);
+}
+
+/* ---- connection ------------------------------------------------------------ */
+
+/* Fail every host-memory request still out (the host has gone). */
+static void hl_fail_pending(Etsoc1HostLinkState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        Etsoc1HostLinkReq r = s->req[i];
+
+        if (r.used) {
+            s->req[i].used = false;
+            trace_etsoc1_hostlink_hostmem_done(r.seq, r.write, MEMTX_ERROR);
+            r.done(r.opaque, r.tag, MEMTX_ERROR);
+        }
+    }
+}
+
+static void hl_reset_conn(Etsoc1HostLinkState *s)
+{
+    s->hello = false;
+    s->ready_sent = false;
+    s->options = 0;
+    s->seq = 0;
+    s->rx_len = 0;
+}
+
+/* Drop the connection for a protocol error: log it, tell the host, close. */
+static void G_GNUC_PRINTF(2, 3)
+hl_drop(Etsoc1HostLinkState *s, const char *fmt, ...)
+{
+    g_autofree char *why = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    if (s->closing) {
+        return;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: closing the connection: "
+                  "%s\n", why);
+    trace_etsoc1_hostlink_drop(why);
+    hl_send(s, HL_FATAL, 0, s->seq++, why, strlen(why), NULL, 0);
+    s->closing = true;
+    qemu_chr_fe_disconnect(&s->chr);
+}
+
+static void hl_event(void *opaque, QEMUChrEvent event)
+{
+    Etsoc1HostLinkState *s = opaque;
+
+    switch (event) {
+    case CHR_EVENT_OPENED:
+        trace_etsoc1_hostlink_conn(true, 0);
+        hl_reset_conn(s);
+        s->connected = true;
+        s->closing = false;
+        break;
+    case CHR_EVENT_CLOSED:
+        trace_etsoc1_hostlink_conn(false, s->rx_len);
+        if (s->rx_len && !s->closing) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: connection "
+                          "closed inside a frame (truncated frame: %u bytes "
+                          "kept)\n", s->rx_len);
+        }
+        s->connected = false;
+        s->closing = false;
+        hl_reset_conn(s);
+        hl_fail_pending(s);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- host requests --------------------------------------------------------- */
+
+static uint16_t hl_status(MemTxResult r)
+{
+    return r == MEMTX_OK ? HL_OK :
+           r == MEMTX_DECODE_ERROR ? HL_E_DECODE : HL_E_ACCESS;
+}
+
+/* One host access of @len bytes: 1, 2, 4 or 8 are single accesses. */
+static MemTxResult hl_mmio(Etsoc1HostLinkState *s, uint64_t addr,
+                           uint8_t *buf, uint32_t len, bool write)
+{
+    return write ? etsoc1_pcie_host_write(s->pcie, addr, buf, len)
+                 : etsoc1_pcie_host_read(s->pcie, addr, buf, len);
+}
+
+static void hl_mmio_read(Etsoc1HostLinkState *s, uint32_t seq,
+                         const uint8_t *p)
+{
+    uint64_t addr = ldq_le_p(p);
+    uint32_t len = ldl_le_p(p + 8);
+    g_autofree uint8_t *buf = NULL;
+    MemTxResult r;
+
+    trace_etsoc1_hostlink_mmio(false, addr, len);
+    if (!len || len > HL_MAX_DATA) {
+        hl_reply(s, HL_MMIO_READ, seq, HL_E_LENGTH, NULL, 0);
+        return;
+    }
+    buf = g_malloc0(len);
+    r = hl_mmio(s, addr, buf, len, false);
+    hl_reply(s, HL_MMIO_READ, seq, hl_status(r), buf, r ? 0 : len);
+}
+
+static void hl_mmio_write(Etsoc1HostLinkState *s, uint32_t seq,
+                          uint8_t *p, uint32_t plen)
+{
+    uint64_t addr = ldq_le_p(p);
+    uint32_t len = ldl_le_p(p + 8);
+    MemTxResult r;
+
+    trace_etsoc1_hostlink_mmio(true, addr, len);
+    if (!len || len != plen - 12) {
+        hl_reply(s, HL_MMIO_WRITE, seq, HL_E_LENGTH, NULL, 0);
+        return;
+    }
+    r = hl_mmio(s, addr, p + 12, len, true);
+    hl_reply(s, HL_MMIO_WRITE, seq, hl_status(r), NULL, 0);
+}
+
+/* The host's answer to one of our HOSTMEM requests. */
+static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
+                             uint32_t seq, uint16_t status,
+                             const uint8_t *p, uint32_t len)
+{
+    bool write = (type & ~HL_REPLY) == HL_HOSTMEM_WRITE;
+    Etsoc1HostLinkReq r;
+    MemTxResult res;
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        if (s->req[i].used && s->req[i].seq == seq &&
+            s->req[i].write == write) {
+            break;
+        }
+    }
+    if (i == HL_MAX_PENDING) {
+        hl_drop(s, "%s reply with sequence id %u matches no request",
+                hl_type_name(type), seq);
+        return;
+    }
+    r = s->req[i];
+    if (!write && status == HL_OK && len != r.len) {
+        hl_drop(s, "HOSTMEM_READ reply of %u bytes for a %" PRIu64
+                " byte request", len, r.len);
+        return;
+    }
+    s->req[i].used = false;
+    if (!write && status == HL_OK) {
+        memcpy(r.buf, p, len);
+    }
+    res = status == HL_OK ? MEMTX_OK : MEMTX_ERROR;
+    trace_etsoc1_hostlink_hostmem_done(seq, write, res);
+    r.done(r.opaque, r.tag, res);
+}
+
+static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
+                        uint32_t seq, uint8_t *p, uint32_t len)
+{
+    uint8_t ack[8];
+
+    if (!s->hello && type != HL_HELLO) {
+        hl_drop(s, "%s before HELLO", hl_type_name(type));
+        return;
+    }
+    switch (type) {
+    case HL_HELLO:
+        if (s->hello) {
+            hl_drop(s, "second HELLO");
+            return;
+        }
+        if (ldl_le_p(p) != HL_VERSION) {
+            hl_drop(s, "HELLO for protocol version %u (this is %u)",
+                    ldl_le_p(p), HL_VERSION);
+            return;
+        }
+        s->hello = true;
+        s->options = ldl_le_p(p + 4) & HL_OPTS;
+        stl_le_p(ack, HL_VERSION);
+        stl_le_p(ack + 4, s->options);
+        hl_reply(s, HL_HELLO, seq, HL_OK, ack, sizeof(ack));
+        hl_maybe_ready(s);
+        break;
+    case HL_MMIO_READ:
+        hl_mmio_read(s, seq, p);
+        break;
+    case HL_MMIO_WRITE:
+        hl_mmio_write(s, seq, p, len);
+        break;
+    case HL_PAUSE:
+        if (runstate_is_running()) {
+            vm_stop(RUN_STATE_PAUSED);
+        }
+        hl_reply(s, type, seq, HL_OK, NULL, 0);
+        break;
+    case HL_RESUME:
+        if (runstate_check(RUN_STATE_PAUSED)) {
+            vm_start();
+        }
+        hl_reply(s, type, seq, HL_OK, NULL, 0);
+        break;
+    case HL_STOP:
+        hl_reply(s, type, seq, HL_OK, NULL, 0);
+        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+        break;
+    case HL_HOSTMEM_READ | HL_REPLY:
+    case HL_HOSTMEM_WRITE | HL_REPLY:
+        hl_hostmem_reply(s, type, seq, status, p, len);
+        break;
+    default:
+        g_assert_not_reached();     /* hl_length_ok refused it */
+    }
+}
+
+static int hl_can_receive(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+
+    return s->closing ? 0 : HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+}
+
+static void hl_receive(void *opaque, const uint8_t *buf, int size)
+{
+    Etsoc1HostLinkState *s = opaque;
+    uint32_t room = HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+
+    if (s->closing) {
+        return;
+    }
+    if ((uint32_t)size > room) {
+        /* can_receive bounds it; never trust it with memory */
+        hl_drop(s, "receive buffer overrun");
+        return;
+    }
+    memcpy(s->rx + s->rx_len, buf, size);
+    s->rx_len += size;
+
+    while (s->rx_len >= HL_HDR_SIZE && !s->closing) {
+        uint32_t magic = ldl_le_p(s->rx);
+        uint8_t version = s->rx[4], type = s->rx[5];
+        uint16_t status = lduw_le_p(s->rx + 6);
+        uint32_t len = ldl_le_p(s->rx + 8), seq = ldl_le_p(s->rx + 12);
+        uint32_t whole;
+
+        if (magic != HL_MAGIC) {
+            hl_drop(s, "bad magic 0x%08x", magic);
+            return;
+        }
+        if (version != HL_VERSION) {
+            hl_drop(s, "bad version %u", version);
+            return;
+        }
+        if (len > HL_MAX_PAYLOAD) {
+            hl_drop(s, "frame length %u over the bound %u", len,
+                    HL_MAX_PAYLOAD);
+            return;
+        }
+        if (!hl_length_ok(type, len)) {
+            if (!hl_host_type(type)) {
+                hl_drop(s, "unknown or misdirected frame type 0x%02x", type);
+            } else {
+                hl_drop(s, "%s frame with a payload of %u bytes",
+                        hl_type_name(type), len);
+            }
+            return;
+        }
+        whole = HL_HDR_SIZE + len;
+        if (s->rx_len < whole) {
+            return;                 /* the rest comes later */
+        }
+        trace_etsoc1_hostlink_rx(hl_type_name(type), type, seq, status, len);
+        hl_dispatch(s, type, status, seq, s->rx + HL_HDR_SIZE, len);
+        if (s->closing || !s->connected) {
+            return;
+        }
+        memmove(s->rx, s->rx + whole, s->rx_len - whole);
+        s->rx_len -= whole;
+    }
+}
+
+/* ---- card events ----------------------------------------------------------- */
+
+static void hl_msi(void *opaque, uint32_t vectors)
+{
+    Etsoc1HostLinkState *s = opaque;
+    uint8_t p[4];
+
+    if (!s->hello) {
+        trace_etsoc1_hostlink_msi_dropped(vectors);
+        return;
+    }
+    stl_le_p(p, vectors);
+    hl_send(s, HL_MSI, 0, s->seq++, p, sizeof(p), NULL, 0);
+}
+
+static void hl_iatu_changed(Notifier *n, void *data)
+{
+    Etsoc1HostLinkState *s = container_of(n, Etsoc1HostLinkState,
+                                          iatu_notifier);
+
+    hl_maybe_ready(s);
+}
+
+/* ---- host memory (interface etsoc1-host-mem) -------------------------------- */
+
+static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
+                            void *buf, uint64_t len, Etsoc1HostMemDone *done,
+                            void *opaque, uint64_t tag)
+{
+    uint8_t p[12];
+    unsigned i;
+    uint32_t seq;
+
+    if (!s->hello || !(s->options & HL_OPT_HOSTMEM)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
+                      "0x%" PRIx64 " with no host serving memory\n",
+                      write ? "write" : "read", addr);
+        return MEMTX_DECODE_ERROR;
+    }
+    if (len > HL_MAX_DATA) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "
+                      "of %" PRIu64 " bytes over the link's bound\n", len);
+        return MEMTX_ERROR;
+    }
+    for (i = 0; i < HL_MAX_PENDING && s->req[i].used; i++) {
+        /* find a free slot */
+    }
+    if (i == HL_MAX_PENDING) {
+        return MEMTX_ERROR;         /* 8 channels: cannot happen */
+    }
+    seq = s->seq++;
+    stq_le_p(p, addr);
+    stl_le_p(p + 8, len);
+    trace_etsoc1_hostlink_hostmem(seq, write, addr, len);
+    if (!hl_send(s, write ? HL_HOSTMEM_WRITE : HL_HOSTMEM_READ, 0, seq,
+                 p, sizeof(p), write ? buf : NULL, write ? len : 0)) {
+        return MEMTX_ERROR;
+    }
+    s->req[i] = (Etsoc1HostLinkReq) {
+        .used = true, .write = write, .seq = seq, .buf = buf, .len = len,
+        .done = done, .opaque = opaque, .tag = tag,
+    };
+    return ETSOC1_HOST_MEM_PENDING;
+}
+
+static MemTxResult hl_start_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
+                                 uint64_t len, Etsoc1HostMemDone *done,
+                                 void *opaque, uint64_t tag)
+{
+    return hl_start(ETSOC1_HOSTLINK(hm), false, addr, buf, len, done, opaque,
+                    tag);
+}
+
+static MemTxResult hl_start_write(Etsoc1HostMem *hm, uint64_t addr,
+                                  const void *buf, uint64_t len,
+                                  Etsoc1HostMemDone *done, void *opaque,
+                                  uint64_t tag)
+{
+    return hl_start(ETSOC1_HOSTLINK(hm), true, addr, (void *)buf, len, done,
+                    opaque, tag);
+}
+
+/* ---- device ---------------------------------------------------------------- */
+
+static void hl_realize(DeviceState *dev, Error **errp)
+{
+    Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(dev);
+
+    if (!qemu_chr_fe_backend_connected(&s->chr)) {
+        error_setg(errp, "etsoc1-hostlink: property chardev is required");
+        return;
+    }
+    if (!s->pcie) {
+        error_setg(errp, "etsoc1-hostlink: link pcie is required");
+        return;
+    }
+    if (s->pcie->edma.step_bytes > HL_MAX_DATA) {
+        error_setg(errp, "etsoc1-hostlink: eDMA step-bytes %u over the "
+                   "link's bound of %u", s->pcie->edma.step_bytes,
+                   HL_MAX_DATA);
+        return;
+    }
+    error_setg(&s->migration_blocker, "etsoc1-hostlink: a live host link "
+               "cannot migrate");
+    if (migrate_add_blocker(s->migration_blocker, errp) < 0) {
+        error_free(s->migration_blocker);
+        s->migration_blocker = NULL;
+        return;
+    }
+    s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
+    s->tx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
+    etsoc1_pcie_set_msi_handler(s->pcie, hl_msi, s);
+    s->iatu_notifier.notify = hl_iatu_changed;
+    etsoc1_pcie_add_iatu_notifier(s->pcie, &s->iatu_notifier);
+    qemu_chr_fe_set_handlers(&s->chr, hl_can_receive, hl_receive, hl_event,
+                             NULL, s, NULL, true);
+}
+
+static Property hl_properties[] = {
+    DEFINE_PROP_CHR("chardev", Etsoc1HostLinkState, chr),
+    DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
+                     Etsoc1PcieState *),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void hl_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    Etsoc1HostMemClass *k = ETSOC1_HOST_MEM_CLASS(oc);
+
+    dc->desc = "ET-SoC-1 host link (chardev)";
+    dc->realize = hl_realize;
+    /* the machine wires it before the endpoint's realize */
+    dc->user_creatable = false;
+    device_class_set_props(dc, hl_properties);
+    k->start_read = hl_start_read;
+    k->start_write = hl_start_write;
+}
+
+static const TypeInfo hl_types[] = {
+    {
+        .name = TYPE_ETSOC1_HOSTLINK,
+        .parent = TYPE_DEVICE,
+        .instance_size = sizeof(Etsoc1HostLinkState),
+        .class_init = hl_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { TYPE_ETSOC1_HOST_MEM },
+            { }
+        },
+    },
+};
+
+DEFINE_TYPES(hl_types)

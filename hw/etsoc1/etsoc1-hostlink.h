@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the host link, a framed binary protocol on a chardev
+ * (docs/host-link.md) between the card and a host-side proxy of
+ * Esperanto's simulator library.
+ *
+ * QEMU interface of "etsoc1-hostlink" (created by the machine for
+ * -M etsoc1,hostlink=<chardev id>; not user-creatable):
+ *  + property "chardev": the socket (server=on,wait=off)
+ *  + link "pcie": the endpoint whose BARs, MSIs and iATU it serves
+ *  + implements interface etsoc1-host-mem (asynchronous): the eDMA's host
+ *    side becomes HOSTMEM_READ/WRITE requests
+ *  + a migration blocker while it exists
+ */
+
+#ifndef HW_ETSOC1_ETSOC1_HOSTLINK_H
+#define HW_ETSOC1_ETSOC1_HOSTLINK_H
+
+#include "chardev/char-fe.h"
+#include "hw/qdev-core.h"
+#include "qemu/notify.h"
+#include "hw/etsoc1/etsoc1-pcie.h"
+
+/* The wire (docs/host-link.md). */
+#define HL_MAGIC        0x4c485445u     /* "ETHL" */
+#define HL_VERSION      1
+#define HL_HDR_SIZE     16
+#define HL_MAX_DATA     (1024 * 1024)   /* data bytes in one frame */
+#define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
+#define HL_MAX_PENDING  16              /* host-mem requests out at once */
+
+enum {
+    HL_HELLO = 0x01,
+    HL_MMIO_READ = 0x02,
+    HL_MMIO_WRITE = 0x03,
+    HL_PAUSE = 0x04,
+    HL_RESUME = 0x05,
+    HL_STOP = 0x06,
+    HL_READY = 0x10,
+    HL_MSI = 0x11,
+    HL_HOSTMEM_READ = 0x12,
+    HL_HOSTMEM_WRITE = 0x13,
+    HL_FATAL = 0x14,
+    HL_REPLY = 0x80,
+};
+
+enum {
+    HL_OK = 0,
+    HL_E_DECODE = 1,    /* no iATU region, or memory space off */
+    HL_E_ACCESS = 2,    /* the card refused the access */
+    HL_E_LENGTH = 3,    /* length 0 or over the bound */
+};
+
+#define TYPE_ETSOC1_HOSTLINK "etsoc1-hostlink"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLinkState, ETSOC1_HOSTLINK)
+
+typedef struct Etsoc1HostLinkReq {
+    bool used;
+    bool write;
+    uint32_t seq;
+    void *buf;
+    uint64_t len;
+    Etsoc1HostMemDone *done;
+    void *opaque;
+    uint64_t tag;
+} Etsoc1HostLinkReq;
+
+struct Etsoc1HostLinkState {
+    DeviceState parent_obj;
+
+    CharBackend chr;
+    Etsoc1PcieState *pcie;
+    Notifier iatu_notifier;
+    Error *migration_blocker;
+
+    /* one connection */
+    bool connected;
+    bool hello;             /* HELLO seen */
+    bool ready_sent;
+    bool closing;           /* dropping the connection: parse no more */
+    uint32_t options;
+    uint32_t seq;           /* card's next sequence id */
+    uint8_t *rx;            /* HL_HDR_SIZE + HL_MAX_PAYLOAD */
+    uint32_t rx_len;
+    uint8_t *tx;
+    Etsoc1HostLinkReq req[HL_MAX_PENDING];
+};
+
+#endif
