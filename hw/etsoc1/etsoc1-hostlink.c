@@ -84,7 +84,7 @@ static bool hl_host_type(uint8_t type)
            type == (HL_HOSTMEM_WRITE | HL_REPLY);
 }
 
-/* ---- sending --------------------------------------------------------------- */
+/* ---- sending ------------------------------------------------------------- */
 
 static bool hl_send(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                     uint32_t seq, const void *a, uint32_t alen,
@@ -132,7 +132,7 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
     hl_send(s, HL_READY, 0, s->seq++, p, sizeof(p), NULL, 0);
 }
 
-/* ---- connection ------------------------------------------------------------ */
+/* ---- connection ---------------------------------------------------------- */
 
 /* Fail every host-memory request still out (the host has gone). */
 static void hl_fail_pending(Etsoc1HostLinkState *s)
@@ -208,7 +208,7 @@ static void hl_event(void *opaque, QEMUChrEvent event)
     }
 }
 
-/* ---- host requests --------------------------------------------------------- */
+/* ---- host requests ------------------------------------------------------- */
 
 static uint16_t hl_status(MemTxResult r)
 {
@@ -418,7 +418,7 @@ static void hl_receive(void *opaque, const uint8_t *buf, int size)
     }
 }
 
-/* ---- card events ----------------------------------------------------------- */
+/* ---- card events --------------------------------------------------------- */
 
 static void hl_msi(void *opaque, uint32_t vectors)
 {
@@ -441,7 +441,7 @@ static void hl_iatu_changed(Notifier *n, void *data)
     hl_maybe_ready(s);
 }
 
-/* ---- host memory (interface etsoc1-host-mem) -------------------------------- */
+/* ---- host memory (interface etsoc1-host-mem) ----------------------------- */
 
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                             void *buf, uint64_t len, Etsoc1HostMemDone *done,
@@ -500,7 +500,7 @@ static MemTxResult hl_start_write(Etsoc1HostMem *hm, uint64_t addr,
                     opaque, tag);
 }
 
-/* ---- device ---------------------------------------------------------------- */
+/* ---- device -------------------------------------------------------------- */
 
 static void hl_realize(DeviceState *dev, Error **errp)
 {

@@ -945,8 +945,9 @@ static const char *etsoc1_gdb_get_dynamic_xml(CPUState *cs, const char *name)
 
 /*
  * fv0-fv31: all eight lanes of each f register (lane 0 is also the scalar
- * f register gdb shows in the FPU feature); m0-m7: the mask registers.  Register numbers are given
- * explicitly so that tools can find them from the XML alone.
+ * f register gdb shows in the FPU feature); m0-m7: the mask registers.
+ * Register numbers are given explicitly so that tools can find them from
+ * the XML alone.
  */
 static void etsoc1_gdb_register_fvec(CPUState *cs)
 {

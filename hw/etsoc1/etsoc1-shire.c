@@ -1017,7 +1017,8 @@ static void etsoc1_shire_class_init(ObjectClass *oc, void *data)
     object_class_property_add(oc, "fcc", "uint16 list",
                               etsoc1_shire_get_fcc, NULL, NULL, NULL);
     object_class_property_set_description(oc, "fcc",
-        "Credit counters of the shire's harts, [[fcc0, fcc1], ...] (read-only)");
+        "Credit counters of the shire's harts, [[fcc0, fcc1], ...] "
+        "(read-only)");
 }
 
 static const TypeInfo etsoc1_shire_info = {

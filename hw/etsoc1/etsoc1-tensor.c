@@ -148,7 +148,7 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
     return true;
 }
 
-/* ---- TensorLoad (CSR 0x83f) ----------------------------------------------- */
+/* ---- TensorLoad (CSR 0x83f) ---------------------------------------------- */
 
 static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31,
                         uint16_t mask)
@@ -236,7 +236,7 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31,
     }
 }
 
-/* ---- cooperative TensorLoad ------------------------------------------------ */
+/* ---- cooperative TensorLoad ---------------------------------------------- */
 
 /*
  * A cooperative TensorLoad (bit 62, shire_coop_mode set) starts only when
@@ -336,7 +336,8 @@ static bool coop_settle(Etsoc1MinionCPU *cpu, unsigned fsms)
             break;
         case ETSOC1_COOP_RELEASED:
             et->coop_state[f] = ETSOC1_COOP_IDLE;
-            tensor_load(cpu, et->coop_ctl[f], et->coop_x31[f], et->coop_mask[f]);
+            tensor_load(cpu, et->coop_ctl[f], et->coop_x31[f],
+                        et->coop_mask[f]);
             break;
         }
     }
@@ -545,7 +546,7 @@ void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
     }
 }
 
-/* ---- TensorFMA (CSR 0x801) ------------------------------------------------- */
+/* ---- TensorFMA (CSR 0x801) ----------------------------------------------- */
 
 static uint32_t c_get(CPURISCVState *env, unsigned i, unsigned j)
 {
@@ -612,7 +613,8 @@ static void tensor_fma16(Etsoc1MinionCPU *cpu, const TfmaShape *t,
                 continue;           /* both A halves +0: skipped */
             }
             for (j = 0; j < t->cols; j++) {
-                uint16_t b0 = lduw_le_p(b + 4 * j), b1 = lduw_le_p(b + 4 * j + 2);
+                uint16_t b0 = lduw_le_p(b + 4 * j);
+                uint16_t b1 = lduw_le_p(b + 4 * j + 2);
                 float128 sum;
                 uint32_t c = c_get(env, i, j);
 
@@ -751,7 +753,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     float_raise(get_float_exception_flags(&st) & TFMA_FLAGS, &env->fp_status);
 }
 
-/* ---- TensorStore (CSR 0x87f) ----------------------------------------------- */
+/* ---- TensorStore (CSR 0x87f) --------------------------------------------- */
 
 /* Legal (minions - 1, 16-byte blocks per row - 1) of a cooperative store */
 static const bool tstore_coop_ok[4][4] = {
@@ -805,7 +807,8 @@ static RISCVException tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl,
          * chip only checks that they agree, which is not modelled.
          */
         for (r = 0; r < rows; r++) {
-            target_ulong base = (addr + r * stride) & ~(target_ulong)(16 * cols - 1);
+            target_ulong base = (addr + r * stride) &
+                                ~(target_ulong)(16 * cols - 1);
 
             for (c = 0; c < cols; c++) {
                 for (e = 0; e < 4; e++) {
@@ -824,7 +827,7 @@ static RISCVException tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl,
     return RISCV_EXCP_NONE;
 }
 
-/* ---- TensorQuant (CSR 0x806) ----------------------------------------------- */
+/* ---- TensorQuant (CSR 0x806) --------------------------------------------- */
 
 static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
 {
@@ -891,7 +894,7 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
     set_float_rounding_mode(saved, st);
 }
 
-/* ---- issue ------------------------------------------------------------------- */
+/* ---- issue --------------------------------------------------------------- */
 
 /*
  * A tensor CSR written on thread 0.  Returns an exception to raise (the

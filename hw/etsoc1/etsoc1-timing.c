@@ -258,7 +258,7 @@ bool etsoc1_timing_init(uint32_t clock_mhz, const char *path,
     return true;
 }
 
-/* ---- the 6x6 shire map (timing.md section 2) ------------------------------ */
+/* ---- the 6x6 shire map (timing.md section 2) ----------------------------- */
 
 #define NO_SHIRE -1
 
@@ -327,7 +327,8 @@ static const uint8_t etsoc1_tree_adj[ETSOC1_MINIONS_PER_NEIGH] = {
 /* Path class between two minions (global minion ids, 32 per shire). */
 Etsoc1Path etsoc1_path(unsigned a, unsigned b)
 {
-    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE, sb = b / ETSOC1_MINIONS_PER_SHIRE;
+    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE;
+    unsigned sb = b / ETSOC1_MINIONS_PER_SHIRE;
 
     if (sa != sb) {
         return etsoc1_hops(sa, sb) <= etsoc1_t(ETSOC1_T_STREAM_NEAR_HOPS)
@@ -344,7 +345,8 @@ Etsoc1Path etsoc1_path(unsigned a, unsigned b)
 /* One way of a 32-byte TensorSend: half the measured round trip. */
 double etsoc1_msg_latency(unsigned a, unsigned b)
 {
-    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE, sb = b / ETSOC1_MINIONS_PER_SHIRE;
+    unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE;
+    unsigned sb = b / ETSOC1_MINIONS_PER_SHIRE;
 
     switch (etsoc1_path(a, b)) {
     case ETSOC1_PATH_TREE:
