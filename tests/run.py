@@ -23,6 +23,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timing_ref  # noqa: E402  (beside this file)
+
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
 QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
@@ -489,7 +492,6 @@ for _op, _special in (
 def tensor_test():
     """16x16x16 fp32 and 16x64x16 int8 matmuls and a TensorQuant chain,
     against references computed here (guest-kernels/isa/tensor.c)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from fractions import Fraction
     import f32ref
     rc, out, _ = run(qemu_cmd('tensor', 1), 60)
@@ -568,7 +570,6 @@ def tensor_test():
 
 def vpu_fp_test():
     """Packed FP lanes and flags against tests/f32ref.py, per operation."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import f32ref
     rc, out, _ = run(qemu_cmd('vpu_fp', 1), 120)
     lines = re.findall(r'^([\w.]+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
@@ -603,7 +604,6 @@ def vpu_fp_test():
 def vpu_gfx_test():
     """Packed graphics instructions: the minion_feature[0] traps (TAP), then
     every lane, masked lanes and fflags against tests/gfxref.py."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import gfxref
     rc, out, _ = run(qemu_cmd('vpu_gfx', 1), 120)
     relay_tap('isa vpu_gfx', out)
@@ -712,34 +712,16 @@ def isa_tests():
 
 # ---- memory timing (docs/timing.md) ------------------------------------------
 
-# timing.md's constants, and what each is fixed in (its section 1): L3 and
-# DRAM legs and mesh hops in ns, the rest of a remote scratchpad access in
-# minion cycles.  The L3 and DRAM figures are given in cycles at 600 MHz.
-MESH_HOP_NS = 20
-L3_HIT_CYC600, DRAM_LEG_CYC600 = 110, 91
-SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
-# timing.md section 2; None: not a compute shire
-SHIRE_MAP = [[0, 24, 9, 25, 2, 11], [8, 16, 1, 17, 10, 19],
-             [3, 4, 13, 14, 18, 27], [None, 12, 21, 22, 26, None],
-             [None, 20, 29, 30, 15, 23], [None, 28, 5, 6, 7, 31]]
-
-
-def map_cell(shire):
-    for y, row in enumerate(SHIRE_MAP):
-        if shire in row:
-            return row.index(shire), y
-    raise ValueError(f'shire {shire} is not on the map')
-
-
-def mesh_hops(a, b):
-    (ax, ay), (bx, by) = map_cell(a), map_cell(b)
-    return abs(ax - bx) + abs(ay - by)
-
-
-def memshire_hops(shire, m):
-    """Memory shires 0-3 sit above row 0, 4-7 below row 5, at x = 1..4."""
-    x, y = map_cell(shire)
-    return abs(x - (1 + m % 4)) + abs(y - (-1 if m < 4 else 6))
+# timing.md's constants and shire map: one copy, in tests/timing_ref.py.
+# The L3 and DRAM legs and mesh hops are fixed in ns; the L3 and DRAM
+# figures are given in cycles at 600 MHz.
+MESH_HOP_NS = timing_ref.MESH_HOP_NS
+L3_HIT_CYC600 = timing_ref.L3_HIT_600
+DRAM_LEG_CYC600 = timing_ref.DRAM_LEG_600
+SCP_REMOTE_CYC = timing_ref.SCP_REMOTE_CYC
+SCP_REMOTE_NS = timing_ref.SCP_REMOTE_NS
+mesh_hops = timing_ref.hops
+memshire_hops = timing_ref.memshire_hops
 
 
 class MemTiming:
@@ -988,8 +970,6 @@ def cli_tests():
 
 def fabric_probes(mhz=600, extra=()):
     """Run probes/fabric-timing on the full chip; (rc, output, probes)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import timing_ref
     rc, out, _ = run(qemu_cmd('fabric-timing', 32, machine=f',clock-mhz={mhz}',
                               extra=extra), 120)
     return rc, out, timing_ref.parse(out)
@@ -997,8 +977,6 @@ def fabric_probes(mhz=600, extra=()):
 
 def timing_tests():
     """Annotated latencies: each fabric mechanism against timing.md."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import timing_ref
     for mhz in (600, 800):
         rc, out, probes = fabric_probes(mhz)
         rows = timing_ref.checks(probes, mhz)
@@ -1086,7 +1064,6 @@ def timing_tests():
 def hostlink_tests():
     """QEMU under qtest (the test plays the firmware) with -M hostlink=; the
     tests/hostlink.py client plays the host."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import hostlink as hl
 
     DBI = 0x7e80000000

@@ -45,11 +45,6 @@ static G_NORETURN void etsoc1_amo_fault(CPURISCVState *env, target_ulong addr,
     riscv_raise_exception(env, RISCV_EXCP_STORE_AMO_ACCESS_FAULT, ra);
 }
 
-static bool etsoc1_in(int region, hwaddr pa)
-{
-    return pa - etsoc1_memmap[region].base < etsoc1_memmap[region].size;
-}
-
 /*
  * The RAM behind @pa if it is another shire's L2 scratchpad, which the
  * hart's view maps as I/O: the region, with the offset in *@off and the

@@ -69,8 +69,7 @@ static Etsoc1L3SliceState *etsoc1_l3_slice[ETSOC1_L3_SLICES];
 
 static bool etsoc1_l3_cacheable(hwaddr pa)
 {
-    return pa - etsoc1_memmap[ETSOC1_DRAM].base <
-           etsoc1_memmap[ETSOC1_DRAM].size;
+    return etsoc1_in(ETSOC1_DRAM, pa);
 }
 
 /* PA[10:6] chose the slice; the line address above them picks the set. */
@@ -259,21 +258,16 @@ void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     unsigned dest = FIELD_EX64(val, CACHEOP_VA, DEST), i;
 
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
-        target_ulong a = va + i * stride;
-        CPUTLBEntryFull *full;
-        void *host;
+        hwaddr pa;
 
         if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
             !(cpu->et->tensor_mask >> i & 1)) {
             continue;
         }
-        if (probe_access_full(env, a, MMU_DATA_LOAD,
-                              cpu_mmu_index(env, false), true, &host, &full,
-                              0) & TLB_INVALID_MASK) {
-            continue;
+        if (etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
+                                   &pa)) {
+            etsoc1_l3_cacheop(pa, dest, op);
         }
-        etsoc1_l3_cacheop((full->phys_addr & TARGET_PAGE_MASK) |
-                          (a & ~TARGET_PAGE_MASK), dest, op);
     }
 }
 

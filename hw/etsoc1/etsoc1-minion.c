@@ -145,6 +145,25 @@ void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
     }
 }
 
+/*
+ * Translate @va as the hart would for @access, without raising a fault
+ * (tensor and cache operations report faults their own way).
+ */
+bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
+                            MMUAccessType access, hwaddr *pa)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    CPUTLBEntryFull *full;
+    void *host;
+
+    if (probe_access_full(env, va, access, cpu_mmu_index(env, false), true,
+                          &host, &full, 0) & TLB_INVALID_MASK) {
+        return false;
+    }
+    *pa = (full->phys_addr & TARGET_PAGE_MASK) | (va & ~TARGET_PAGE_MASK);
+    return true;
+}
+
 /* Raise the asynchronous bus-error interrupt, as the chip does on ESRs. */
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr)
 {

@@ -245,6 +245,16 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
     return true;
 }
 
+/* Departure and arrival of a credit-like event @ev that @sender sent. */
+static void etsoc1_credit_times(Etsoc1Event *ev, Etsoc1MinionCPU *sender)
+{
+    if (sender) {
+        ev->sent = etsoc1_arrival(sender, 0);
+        ev->time = ev->sent + llround(etsoc1_credit_latency(ev->src,
+                                                            ev->dst));
+    }
+}
+
 static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
                                       uint64_t mask)
 {
@@ -261,11 +271,7 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
                    m * ETSOC1_THREADS + thread,
         };
 
-        if (sender) {
-            ev.sent = etsoc1_arrival(sender, 0);
-            ev.time = ev.sent +
-                      llround(etsoc1_credit_latency(ev.src, ev.dst));
-        }
+        etsoc1_credit_times(&ev, sender);
         minions &= minions - 1;
         etsoc1_shire_credit(s, counter, &ev);
     }
@@ -286,11 +292,7 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
             Etsoc1MinionCPU *sender = etsoc1_current_minion();
 
             /* our choice: an IPI travels as a credit does (docs/timing.md) */
-            if (sender) {
-                ev.sent = etsoc1_arrival(sender, 0);
-                ev.time = ev.sent +
-                          llround(etsoc1_credit_latency(ev.src, ev.dst));
-            }
+            etsoc1_credit_times(&ev, sender);
             s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
             etsoc1_event_trace(&ev);
         }

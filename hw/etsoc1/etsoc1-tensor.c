@@ -122,17 +122,13 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
                           unsigned len, bool write)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
-    CPUTLBEntryFull *full;
-    void *host;
     hwaddr pa;
     MemTxResult r;
 
-    if (probe_access_full(env, va, write ? MMU_DATA_STORE : MMU_DATA_LOAD,
-                          cpu_mmu_index(env, false), true, &host, &full, 0)
-        & TLB_INVALID_MASK) {
+    if (!etsoc1_minion_va_to_pa(cpu, va, write ? MMU_DATA_STORE
+                                                : MMU_DATA_LOAD, &pa)) {
         r = MEMTX_ERROR;
     } else {
-        pa = (full->phys_addr & TARGET_PAGE_MASK) | (va & ~TARGET_PAGE_MASK);
         r = write ? address_space_write(CPU(cpu)->as, pa,
                                         MEMTXATTRS_UNSPECIFIED, buf, len)
                   : address_space_read(CPU(cpu)->as, pa,
@@ -394,20 +390,10 @@ static RISCVException tensor_load_issue(Etsoc1MinionCPU *cpu, uint64_t ctl,
 /* Does a tensor access at @va read DRAM (else a scratchpad)? */
 static bool tensor_in_dram(Etsoc1MinionCPU *cpu, target_ulong va)
 {
-    CPURISCVState *env = &cpu->parent_obj.env;
-    CPUTLBEntryFull *full;
-    void *host;
     hwaddr pa;
 
-    if (probe_access_full(env, va, MMU_DATA_LOAD, cpu_mmu_index(env, false),
-                          true, &host, &full, 0) & TLB_INVALID_MASK) {
-        return false;
-    }
-    pa = (full->phys_addr & TARGET_PAGE_MASK) | (va & ~TARGET_PAGE_MASK);
-    return pa - etsoc1_memmap[ETSOC1_DRAM].base <
-           etsoc1_memmap[ETSOC1_DRAM].size ||
-           pa - etsoc1_memmap[ETSOC1_DRAM_UC].base <
-           etsoc1_memmap[ETSOC1_DRAM_UC].size;
+    return etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_LOAD, &pa) &&
+           (etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_DRAM_UC, pa));
 }
 
 /*

@@ -59,6 +59,12 @@ enum {
 };
 extern const MemMapEntry etsoc1_memmap[];
 
+/* Is physical address @pa in region @region of etsoc1_memmap? */
+static inline bool etsoc1_in(int region, hwaddr pa)
+{
+    return pa - etsoc1_memmap[region].base < etsoc1_memmap[region].size;
+}
+
 #define ETSOC1_SCP_WINDOW        (8 * MiB)  /* address space per shire */
 #define ETSOC1_SCP_SIZE          (4 * MiB)  /* SRAM behind each window */
 #define ETSOC1_ESR_PP_SHIFT      30
@@ -509,6 +515,8 @@ static inline void etsoc1_advance_to(Etsoc1MinionCPU *cpu, uint64_t t)
 }
 
 void etsoc1_minion_register_csrs(void);
+bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
+                            MMUAccessType access, hwaddr *pa);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
 Etsoc1MinionCPU *etsoc1_current_minion(void);
