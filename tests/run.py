@@ -1283,6 +1283,7 @@ def main():
         return 1 if counts['failed'] else 0
     qtests()
     hostlink_tests()
+    __import__('fw_tests').fw_tests(report, ROOT)
     guest_tests()
     fabric_tests()
     isa_tests()
