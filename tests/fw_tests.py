@@ -46,7 +46,7 @@ class Card:
         sock = os.path.join(self.dir, 'hl.sock')
         self.proc = subprocess.Popen(
             [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
-             'hostlink=hl', '-smp', '2112', '-m', '2G',
+             'hostlink=hl', '-smp', '2113', '-m', '2G',
              '-bios', f'{g}/etsoc1-fw.elf', '-display', 'none',
              '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
              '-serial', f'file:{self.dir}/pu0.log',
