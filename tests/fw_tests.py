@@ -255,6 +255,10 @@ def _fw_tests(report, card, guest):
     report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0 and
            struct.unpack_from('<H', rsp, 0)[0] == 16,
            'firmware: echo answered (518, size = payload 16, status 0)')
+    for name, sq in (('SQ1', MM_VQ + 0x440), ('HP SQ0', MM_VQ + 0x880),
+                     ('HP SQ1', MM_VQ + 0x8c0)):
+        mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq)
+        report(mid == 518, f'firmware: echo on {name} answered')
     sq_msi = any(e[0] == 'msi' and e[1] & 4 for e in card.link.events)
     report(sq_msi, 'firmware: MSI vector 2 (MM_SQ) after a pop')
     mid, rsp = card.command(MSG['api_compat'], bytes(8))
@@ -325,7 +329,7 @@ def _fw_tests(report, card, guest):
     card.to_card(vr, bytes(4 * n))
     card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, n))
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
-    for mask in (0x1, 0x3):
+    for mask in (0x1, 0x3, 0xffffffff):
         card.to_card(vr, bytes(4 * n))
         t = time.monotonic()
         st = card.launch_status(card.launch(entry, vargs, mask))
