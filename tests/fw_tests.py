@@ -362,7 +362,32 @@ def _fw_tests(report, card, guest):
     report(mid == 524 and ab == 0 and st == 4,
            f'firmware: hang.elf + kernel abort: abort status {ab}, launch '
            f'status {st} (4 host aborted)', card.logs())
-    # the shire runs kernels again after the abort
+    # a second launch (on SQ1) waits for the running one; ABORT (519)
+    # stops the first, then the second runs
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag1 = card.launch(entry, 0, 0x2)
+    time.sleep(0.5)
+    tag2 = card.send(MSG['launch'], struct.pack('<QQQQ', entry, 0, 0, 0x1),
+                     sq=MM_VQ + 0x440)
+    time.sleep(0.5)
+    pending = (MM_CQ, tag2) not in card.stash and card.pop(MM_CQ) is None
+    mid, rsp = card.command(MSG['abort'], struct.pack('<H6x', tag1))
+    ab = struct.unpack_from('<I', rsp, 8)[0]
+    st1 = card.launch_status(tag1)
+    # the second launch is hang.elf too: abort it by its tag
+    time.sleep(0.5)
+    mid2, rsp2 = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))
+    st2 = card.launch_status(tag2)
+    report(pending and mid == 520 and ab == 0 and st1 == 4 and st2 == 4 and
+           struct.unpack_from('<I', rsp2, 8)[0] == 0,
+           f'firmware: a launch waits for the running kernel (pending '
+           f'{pending}); ABORT stops the first ({st1}), the second runs and '
+           f'is aborted ({st2})', card.logs())
+    st = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))[1]
+    report(struct.unpack_from('<I', st, 8)[0] == 2,
+           'firmware: kernel abort with no such kernel: status 2 (invalid '
+           'tag)')
+    # the shire runs kernels again after the aborts
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
     card.to_card(vr, bytes(4 * n))
     st = card.launch_status(card.launch(entry, vargs, 0x1))
