@@ -276,11 +276,12 @@ def _fw_tests(report, card, guest):
            f'(msg {mid}, payload {payload}, error_type {etype})')
 
     # ---- SP management queue ----
-    mid, rsp = card.wait(card.send(0, bytes(8), sq=SP_SQ), cq=SP_CQ)
-    status = struct.unpack_from('<i', rsp, 16)[0]
-    report(mid == 0 and status != 0 and len(rsp) == 24,
-           f'firmware: SP management command 0 answered with error status '
-           f'{status}')
+    for cmd in (0, 52):
+        mid, rsp = card.wait(card.send(cmd, bytes(8), sq=SP_SQ), cq=SP_CQ)
+        status = struct.unpack_from('<i', rsp, 16)[0]
+        report(mid == cmd and status != 0 and len(rsp) == 24,
+               f'firmware: SP management command {cmd} answered with error '
+               f'status {status}')
 
     # ---- DMA round trips ----
     for size in (4096, 1 << 20):
