@@ -10,7 +10,10 @@ tests/hostlink.py: DIRs, the MM and SP queues, DMA lists, kernels.
     fw_tests(report, root)                    from tests/run.py
 """
 
+import ctypes
 import os
+import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -35,6 +38,15 @@ MSG = dict(api_compat=513, fw_version=515, echo=517, abort=519,
            fw_error=535)
 
 
+def die_with_parent():
+    """In the child: QEMU gets SIGKILL when this process dies (Linux)."""
+    try:
+        # prctl(PR_SET_PDEATHSIG, SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
@@ -54,34 +66,43 @@ class Card:
              '-serial', f'file:{self.dir}/pu0.log',
              '-serial', f'file:{self.dir}/pu1.log',
              '-serial', f'file:{self.dir}/sp0.log'] + list(extra),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT)
-        self.link = hl.HostLink(sock, mem_base=HOST_MEM,
-                                mem_size=HOST_MEM_SIZE, timeout=30)
-        self.link.hello()
-        self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.dir, 'qemu.err'), 'w'),
+            preexec_fn=die_with_parent)
+        self.link = None
+        try:
+            self.link = hl.HostLink(sock, mem_base=HOST_MEM,
+                                    mem_size=HOST_MEM_SIZE, timeout=30)
+            self.link.hello()
+            self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
+        except (hl.LinkError, OSError):
+            self.close()
+            raise
         self.tag = 0
         self.stash = {}
 
     def logs(self):
         out = ''
-        for name in ('sp0.log', 'pu0.log'):
+        for name in ('sp0.log', 'pu0.log', 'qemu.err'):
             path = os.path.join(self.dir, name)
             if os.path.exists(path):
                 out += f'--- {name}\n' + open(path).read()[-3000:]
         return out
 
     def close(self):
-        try:
-            self.link.request(hl.STOP)
-        except (hl.LinkError, OSError):
-            pass
-        self.link.close()
+        if self.link:
+            try:
+                self.link.timeout = 5
+                self.link.request(hl.STOP)
+            except (hl.LinkError, OSError):
+                pass
+            self.link.close()
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     # ---- BAR2 helpers ----
     def r64(self, off):

@@ -21,6 +21,9 @@
 
 struct launch_block launch;
 
+/* one line at a time on the console (up to 32 shires report at once) */
+static uint64_t print_lock;
+
 /* last launch generation each hart has run */
 static uint64_t seen_gen[MM_HART0];
 
@@ -44,8 +47,11 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
     /* the first exception of a shire is logged, the others only counted */
     if (how == CM_DONE_EXCEPTION &&
         !(et_amoorg_d(&launch.exception_shires, bit) & bit) && f) {
+        while (et_amoswapg_d(&print_lock, 1)) {
+        }
         print("fw: hart %u: kernel exception: mcause 0x%lx mepc 0x%lx "
               "mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
+        et_amoswapg_d(&print_lock, 0);
     }
     if (et_amoaddg_d(&launch.done, 1) + 1 == launch.expected) {
         mm_notify(HART_KW, FCC_WORK);
