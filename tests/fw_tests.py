@@ -363,6 +363,26 @@ def _fw_tests(report, card, guest):
                f'{sum(g == w for g, w in zip(got, want))}/{n} sums right '
                f'({time.monotonic() - t:.2f} s)', card.logs())
 
+    # embedded arguments (flag bit 5) and a stack area (bit 6)
+    vargs2 = DEV_FREE + 0x50_0000
+    card.to_card(vr, bytes(4 * n))
+    stack = struct.pack('<II', 0x2000, 64)      # 64 pages for 64 harts
+    args = struct.pack('<QQQi4x', va, vb, vr, n)
+    mid, rsp = card.command(MSG['launch'], struct.pack(
+        '<QQQQ', entry, vargs2, 0, 1) + stack + args, flags=0x60)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    _, back = card.from_card(vr, 4 * n)
+    report(st == 0 and list(struct.unpack(f'<{n}i', back)) ==
+           [x + y for x, y in zip(a, b)],
+           f'firmware: vecadd.elf with embedded arguments and a stack area: '
+           f'status {st}', card.logs())
+    mid, rsp = card.command(MSG['launch'], struct.pack(
+        '<QQQQ', entry, vargs, 0, 1) + struct.pack('<II', 0x2000, 63),
+        flags=0x40)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    report(st == 14, f'firmware: a stack area under 4 KiB per hart: status '
+           f'{st} (14 bad stack config)')
+
     st = card.launch_status(card.launch(entry, vargs, 0))
     report(st == 12, f'firmware: kernel launch on shire mask 0: status {st} '
            '(12 bad shire mask)')

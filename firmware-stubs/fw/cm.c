@@ -59,6 +59,21 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
     fw_restart(cm_idle);
 }
 
+/* Esperanto's default: slot = hart id; a configured area: slot = rank */
+static uint64_t user_stack(unsigned h)
+{
+    uint64_t below, rank = h % HARTS_PER_SHIRE;
+
+    if (!launch.stack_size) {
+        return UMODE_STACK_BASE - h * UMODE_STACK_SIZE;
+    }
+    below = launch.shire_mask & ((1ULL << hart_shire(h)) - 1);
+    for (; below; below &= below - 1) {
+        rank += HARTS_PER_SHIRE;
+    }
+    return launch.stack_base - rank * launch.stack_size;
+}
+
 void cm_idle(void)
 {
     unsigned h = my_hart();
@@ -78,8 +93,7 @@ void cm_idle(void)
                 cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
             } else {
                 enter_umode(launch.code, launch.args,
-                            (uint64_t)&launch.env,
-                            UMODE_STACK_BASE - h * UMODE_STACK_SIZE);
+                            (uint64_t)&launch.env, user_stack(h));
             }
         }
         __asm__ volatile("wfi");
