@@ -395,6 +395,11 @@ def _fw_tests(report, card, guest):
     report(st == 2, f'firmware: exception.elf: status {st} (2 exception)',
            card.logs())
 
+    entry = card.load_elf(os.path.join(guest, 'fault1.elf'))
+    st = card.launch_status(card.launch(entry, 0, 0x1))
+    report(st == 2, f'firmware: fault1.elf (one hart faults, 63 spin): '
+           f'status {st} (2), the others stopped', card.logs())
+
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))
     tag = card.launch(entry, 0, 0x1)
     time.sleep(1)

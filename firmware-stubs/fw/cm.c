@@ -42,11 +42,16 @@ static void msip_clear(unsigned h)
 static void __attribute__((noreturn)) cm_report(unsigned h, int how,
                                                 struct trap_frame *f)
 {
-    uint64_t bit = 1ULL << hart_shire(h);
+    uint64_t bit = 1ULL << hart_shire(h), seen = 0;
 
+    if (how == CM_DONE_EXCEPTION) {
+        seen = et_amoorg_d(&launch.exception_shires, bit);
+        if (!seen) {
+            mm_notify(HART_KW, FCC_WORK);   /* the first: stop the others */
+        }
+    }
     /* the first exception of a shire is logged, the others only counted */
-    if (how == CM_DONE_EXCEPTION &&
-        !(et_amoorg_d(&launch.exception_shires, bit) & bit) && f) {
+    if (how == CM_DONE_EXCEPTION && !(seen & bit) && f) {
         while (et_amoswapg_d(&print_lock, 1)) {
         }
         print("fw: hart %u: kernel exception: mcause 0x%lx mepc 0x%lx "

@@ -478,7 +478,7 @@ static void do_abort(const uint8_t *cmd)
 static void __attribute__((noreturn)) kernel_worker(void)
 {
     for (;;) {
-        uint64_t start, timed_out = 0, waiters;
+        uint64_t start, timed_out = 0, stopped = 0, waiters;
         uint32_t st;
 
         fcc_wait(FCC_WORK);
@@ -511,8 +511,15 @@ static void __attribute__((noreturn)) kernel_worker(void)
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
             fcc_wait(FCC_WORK);
-            if (!timed_out && cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
-                timed_out = 1;
+            if (stopped) {
+                continue;
+            }
+            /* a hart that faulted ends the kernel on every hart */
+            if (et_amoorg_d(&launch.exception_shires, 0)) {
+                stopped = 1;
+                kernels_stop();
+            } else if (cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
+                timed_out = stopped = 1;
                 kernels_stop();
             }
         }
