@@ -59,9 +59,7 @@ class Card:
         self.proc = subprocess.Popen(
             [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
              'hostlink=hl', '-smp', '2113', '-m', '2G',
-             # -kernel, not the contract's -bios: with sp-firmware set, -bios
-             # crashes QEMU at 0532d11 (SP SRAM owned by the machine object)
-             '-kernel', f'{g}/etsoc1-fw.elf', '-display', 'none',
+             '-bios', f'{g}/etsoc1-fw.elf', '-display', 'none',
              '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
              '-serial', f'file:{self.dir}/pu0.log',
              '-serial', f'file:{self.dir}/pu1.log',
