@@ -35,9 +35,12 @@
 
 /*
  * Launch timeout in the kernel worker's cycles.  No timer exists, so it is
- * checked whenever the kernel worker wakes (docs/firmware.md).
+ * checked whenever the kernel worker wakes: a report, or any host doorbell
+ * while a kernel runs (docs/firmware.md).
  */
+#ifndef LAUNCH_TIMEOUT_CYCLES
 #define LAUNCH_TIMEOUT_CYCLES   (60ULL * 1000 * 1000 * 1000)
+#endif
 
 /* kernel_environment_t of Esperanto's ABI: one 64-byte line (a1) */
 struct kernel_env {

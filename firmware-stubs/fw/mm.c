@@ -640,6 +640,10 @@ static void __attribute__((noreturn)) dispatcher(void)
                 mm_notify(worker_hart(w), FCC_WORK);
             }
         }
+        /* no timer: host activity is when a kernel's timeout is checked */
+        if (et_amoorg_d(&kw.running, 0)) {
+            mm_notify(HART_KW, FCC_WORK);
+        }
     }
 }
 
