@@ -311,6 +311,27 @@ def _fw_tests(report, card, guest):
         report(st_w == 0 and st_r == 0 and back == data,
                f'firmware: DMA writelist + readlist of {size} B, data checked '
                f'(status {st_w}/{st_r}, {time.monotonic() - t:.2f} s)')
+    # two lists in flight at once, from SQ0 and SQ1 (two read channels)
+    big = [os.urandom(1 << 20) for _ in range(2)]
+    for i, d in enumerate(big):
+        card.link.mem[i << 20:(i + 1) << 20] = d
+    tags = [card.send(MSG['writelist'], struct.pack(
+        '<QQQII', HOST_MEM + (i << 20), HOST_MEM + (i << 20),
+        DEV_FREE + (i << 21), 1 << 20, 0),
+        sq=MM_SQ0 + i * 0x440) for i in range(2)]
+    sts = [struct.unpack_from('<I', card.wait(t)[1], 32)[0] for t in tags]
+    backs = [card.from_card(DEV_FREE + (i << 21), 1 << 20)[1]
+             for i in range(2)]
+    report(sts == [0, 0] and backs == big,
+           f'firmware: two 1 MiB writelists in flight from SQ0 and SQ1: '
+           f'status {sts}, data checked')
+    # many small commands: both rings wrap many times
+    ok = 0
+    for burst in range(50):
+        tags = [card.send(MSG['echo'], bytes(8)) for _ in range(4)]
+        ok += sum(card.wait(t)[0] == 518 for t in tags)
+    report(ok == 200, f'firmware: 200 echos in bursts of 4 (SQ and CQ '
+           f'rings wrap): {ok} answered')
     # four nodes each way
     parts = [os.urandom(8192) for _ in range(4)]
     for i, p in enumerate(parts):
