@@ -55,6 +55,7 @@ class Card:
             root, 'qemu-build', 'qemu-system-riscv64')
         g = os.path.join(root, 'guest')
         self.dir = tempfile.mkdtemp(prefix='etsoc1-fw-')
+        self.started = time.monotonic()
         sock = os.path.join(self.dir, 'hl.sock')
         self.proc = subprocess.Popen(
             [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
@@ -241,7 +242,7 @@ def fw_tests(report, root=None):
 
 
 def _fw_tests(report, card, guest):
-    t0 = time.monotonic()
+    t0 = card.started       # times below are from QEMU's start
     # ---- SP DIR ----
     st = card.wait_status(0x1000 + 44, 12)
     sp = card.link.read(card.bar2 + 0x1000, 352)
