@@ -329,7 +329,7 @@ void sp_main(void);
 void sp_main(void)
 {
     uint32_t shires;
-    uint64_t dram_end;
+    uint64_t dram_end, v;
 
     sp_puts("SP: ET-SoC-1 service-processor stub\n");
     shires = probe_shires();
@@ -354,7 +354,11 @@ void sp_main(void)
     dir_status(SP_STAGE_EVENTS);
 
     /* wake the master shire: all 64 harts wait in WFI for this IPI */
-    wr64(SHIRE_ESR_M(MASTER_SHIRE, ESR_IPI_TRIGGER), ~0ULL);
+    if (probe64(SHIRE_ESR_M(MASTER_SHIRE, ESR_SHIRE_CONFIG), &v)) {
+        wr64(SHIRE_ESR_M(MASTER_SHIRE, ESR_IPI_TRIGGER), ~0ULL);
+    } else {
+        sp_puts("SP: no master shire (shires < 33): no MM\n");
+    }
     dir_status(SP_STATUS_READY);
     sp_puts("SP: DEV_READY\n");
     sp_serve();
