@@ -411,8 +411,25 @@ def _fw_tests(report, card, guest):
            f'{st} (12)')
 
     entry = card.load_elf(os.path.join(guest, 'exception.elf'))
-    st = card.launch_status(card.launch(entry, 0, 0x1))
-    report(st == 2, f'firmware: exception.elf: status {st} (2 exception)',
+    exc = DEV_FREE + 0x60_0000
+    card.to_card(exc, bytes(64 * 320))
+    mid, rsp = card.wait(card.send(MSG['launch'], struct.pack(
+        '<QQQQ', entry, 0, exc, 0x1)), timeout=120)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    ptrs = struct.unpack_from('<QQQ', rsp, 40) if len(rsp) >= 64 else None
+    _, ctx = card.from_card(exc, 64 * 320)
+    ctxs = [struct.unpack_from('<8Q', ctx, 320 * h) for h in range(64)]
+    # the first fault stops the others: the rest are system aborts (type
+    # 2) or never started (empty)
+    faults = [h for h, c in enumerate(ctxs) if c[0] == 1 and c[2] == h and
+              c[6] == 2 and c[3] > entry]
+    aborts = [h for h, c in enumerate(ctxs) if c[0] == 2 and c[2] == h]
+    empty = [h for h, c in enumerate(ctxs) if not any(c)]
+    report(st == 2 and ptrs == (exc, 0, 1) and faults and
+           len(faults) + len(aborts) + len(empty) == 64,
+           f'firmware: exception.elf: status {st} (2 exception), error '
+           f'pointers {ptrs}, contexts: {len(faults)} faults (mcause 2), '
+           f'{len(aborts)} aborted, {len(empty)} not started',
            card.logs())
 
     entry = card.load_elf(os.path.join(guest, 'fault1.elf'))

@@ -38,6 +38,29 @@ static void msip_clear(unsigned h)
               1ULL << (h % HARTS_PER_SHIRE));
 }
 
+/* Leave the trapped context in the launch's exception buffer, if any. */
+static void save_context(unsigned h, uint64_t type, int64_t user_error,
+                         const struct trap_frame *f)
+{
+    uint64_t c = launch.exception_buffer + (uint64_t)h * CTX_SIZE;
+
+    if (!launch.exception_buffer) {
+        return;
+    }
+    wr64(c + CTX_TYPE, type);
+    wr64(c + CTX_CYCLES, cycles());
+    wr64(c + CTX_HART, h);
+    wr64(c + CTX_EPC, f->mepc);
+    wr64(c + CTX_STATUS, csr_read(mstatus));
+    wr64(c + CTX_TVAL, f->mtval);
+    wr64(c + CTX_CAUSE, f->mcause);
+    wr64(c + CTX_USER_ERROR, user_error);
+    for (unsigned r = 1; r < 32; r++) {
+        wr64(c + CTX_GPR + 8 * (r - 1), f->regs[r]);
+    }
+    __asm__ volatile("fence" ::: "memory");
+}
+
 /* Report this hart's end of the kernel; the last one wakes the KW. */
 static void __attribute__((noreturn)) cm_report(unsigned h, int how,
                                                 struct trap_frame *f)
@@ -134,6 +157,7 @@ void fw_trap(struct trap_frame *f)
     if (f->mcause == (CAUSE_IRQ | IRQ_M_SOFT)) {
         msip_clear(h);
         if (launch.abort_gen == seen_gen[h]) {
+            save_context(h, CTX_SYSTEM_ABORT, 0, f);
             cm_report(h, CM_DONE_ABORTED, f);
         }
         return;             /* a late launch IPI: keep running */
@@ -141,15 +165,23 @@ void fw_trap(struct trap_frame *f)
     if (f->mcause == CAUSE_ECALL_U) {
         uint64_t nr = f->regs[10];
 
+        if (nr == SYSCALL_RETURN_FROM_KERNEL &&
+            f->regs[12] == KERNEL_RETURN_SUCCESS) {
+            cm_report(h, CM_DONE_OK, f);
+        }
         if (nr == SYSCALL_RETURN_FROM_KERNEL) {
-            cm_report(h, f->regs[12] == KERNEL_RETURN_SUCCESS ?
-                      CM_DONE_OK : CM_DONE_EXCEPTION, f);
+            /* a1 = the kernel's value, a2 = 1 self abort, else an error */
+            save_context(h, f->regs[12] == KERNEL_RETURN_SELF_ABORT ?
+                         CTX_SELF_ABORT : CTX_USER_KERNEL_ERROR,
+                         f->regs[11], f);
+            cm_report(h, CM_DONE_EXCEPTION, f);
         }
         /* cache and counter syscalls: nothing to do in the model */
         f->regs[10] = nr <= SYSCALL_UMODE_LIMIT ? 0 : (uint64_t)-1;
         f->mepc += 4;
         return;
     }
+    save_context(h, CTX_UMODE_EXCEPTION, 0, f);
     cm_report(h, CM_DONE_EXCEPTION, f);
 }
 

@@ -32,6 +32,7 @@
 #define UMODE_STACK_SIZE        (4096 + 64)
 #define SYSCALL_RETURN_FROM_KERNEL  8
 #define KERNEL_RETURN_SUCCESS   0
+#define KERNEL_RETURN_SELF_ABORT 1
 
 /*
  * Launch timeout in the kernel worker's cycles.  No timer exists, so it is
@@ -61,6 +62,7 @@ struct launch_block {
     uint64_t gen;
     uint64_t code, args, shire_mask;
     uint64_t stack_base, stack_size;    /* 0: the default stacks */
+    uint64_t exception_buffer;          /* 0: none */
     uint64_t abort_gen;         /* == gen: stop now */
     uint64_t expected;          /* harts that will report */
     uint64_t done;              /* harts that reported */
@@ -68,6 +70,25 @@ struct launch_block {
 } __attribute__((aligned(64)));
 
 extern struct launch_block launch;
+
+/*
+ * Esperanto's execution_context_t: what a hart leaves in the launch's
+ * exception buffer (slot = hart id) when its kernel does not return well.
+ */
+#define CTX_SIZE        320     /* 39 u64, padded to 64-byte lines */
+#define CTX_TYPE        0
+#define CTX_CYCLES      8
+#define CTX_HART        16
+#define CTX_EPC         24
+#define CTX_STATUS      32
+#define CTX_TVAL        40
+#define CTX_CAUSE       48
+#define CTX_USER_ERROR  56
+#define CTX_GPR         64      /* x1..x31 */
+enum {
+    CTX_HANG, CTX_UMODE_EXCEPTION, CTX_SYSTEM_ABORT, CTX_SELF_ABORT,
+    CTX_USER_KERNEL_ERROR,
+};
 
 /* per-hart result reported into the launch block */
 enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED };

@@ -312,7 +312,7 @@ struct kw_job {
     uint64_t running;       /* a kernel is out on the compute shires */
     uint64_t active;        /* tag is valid: posted until answered */
     uint16_t tag;
-    uint64_t t0, code, args, mask, stack_base, stack_size;
+    uint64_t t0, code, args, mask, stack_base, stack_size, exc_buf;
     uint64_t host_abort;
 };
 static struct kw_job kw;
@@ -399,15 +399,35 @@ static uint32_t stack_config(const uint8_t *cmd, unsigned len,
     return 0;
 }
 
-static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st)
+/*
+ * The launch response; one that is not "completed" carries, as Esperanto's
+ * does, kernel_rsp_error_ptr_t: the exception buffer, the trace buffer
+ * (none) and the shires in error (@err_shires).
+ */
+static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st,
+                       uint64_t exc_buf, uint64_t err_shires)
 {
-    uint8_t rsp[40] = { 0 };
+    uint8_t rsp[64] = { 0 };
 
     put64(rsp + 8, t0);
     put64(rsp + 16, cycles() - t0);
     put64(rsp + 24, 0);
     put32(rsp + 32, st);
-    cq_send(rsp, sizeof(rsp), tag, MSG_KERNEL_LAUNCH + 1);
+    put64(rsp + 40, exc_buf);
+    put64(rsp + 48, 0);
+    put64(rsp + 56, err_shires);
+    cq_send(rsp, st == KL_COMPLETED ? 40 : 64, tag, MSG_KERNEL_LAUNCH + 1);
+}
+
+/* The exception buffer must hold a context for every launched hart. */
+static int exception_buffer_ok(uint64_t buf, uint64_t mask)
+{
+    uint64_t shires = 0;
+
+    for (; mask; mask >>= 1) {      /* up to the highest shire launched */
+        shires++;
+    }
+    return !buf || dev_range_ok(buf, shires * HARTS_PER_SHIRE * CTX_SIZE);
 }
 
 static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
@@ -421,7 +441,8 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
         st = KL_INVALID_ADDRESS;
     } else if (!mask || (mask & ~(uint64_t)cm_shires)) {
         st = KL_BAD_SHIRE_MASK;
-    } else if (code < KERNEL_ENTRY_MIN || code >= dram_end) {
+    } else if (code < KERNEL_ENTRY_MIN || code >= dram_end ||
+               !exception_buffer_ok(get64(cmd + 24), mask)) {
         st = KL_INVALID_ADDRESS;
     } else {
         st = copy_embedded_args(cmd, len);
@@ -430,7 +451,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
         st = stack_config(cmd, len, &stack_base, &stack_size);
     }
     if (st) {
-        kernel_rsp(get16(cmd + HDR_TAG), t0, st);
+        kernel_rsp(get16(cmd + HDR_TAG), t0, st, 0, 0);
         return;
     }
     /* one kernel at a time: wait (halted) until the kernel worker is free */
@@ -448,6 +469,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
     kw.mask = mask;
     kw.stack_base = stack_base;
     kw.stack_size = stack_size;
+    kw.exc_buf = get64(cmd + 24);
     kw.host_abort = 0;
     __asm__ volatile("fence" ::: "memory");
     et_amoswapg_d(&kw.active, 1);
@@ -490,6 +512,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.shire_mask = kw.mask;
         launch.stack_base = kw.stack_base;
         launch.stack_size = kw.stack_size;
+        launch.exception_buffer = kw.exc_buf;
         launch.env.major = 0;
         launch.env.minor = 1;
         launch.env.shire_mask = kw.mask;
@@ -528,7 +551,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
         st = kw.host_abort ? KL_HOST_ABORTED :
              timed_out ? KL_TIMEOUT :
              launch.exception_shires ? KL_EXCEPTION : KL_COMPLETED;
-        kernel_rsp(kw.tag, kw.t0, st);
+        kernel_rsp(kw.tag, kw.t0, st, kw.exc_buf,
+                   st == KL_EXCEPTION ? launch.exception_shires : kw.mask);
         et_amoswapg_d(&kw.busy, 0);
         waiters = et_amoswapg_d(&kw.waiters, 0);
         for (unsigned i = 0; i < HARTS_PER_SHIRE; i++) {
