@@ -178,7 +178,7 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     args[nargs++] = OWN(dup_printf("etsoc1,shires=33,sp-firmware=%s/"
                                    "etsoc1-sp.elf%s", gdir, ",hostlink=hl"));
     args[nargs++] = "-smp";
-    args[nargs++] = "2112";
+    args[nargs++] = "2113";     /* 64 x 33 minions + the SP */
     args[nargs++] = "-m";
     args[nargs++] = "2G";
     args[nargs++] = "-bios";
@@ -259,6 +259,8 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     r = host_link_open(h, fd);
     if (r == 0) {
         *out = h;
+    } else if (r == -ETSOC1_HOST_ELINK) {
+        r = -ETSOC1_HOST_ESPAWN;    /* QEMU went away at once: see the log */
     }
 out:
     for (i = 0; i < nown; i++) {
