@@ -56,7 +56,7 @@ typedef struct PACKED CompatRsp {
     Hdr h;
     uint32_t status;
     uint16_t major, minor, patch;
-    uint16_t pad;
+    uint8_t pad[6];
 } CompatRsp;
 
 typedef struct PACKED EchoRsp {
