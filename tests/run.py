@@ -951,6 +951,12 @@ def cli_tests():
             r'not a 40-bit even address')
     refused('missing kernel', ['-M', 'etsoc1', '-kernel', '/nonexistent.elf'],
             r'could not load')
+    refused('the SP not counted in -smp',
+            ['-M', 'etsoc1,shires=1,sp-firmware=' + QEMU, '-smp', '64'],
+            r'1 shire\(s\) and the SP need -smp 65')
+    refused('sp-firmware not an ELF',
+            ['-M', 'etsoc1,shires=1,sp-firmware=/dev/null', '-smp', '65'],
+            r'sp-firmware=/dev/null: not a RISC-V ELF image')
 
     with tempfile.TemporaryDirectory() as tmp:
         dtb = os.path.join(tmp, 'etsoc1.dtb')
@@ -1273,22 +1279,20 @@ def hostlink_tests():
         listener.close()
 
 
+GROUPS = {
+    'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
+    'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
+    'memory': memory_timing_tests, 'cli': cli_tests,
+}
+
+
 def main():
+    """run.py BUILD [GROUP...]: every group, or the ones named."""
     if not os.access(QEMU, os.X_OK):
         print(f'Bail out! {QEMU} is not built', flush=True)
         return 1
-    if len(sys.argv) > 2 and sys.argv[2] == 'hostlink':
-        hostlink_tests()
-        print(f"{counts['passed']} passed, {counts['failed']} failed")
-        return 1 if counts['failed'] else 0
-    qtests()
-    hostlink_tests()
-    guest_tests()
-    fabric_tests()
-    isa_tests()
-    timing_tests()
-    memory_timing_tests()
-    cli_tests()
+    for name in sys.argv[2:] or GROUPS:
+        GROUPS[name]()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')
     print(f"{counts['passed']} passed, {counts['failed']} failed")
