@@ -1285,6 +1285,7 @@ GROUPS = {
     'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
     'memory': memory_timing_tests, 'cli': cli_tests,
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
+    'fw': lambda: __import__('fw_tests').fw_tests(report, ROOT),
 }
 
 
