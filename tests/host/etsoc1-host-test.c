@@ -443,10 +443,15 @@ static uint16_t send_cmd(Vq *sq, Vq *cq, void *cmd, uint32_t n)
     return h->tag;
 }
 
-/* The response (or event) with @tag (0: any) and @msg; NULL on timeout. */
+/*
+ * The response (or event) with @tag (0: any) and @msg, copied into a
+ * static slot of its own (later drains reuse rsps[]); NULL on timeout.
+ */
 static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
                                unsigned timeout_ms)
 {
+    static uint8_t out[8][RSP_BYTES];
+    static unsigned next;
     uint32_t bit = is_sp(cq) ? ETSOC1_HOST_MSI_SP_CQ : ETSOC1_HOST_MSI_MM_CQ;
     uint64_t end = now_ms() + timeout_ms;
     int i;
@@ -457,8 +462,11 @@ static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
             const Hdr *h = (const Hdr *)rsps[i].b;
 
             if (rsps[i].used && (!tag || h->tag == tag) && h->msg == msg) {
+                uint8_t *o = out[next++ % 8];
+
+                memcpy(o, rsps[i].b, RSP_BYTES);
                 rsps[i].used = false;
-                return rsps[i].b;
+                return o;
             }
         }
         if (link_err || now_ms() > end) {
@@ -629,7 +637,7 @@ static void test_threshold(void)
            pushed);
 }
 
-static void test_echo_flood(unsigned n)
+static void test_echo_flood(unsigned n, bool want_wraps)
 {
     DummyCmd c = { .h.msg = MSG_ECHO };
     unsigned i, got = 0;
@@ -642,7 +650,8 @@ static void test_echo_flood(unsigned n)
     for (i = 0; i < n; i++) {
         got += wait_rsp(&mm_cq, first + i, MSG_ECHO_RSP, 10000) != NULL;
     }
-    report(got == n && mm_sq.wraps > sq0.wraps && mm_cq.wraps > cq0.wraps,
+    report(got == n && (!want_wraps || (mm_sq.wraps > sq0.wraps &&
+                                        mm_cq.wraps > cq0.wraps)),
            "%u echoes in a row: %u responses; SQ wrapped %u times, CQ %u",
            n, got, mm_sq.wraps - sq0.wraps, mm_cq.wraps - cq0.wraps);
 }
@@ -1061,13 +1070,13 @@ int main(int argc, char **argv)
         test_threshold();
         test_dma();
         test_dma_errors();
-        test_echo_flood(200);
+        test_echo_flood(200, true);
         test_vecadd();
         test_hang_abort();
         test_exception();
         test_bad_shire_mask();
         test_unknown();
-        test_echo_flood(10);
+        test_echo_flood(10, false);
         test_wraps();
     }
     r = etsoc1_host_stop(card);
