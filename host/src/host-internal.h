@@ -73,7 +73,9 @@ struct Etsoc1Host {
     uint32_t rx_got;
 
     /* start.c */
-    pid_t pid;                  /* 0: not ours */
+    pid_t pid;                  /* 0: not ours, or reaped */
+    int wstatus;                /* waitpid() status once reaped */
+    bool reaped;
     char *run_dir;
     unsigned ready_timeout_ms;
 };

@@ -94,16 +94,36 @@ int etsoc1_host_connect(const char *socket_path, Etsoc1Host **out)
     return 0;
 }
 
-/* Has the child exited?  Reaps it. */
+/* Has the child exited?  Reaps it and keeps its wait status. */
 static bool child_gone(Etsoc1Host *h)
 {
-    int st;
-
-    if (h->pid > 0 && waitpid(h->pid, &st, WNOHANG) == h->pid) {
+    if (h->pid > 0 && waitpid(h->pid, &h->wstatus, WNOHANG) == h->pid) {
         h->pid = 0;
+        h->reaped = true;
         return true;
     }
     return false;
+}
+
+/* QEMU died at start: say how at the end of its log (a crash is silent). */
+static void note_exit(Etsoc1Host *h)
+{
+    char *log = dup_printf("%s/qemu.log%s", h->run_dir, "");
+    FILE *f;
+
+    if (!log || !h->reaped || !(f = fopen(log, "a"))) {
+        free(log);
+        return;
+    }
+    if (WIFSIGNALED(h->wstatus)) {
+        fprintf(f, "libetsoc1-host: QEMU was killed by signal %d\n",
+                WTERMSIG(h->wstatus));
+    } else {
+        fprintf(f, "libetsoc1-host: QEMU exited with status %d\n",
+                WEXITSTATUS(h->wstatus));
+    }
+    fclose(f);
+    free(log);
 }
 
 static void kill_child(Etsoc1Host *h, unsigned wait_ms)
@@ -261,6 +281,7 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
         *out = h;
     } else if (r == -ETSOC1_HOST_ELINK) {
         r = -ETSOC1_HOST_ESPAWN;    /* QEMU went away at once: see the log */
+        kill_child(h, 1000);
     }
 out:
     for (i = 0; i < nown; i++) {
@@ -269,7 +290,11 @@ out:
     free(qemu_def);
     free(gdir_def);
     if (r < 0) {
+        child_gone(h);
         kill_child(h, 0);
+        if (h->run_dir) {
+            note_exit(h);
+        }
         host_free(h);
     }
     return r;

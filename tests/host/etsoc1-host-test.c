@@ -1014,6 +1014,27 @@ static void bench_dma(void)
     }
 }
 
+/* The last lines of a log in the run directory, as TAP comments. */
+static void show_log(const char *dir, const char *name)
+{
+    char path[512], line[256][160];
+    unsigned n = 0, i;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "r");
+    if (!f) {
+        return;
+    }
+    while (fgets(line[n % 256], sizeof(line[0]), f)) {
+        n++;
+    }
+    fclose(f);
+    for (i = n > 20 ? n - 20 : 0; i < n; i++) {
+        printf("# %s: %s", name, line[i % 256]);
+    }
+}
+
 static void on_fatal(void *opaque, const char *why)
 {
     (void)opaque;
@@ -1028,6 +1049,7 @@ int main(int argc, char **argv)
         "exception.elf",
     };
     Etsoc1HostOptions o = { .ready_timeout_ms = 120000 };
+    char run_dir[256];
     bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
     uint64_t t0;
     unsigned i;
@@ -1048,10 +1070,15 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    snprintf(run_dir, sizeof(run_dir), "%s/etsoc1-host-test-XXXXXX",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
+                                                  : "/tmp");
+    o.run_dir = mkdtemp(run_dir);
     t0 = now_ms();
     r = etsoc1_host_start(&o, &card);
     if (!report(r == 0, "start QEMU with the firmware, HELLO (%s)",
                 etsoc1_host_strerror(r))) {
+        show_log(run_dir, "qemu.log");
         printf("1..%d\n", test_no);
         return 1;
     }
@@ -1078,6 +1105,11 @@ int main(int argc, char **argv)
         test_unknown();
         test_echo_flood(10, false);
         test_wraps();
+    }
+    if (failures) {
+        show_log(run_dir, "qemu.log");
+        show_log(run_dir, "sp0.log");
+        show_log(run_dir, "pu0.log");
     }
     r = etsoc1_host_stop(card);
     report(r == 0 && !link_err, "STOP (%s), no link error on the way (%s)",
