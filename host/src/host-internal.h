@@ -22,6 +22,8 @@ enum {
 };
 #define HL_OPT_HOSTMEM  1u
 
+#define HOST_STOP_WAIT_MS   10000   /* STOP's reply, then QEMU's exit */
+
 /* One outgoing frame: header and fixed fields, then caller's data. */
 typedef struct HostFrame {
     struct HostFrame *next;

@@ -23,8 +23,6 @@
 #define ETSOC1_HOST_BUILD_ROOT "build"
 #endif
 
-#define STOP_WAIT_MS    10000
-
 static void sleep_ms(unsigned ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
@@ -318,7 +316,7 @@ int etsoc1_host_stop(Etsoc1Host *h)
         r = host_request(h, HL_STOP, NULL, 0, NULL, 0, NULL, 0);
     }
     /* QEMU exits after its reply; give it a bounded time. */
-    kill_child(h, r == 0 ? STOP_WAIT_MS : 0);
+    kill_child(h, r == 0 ? HOST_STOP_WAIT_MS : 0);
     host_link_shutdown(h);
     return r;
 }
