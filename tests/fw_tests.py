@@ -47,7 +47,9 @@ class Card:
         self.proc = subprocess.Popen(
             [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
              'hostlink=hl', '-smp', '2113', '-m', '2G',
-             '-bios', f'{g}/etsoc1-fw.elf', '-display', 'none',
+             # -kernel, not the contract's -bios: with sp-firmware set, -bios
+             # crashes QEMU at 0532d11 (SP SRAM owned by the machine object)
+             '-kernel', f'{g}/etsoc1-fw.elf', '-display', 'none',
              '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
              '-serial', f'file:{self.dir}/pu0.log',
              '-serial', f'file:{self.dir}/pu1.log',
@@ -243,8 +245,7 @@ def _fw_tests(report, card, guest):
            vq[4:] == (0, 2, 0x440, 0x900, 1, 0x600, 0x880, 2, 0x40),
            f'firmware: MM DIR v1, 112 B, CRC ok, status {st} (MM_READY), '
            f'queues as spec 3.4 ({time.monotonic() - t0:.1f} s)', card.logs())
-    dev_base, dev_size = struct.unpack_from('<QQ', mm, 48 + 32 + 24)[0], \
-        struct.unpack_from('<Q', mm, 48 + 32 + 16)[0]
+    dev_size, dev_base = struct.unpack_from('<QQ', mm, 48 + 32 + 16)
     report(dev_base == 0x80_0580_1000 and
            dev_base + dev_size == 0x80_8000_0000,
            f'firmware: host-managed DRAM {dev_base:#x} + {dev_size:#x}')
@@ -254,6 +255,10 @@ def _fw_tests(report, card, guest):
     report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0 and
            struct.unpack_from('<H', rsp, 0)[0] == 16,
            'firmware: echo answered (518, size = payload 16, status 0)')
+    for name, sq in (('SQ1', MM_VQ + 0x440), ('HP SQ0', MM_VQ + 0x880),
+                     ('HP SQ1', MM_VQ + 0x8c0)):
+        mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq)
+        report(mid == 518, f'firmware: echo on {name} answered')
     sq_msi = any(e[0] == 'msi' and e[1] & 4 for e in card.link.events)
     report(sq_msi, 'firmware: MSI vector 2 (MM_SQ) after a pop')
     mid, rsp = card.command(MSG['api_compat'], bytes(8))
@@ -271,11 +276,12 @@ def _fw_tests(report, card, guest):
            f'(msg {mid}, payload {payload}, error_type {etype})')
 
     # ---- SP management queue ----
-    mid, rsp = card.wait(card.send(0, bytes(8), sq=SP_SQ), cq=SP_CQ)
-    status = struct.unpack_from('<i', rsp, 16)[0]
-    report(mid == 0 and status != 0 and len(rsp) == 24,
-           f'firmware: SP management command 0 answered with error status '
-           f'{status}')
+    for cmd in (0, 52):
+        mid, rsp = card.wait(card.send(cmd, bytes(8), sq=SP_SQ), cq=SP_CQ)
+        status = struct.unpack_from('<i', rsp, 16)[0]
+        report(mid == cmd and status != 0 and len(rsp) == 24,
+               f'firmware: SP management command {cmd} answered with error '
+               f'status {status}')
 
     # ---- DMA round trips ----
     for size in (4096, 1 << 20):
@@ -324,7 +330,7 @@ def _fw_tests(report, card, guest):
     card.to_card(vr, bytes(4 * n))
     card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, n))
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
-    for mask in (0x1, 0x3):
+    for mask in (0x1, 0x3, 0xffffffff):
         card.to_card(vr, bytes(4 * n))
         t = time.monotonic()
         st = card.launch_status(card.launch(entry, vargs, mask))
@@ -357,7 +363,32 @@ def _fw_tests(report, card, guest):
     report(mid == 524 and ab == 0 and st == 4,
            f'firmware: hang.elf + kernel abort: abort status {ab}, launch '
            f'status {st} (4 host aborted)', card.logs())
-    # the shire runs kernels again after the abort
+    # a second launch (on SQ1) waits for the running one; ABORT (519)
+    # stops the first, then the second runs
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag1 = card.launch(entry, 0, 0x2)
+    time.sleep(0.5)
+    tag2 = card.send(MSG['launch'], struct.pack('<QQQQ', entry, 0, 0, 0x1),
+                     sq=MM_VQ + 0x440)
+    time.sleep(0.5)
+    pending = (MM_CQ, tag2) not in card.stash and card.pop(MM_CQ) is None
+    mid, rsp = card.command(MSG['abort'], struct.pack('<H6x', tag1))
+    ab = struct.unpack_from('<I', rsp, 8)[0]
+    st1 = card.launch_status(tag1)
+    # the second launch is hang.elf too: abort it by its tag
+    time.sleep(0.5)
+    mid2, rsp2 = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))
+    st2 = card.launch_status(tag2)
+    report(pending and mid == 520 and ab == 0 and st1 == 4 and st2 == 4 and
+           struct.unpack_from('<I', rsp2, 8)[0] == 0,
+           f'firmware: a launch waits for the running kernel (pending '
+           f'{pending}); ABORT stops the first ({st1}), the second runs and '
+           f'is aborted ({st2})', card.logs())
+    st = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))[1]
+    report(struct.unpack_from('<I', st, 8)[0] == 2,
+           'firmware: kernel abort with no such kernel: status 2 (invalid '
+           'tag)')
+    # the shire runs kernels again after the aborts
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
     card.to_card(vr, bytes(4 * n))
     st = card.launch_status(card.launch(entry, vargs, 0x1))
