@@ -711,6 +711,9 @@ uint32_t etsoc1_host_wait_msi(Etsoc1Host *h, uint32_t mask, int timeout_ms)
 void etsoc1_host_set_memory(Etsoc1Host *h, Etsoc1HostMemFn read,
                             Etsoc1HostMemFn write, void *opaque)
 {
+    if (!h) {
+        return;
+    }
     pthread_mutex_lock(&h->lock);
     h->mem_read = read ? read : mem_read_default;
     h->mem_write = write ? write : mem_write_default;
@@ -722,6 +725,9 @@ void etsoc1_host_on_fatal(Etsoc1Host *h,
                           void (*fn)(void *opaque, const char *why),
                           void *opaque)
 {
+    if (!h) {
+        return;
+    }
     pthread_mutex_lock(&h->lock);
     h->fatal_fn = fn;
     h->fatal_opaque = opaque;
