@@ -116,9 +116,11 @@ static void free_frame(HostFrame *f)
 }
 
 /*
- * The link is dead: fail every waiter, drop what is queued (waiters'
- * frames live on their stacks, so this comes before waking them) and
- * tell the owner unless it asked for it.
+ * The link is dead.  New requests fail at once.  The owner hears why
+ * (unless it asked for the end) before the waiting requests fail, so a
+ * layer that rethrows the reason on its next call has it by then.
+ * Queued frames are dropped before their waiters wake: the waiters'
+ * frames live on their stacks.
  */
 static void host_die(Etsoc1Host *h, const char *fmt, ...)
 {
@@ -136,6 +138,14 @@ static void host_die(Etsoc1Host *h, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(h->why, sizeof(h->why), fmt, ap);
     va_end(ap);
+    fn = h->stopping ? NULL : h->fatal_fn;
+    pthread_mutex_unlock(&h->lock);
+    shutdown(h->fd, SHUT_RDWR);
+    if (fn) {
+        fn(h->fatal_opaque, h->why);
+    }
+
+    pthread_mutex_lock(&h->lock);
     while ((f = h->out_head)) {
         h->out_head = f->next;
         free_frame(f);
@@ -147,12 +157,7 @@ static void host_die(Etsoc1Host *h, const char *fmt, ...)
     }
     h->waiters = NULL;
     pthread_cond_broadcast(&h->cond);
-    fn = h->stopping ? NULL : h->fatal_fn;
     pthread_mutex_unlock(&h->lock);
-    shutdown(h->fd, SHUT_RDWR);
-    if (fn) {
-        fn(h->fatal_opaque, h->why);
-    }
 }
 
 static int status_error(uint16_t status)

@@ -254,6 +254,20 @@ static void on_fatal(void *opaque, const char *why)
     pthread_mutex_unlock(&fatal_lock);
 }
 
+/* A copy of what on_fatal saw (it runs on the library's I/O thread). */
+static int fatal_seen(char *why, size_t n)
+{
+    int calls;
+
+    pthread_mutex_lock(&fatal_lock);
+    calls = fatal_calls;
+    if (why) {
+        snprintf(why, n, "%s", fatal_why);
+    }
+    pthread_mutex_unlock(&fatal_lock);
+    return calls;
+}
+
 static int refuse(void *opaque, uint64_t addr, void *buf, uint32_t len)
 {
     (void)opaque, (void)addr, (void)buf, (void)len;
@@ -471,7 +485,8 @@ static void test_pause_stop(Card *c)
     }
     report(s == 0 && i < 500 && WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
            etsoc1_host_mmio_read(c->h, BAR0, &v, 4) == -ETSOC1_HOST_ELINK &&
-           etsoc1_host_wait_msi(c->h, 0xf, -1) == 0 && fatal_calls == 0,
+           etsoc1_host_wait_msi(c->h, 0xf, -1) == 0 &&
+           fatal_seen(NULL, 0) == 0,
            "STOP: QEMU exits 0, later calls fail with ELINK, no fatal "
            "callback (stop %d)", s);
     etsoc1_host_close(c->h);
@@ -490,6 +505,7 @@ static void test_lost(Card *c)
     void *res = (void *)1;
     pthread_t t;
     uint32_t v;
+    char why[256];
     int r;
 
     etsoc1_host_on_fatal(c->h, on_fatal, NULL);
@@ -499,9 +515,10 @@ static void test_lost(Card *c)
     waitpid(c->pid, NULL, 0);
     pthread_join(t, &res);
     r = etsoc1_host_mmio_read(c->h, BAR0, &v, 4);
-    report(res == NULL && r == -ETSOC1_HOST_ELINK && fatal_calls == 1,
+    report(res == NULL && r == -ETSOC1_HOST_ELINK &&
+           fatal_seen(why, sizeof(why)) == 1,
            "QEMU killed: wait_msi wakes, requests fail with ELINK, fatal "
-           "callback once ('%s')", fatal_why);
+           "callback once ('%s')", why);
     etsoc1_host_close(c->h);
     close(c->q.fd);
 }
@@ -604,25 +621,29 @@ static void test_fake(int mode, const char *what, const char *want)
     Etsoc1Host *h = NULL;
     pthread_t t;
     uint32_t v;
-    int r = -1, c;
+    char why[256];
+    int r = -1, c, calls;
 
     snprintf(path, sizeof(path), "%s/fake%d.sock", tmp, mode);
     f.lfd = listen_unix(path);
     pthread_create(&t, NULL, fake_card, &f);
     c = etsoc1_host_connect(path, &h);
+    pthread_mutex_lock(&fatal_lock);
     fatal_calls = 0;
     fatal_why[0] = 0;
+    pthread_mutex_unlock(&fatal_lock);
     if (c == 0) {
         etsoc1_host_on_fatal(h, on_fatal, NULL);
         r = etsoc1_host_mmio_read(h, BAR0, &v, 4);
     }
     pthread_join(t, NULL);
     close(f.lfd);
-    report(c == 0 && r == -ETSOC1_HOST_ELINK && fatal_calls == 1 &&
-           strstr(fatal_why, want) &&
+    calls = fatal_seen(why, sizeof(why));
+    report(c == 0 && r == -ETSOC1_HOST_ELINK && calls == 1 &&
+           strstr(why, want) &&
            (mode != 2 || !strcmp(f.log, "reply 0x92 status 3 seq 77")),
            "fake card, %s: the waiting request fails with ELINK, fatal "
-           "callback '%s' %s", what, fatal_why, f.log);
+           "callback '%s' %s", what, why, f.log);
     etsoc1_host_close(h);
 }
 
