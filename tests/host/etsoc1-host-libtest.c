@@ -193,7 +193,7 @@ static uint32_t edma_run(QTest *q, bool write, uint32_t n, uint64_t sar,
     return 0;
 }
 
-/* ---- QEMU under qtest ----------------------------------------------------- */
+/* ---- QEMU under qtest ---------------------------------------------------- */
 
 typedef struct Card {
     pid_t pid;
@@ -239,7 +239,7 @@ static void card_start(Card *c, const char *qemu, int n)
     exit(1);
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests --------------------------------------------------------------- */
 
 static int fatal_calls;
 static char fatal_why[256];

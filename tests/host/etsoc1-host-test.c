@@ -133,7 +133,7 @@ static_assert(sizeof(KAbortCmd) == 16, "kernel_abort_cmd");
 static_assert(sizeof(FwErrorEvt) == 24, "device_fw_error");
 static_assert(sizeof(MgmtRsp) == 24, "mgmt rsp");
 
-/* ---- TAP ------------------------------------------------------------------ */
+/* ---- TAP ----------------------------------------------------------------- */
 
 static int test_no, failures;
 
@@ -213,7 +213,7 @@ static int mem_write(void *opaque, uint64_t addr, void *buf, uint32_t len)
     return 0;
 }
 
-/* ---- the card ------------------------------------------------------------- */
+/* ---- the card ------------------------------------------------------------ */
 
 static Etsoc1Host *card;
 static uint64_t bar0, bar2;
@@ -380,7 +380,7 @@ static uint32_t vq_pop(Vq *q, uint8_t *buf, uint32_t max)
     return n;
 }
 
-/* ---- commands and responses ------------------------------------------------ */
+/* ---- commands and responses ---------------------------------------------- */
 
 #define MAX_RSP     256
 #define RSP_BYTES   128
@@ -476,7 +476,7 @@ static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
     }
 }
 
-/* ---- discovery ------------------------------------------------------------- */
+/* ---- discovery ----------------------------------------------------------- */
 
 static uint64_t host_managed, host_managed_size;
 static uint32_t dma_max_elem = 128 * MIB;
@@ -571,7 +571,7 @@ static bool setup(void)
     return ok;
 }
 
-/* ---- tests ------------------------------------------------------------------ */
+/* ---- tests --------------------------------------------------------------- */
 
 static void test_compat_echo(void)
 {
@@ -754,7 +754,7 @@ static void test_dma_errors(void)
            "no host memory touched", dma_max_elem >> 20, too_big);
 }
 
-/* ---- kernels ---------------------------------------------------------------- */
+/* ---- kernels ------------------------------------------------------------- */
 
 static const char *guest_dir(void)
 {
