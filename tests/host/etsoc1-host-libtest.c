@@ -472,6 +472,48 @@ static void test_edma(Card *c)
     free(back);
 }
 
+/* Many threads, many small requests: replies find their requests. */
+typedef struct Small {
+    Etsoc1Host *h;
+    int id, bad;
+} Small;
+
+static void *small_io(void *opaque)
+{
+    Small *sm = opaque;
+    uint64_t at = BAR0 + 0x3000000 + sm->id * 0x10000, v, got;
+    int i;
+
+    for (i = 0; i < 400; i++) {
+        v = (uint64_t)sm->id << 32 | i;
+        got = 0;
+        if (etsoc1_host_mmio_write(sm->h, at + 8 * (i % 64), &v, 8) ||
+            etsoc1_host_mmio_read(sm->h, at + 8 * (i % 64), &got, 8) ||
+            got != v) {
+            sm->bad++;
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(Card *c)
+{
+    Small sm[6];
+    pthread_t t[6];
+    int i, bad = 0;
+
+    for (i = 0; i < 6; i++) {
+        sm[i] = (Small) { .h = c->h, .id = i };
+        pthread_create(&t[i], NULL, small_io, &sm[i]);
+    }
+    for (i = 0; i < 6; i++) {
+        pthread_join(t[i], NULL);
+        bad += sm[i].bad;
+    }
+    report(bad == 0, "6 threads x 400 write+read pairs of 8 bytes at "
+           "once: %d wrong", bad);
+}
+
 static void test_pause_stop(Card *c)
 {
     int p = etsoc1_host_pause(c->h), r = etsoc1_host_resume(c->h);
@@ -673,6 +715,7 @@ int main(void)
     test_errors(&c);
     test_doorbells(&c);
     test_edma(&c);
+    test_threads(&c);
     test_pause_stop(&c);
 
     card_start(&c, qemu, 2);
