@@ -406,7 +406,8 @@ static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie)
     DeviceState *plic;
     uint64_t entry;
 
-    memory_region_init_ram(&s->sp_sram, OBJECT(s), "etsoc1.sp-sram",
+    /* no owner: the machine is not a device, and RAM migrates by name */
+    memory_region_init_ram(&s->sp_sram, NULL, "etsoc1.sp-sram",
                            sram->size, &error_fatal);
     memory_region_add_subregion(sysmem, sram->base, &s->sp_sram);
     serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_SP_UART0].base, 2, NULL,
