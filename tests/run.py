@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
+import host_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1283,6 +1284,7 @@ GROUPS = {
     'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
     'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
     'memory': memory_timing_tests, 'cli': cli_tests,
+    'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: __import__('fw_tests').fw_tests(report, ROOT),
 }
 
