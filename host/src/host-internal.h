@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* libetsoc1-host: state shared by link.c (the wire) and start.c (QEMU). */
+#ifndef ETSOC1_HOST_INTERNAL_H
+#define ETSOC1_HOST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "etsoc1-host.h"
+
+/* docs/host-link.md */
+#define HL_MAGIC        0x4c485445u
+#define HL_VERSION      1
+#define HL_HDR          16
+#define HL_MAX_DATA     (1u << 20)
+#define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
+#define HL_REPLY        0x80
+enum {
+    HL_HELLO = 1, HL_MMIO_READ, HL_MMIO_WRITE, HL_PAUSE, HL_RESUME, HL_STOP,
+    HL_READY = 0x10, HL_MSI, HL_HOSTMEM_READ, HL_HOSTMEM_WRITE, HL_FATAL,
+};
+#define HL_OPT_HOSTMEM  1u
+
+/* One outgoing frame: header and fixed fields, then caller's data. */
+typedef struct HostFrame {
+    struct HostFrame *next;
+    uint8_t head[HL_HDR + 12];
+    uint32_t head_len;
+    const uint8_t *data;
+    uint32_t data_len;
+    uint32_t sent;
+    uint8_t *owned;             /* freed with a heap frame */
+    bool heap;
+} HostFrame;
+
+/* A request waiting for its reply; lives on the caller's stack. */
+typedef struct HostWaiter {
+    struct HostWaiter *next;
+    HostFrame frame;
+    uint32_t seq;
+    uint8_t type;
+    void *rbuf;                 /* reply payload goes here */
+    uint32_t rlen;              /* exact length of an OK reply's payload */
+    bool done;
+    int result;
+} HostWaiter;
+
+struct Etsoc1Host {
+    int fd;
+    int wake[2];                /* self-pipe: new frames, quit */
+    pthread_t io;
+    bool io_started;
+
+    pthread_mutex_t lock;       /* everything below */
+    pthread_cond_t cond;
+    HostFrame *out_head, *out_tail;
+    HostWaiter *waiters;
+    uint32_t next_seq;
+    bool ready;
+    uint64_t bar0, bar2;
+    uint32_t msi;
+    bool dead, stopping, quit;
+    char why[256];
+
+    Etsoc1HostMemFn mem_read, mem_write;
+    void *mem_opaque;
+    void (*fatal_fn)(void *opaque, const char *why);
+    void *fatal_opaque;
+
+    /* I/O thread only */
+    uint8_t *rx;
+    uint32_t rx_got;
+
+    /* start.c */
+    pid_t pid;                  /* 0: not ours */
+    char *run_dir;
+    unsigned ready_timeout_ms;
+};
+
+/* link.c */
+int host_link_open(Etsoc1Host *h, int fd);
+void host_link_shutdown(Etsoc1Host *h);
+int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
+                 uint32_t fixed_len, const void *data, uint32_t data_len,
+                 void *rbuf, uint32_t rlen);
+Etsoc1Host *host_alloc(void);
+void host_free(Etsoc1Host *h);
+uint64_t host_now_ms(void);
+
+#endif
