@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
+import sysemu_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1281,6 +1282,10 @@ def main():
         hostlink_tests()
         print(f"{counts['passed']} passed, {counts['failed']} failed")
         return 1 if counts['failed'] else 0
+    if len(sys.argv) > 2 and sys.argv[2] == 'sysemu':
+        sysemu_tests.sysemu_tests(report, ROOT)
+        print(f"{counts['passed']} passed, {counts['failed']} failed")
+        return 1 if counts['failed'] else 0
     qtests()
     hostlink_tests()
     guest_tests()
@@ -1289,6 +1294,7 @@ def main():
     timing_tests()
     memory_timing_tests()
     cli_tests()
+    sysemu_tests.sysemu_tests(report, ROOT)
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')
     print(f"{counts['passed']} passed, {counts['failed']} failed")
