@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Compute runtime (shires 0-31) and the role dispatch of every minion hart.
+ * A compute hart sleeps in WFI with only MSIP enabled.  The master
+ * minion's kernel worker fills the launch block and IPIs the shires; each
+ * hart then enters the kernel in U-mode.  The kernel's return (ecall
+ * SYSCALL_RETURN_FROM_KERNEL), any U-mode exception, or an abort IPI
+ * brings the hart back to M-mode, where it reports into the launch block
+ * and goes back to sleep.
+ */
+#include "fw.h"
+
+#define MIP_MSIP        (1u << 3)
+#define CAUSE_IRQ       (1ULL << 63)
+#define IRQ_M_SOFT      3
+#define CAUSE_ECALL_U   8
+#define MSTATUS_MPP     (3ULL << 11)
+
+/* U-mode syscalls other than the return: cache maintenance, PMCs */
+#define SYSCALL_UMODE_LIMIT 127
+
+struct launch_block launch;
+
+/* last launch generation each hart has run */
+static uint64_t seen_gen[MM_HART0];
+
+static unsigned my_hart(void)
+{
+    return csr_read(mhartid);
+}
+
+static void msip_clear(unsigned h)
+{
+    esr_write(ESR_OTHER(PP_M, hart_shire(h), IPI_TRIGGER_CLEAR),
+              1ULL << (h % HARTS_PER_SHIRE));
+}
+
+/* Report this hart's end of the kernel; the last one wakes the KW. */
+static void __attribute__((noreturn)) cm_report(unsigned h, int how,
+                                                struct trap_frame *f)
+{
+    uint64_t bit = 1ULL << hart_shire(h);
+
+    /* the first exception of a shire is logged, the others only counted */
+    if (how == CM_DONE_EXCEPTION &&
+        !(et_amoorg_d(&launch.exception_shires, bit) & bit) && f) {
+        print("fw: hart %u: kernel exception: mcause 0x%lx mepc 0x%lx "
+              "mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
+    }
+    if (et_amoaddg_d(&launch.done, 1) + 1 == launch.expected) {
+        mm_notify(HART_KW, FCC_WORK);
+    }
+    fw_restart(cm_idle);
+}
+
+void cm_idle(void)
+{
+    unsigned h = my_hart();
+
+    for (;;) {
+        uint64_t gen;
+
+        /* clear first, then look: an IPI after the look wakes the WFI */
+        msip_clear(h);
+        __asm__ volatile("fence" ::: "memory");
+        gen = et_amoorg_d(&launch.gen, 0);
+        if (gen != seen_gen[h]) {
+            seen_gen[h] = gen;
+            if (!(launch.shire_mask >> hart_shire(h) & 1)) {
+                /* not ours */
+            } else if (launch.abort_gen == gen) {
+                cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
+            } else {
+                enter_umode(launch.code, launch.args,
+                            (uint64_t)&launch.env,
+                            UMODE_STACK_BASE - h * UMODE_STACK_SIZE);
+            }
+        }
+        __asm__ volatile("wfi");
+    }
+}
+
+void cm_main(uint64_t hartid)
+{
+    csr_set(mie, MIP_MSIP);     /* WFI wakes on MSIP; mstatus.MIE stays 0 */
+    cm_idle();
+}
+
+void __attribute__((noreturn)) idle_forever(void)
+{
+    csr_clear(mie, ~0ULL);
+    for (;;) {
+        __asm__ volatile("wfi");
+    }
+}
+
+void fw_trap(struct trap_frame *f);
+
+void fw_trap(struct trap_frame *f)
+{
+    unsigned h = my_hart();
+    int from_user = !(csr_read(mstatus) & MSTATUS_MPP);
+
+    if (!from_user || h >= MM_HART0) {
+        print("fw: hart %u: unexpected M-mode trap: mcause 0x%lx "
+              "mepc 0x%lx mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
+        idle_forever();
+    }
+    if (f->mcause == (CAUSE_IRQ | IRQ_M_SOFT)) {
+        msip_clear(h);
+        if (launch.abort_gen == seen_gen[h]) {
+            cm_report(h, CM_DONE_ABORTED, f);
+        }
+        return;             /* a late launch IPI: keep running */
+    }
+    if (f->mcause == CAUSE_ECALL_U) {
+        uint64_t nr = f->regs[10];
+
+        if (nr == SYSCALL_RETURN_FROM_KERNEL) {
+            cm_report(h, f->regs[12] == KERNEL_RETURN_SUCCESS ?
+                      CM_DONE_OK : CM_DONE_EXCEPTION, f);
+        }
+        /* cache and counter syscalls: nothing to do in the model */
+        f->regs[10] = nr <= SYSCALL_UMODE_LIMIT ? 0 : (uint64_t)-1;
+        f->mepc += 4;
+        return;
+    }
+    cm_report(h, CM_DONE_EXCEPTION, f);
+}
+
+void fw_main(uint64_t hartid);
+
+void fw_main(uint64_t hartid)
+{
+    if (hartid < MM_HART0) {
+        cm_main(hartid);
+    }
+    if (hart_shire(hartid) == MASTER_SHIRE) {
+        mm_main(hartid);
+    }
+    idle_forever();
+}
+
+/* gcc emits calls to these for struct and array initialisers */
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+
+void *memset(void *d, int c, size_t n)
+{
+    uint8_t *p = d;
+
+    while (n--) {
+        *p++ = c;
+    }
+    return d;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    uint8_t *p = d;
+    const uint8_t *q = s;
+
+    while (n--) {
+        *p++ = *q++;
+    }
+    return d;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The minion firmware (etsoc1-fw.elf): roles by hart, the state the master
+ * minion and the compute runtime share, and the kernel ABI constants
+ * (docs/firmware.md).
+ */
+#ifndef ETSOC1_FW_H
+#define ETSOC1_FW_H
+
+#include <stdint.h>
+#include "etsoc1.h"
+#include "et-atomic.h"
+#include "card.h"
+
+#define MASTER_SHIRE    32
+#define MM_HART0        (MASTER_SHIRE * HARTS_PER_SHIRE)    /* 2048 */
+
+/* Roles of the master-shire harts: one row per role. */
+#define HART_DISPATCHER (MM_HART0 + 0)  /* PU PLIC source 33 */
+#define HART_SQ0        (MM_HART0 + 2)  /* SQ i: 2050 + 2i, thread 0 */
+#define HART_HP0        (MM_HART0 + 3)  /* HP SQ i: 2051 + 2i, thread 1 */
+#define HART_KW         (MM_HART0 + 6)  /* kernel worker */
+#define NUM_WORKERS     (MM_SQ_COUNT + MM_HP_COUNT)
+
+/* Credits: counter 0 = "work for you", counter 1 = "kernel worker free". */
+#define FCC_WORK        0
+#define FCC_KW_FREE     1
+
+/* Kernel ABI (Esperanto's WorkerMinion + test-compute-kernels crt.S) */
+#define KERNEL_ENTRY_MIN        HOST_MANAGED_START
+#define UMODE_STACK_BASE        0x8005800000ULL   /* hart h: base - h*size */
+#define UMODE_STACK_SIZE        (4096 + 64)
+#define SYSCALL_RETURN_FROM_KERNEL  8
+#define KERNEL_RETURN_SUCCESS   0
+
+/*
+ * Launch timeout in the kernel worker's cycles.  No timer exists, so it is
+ * checked whenever the kernel worker wakes (docs/firmware.md).
+ */
+#define LAUNCH_TIMEOUT_CYCLES   (60ULL * 1000 * 1000 * 1000)
+
+/* kernel_environment_t of Esperanto's ABI: one 64-byte line (a1) */
+struct kernel_env {
+    uint16_t major, minor, patch, reserved;
+    uint64_t shire_mask;
+    uint32_t frequency_mhz;
+    uint8_t pad[44];
+} __attribute__((aligned(64)));
+
+/*
+ * The launch block: written by the kernel worker, read by compute harts.
+ * gen changes last; a hart runs a launch when gen differs from the last
+ * one it saw and its shire is in shire_mask.  Counters are ET global
+ * atomics (the compute harts are in other shires).
+ */
+struct launch_block {
+    struct kernel_env env;
+    uint64_t gen;
+    uint64_t code, args, shire_mask;
+    uint64_t abort_gen;         /* == gen: stop now */
+    uint64_t expected;          /* harts that will report */
+    uint64_t done;              /* harts that reported */
+    uint64_t exception_shires;  /* shires where a hart trapped */
+} __attribute__((aligned(64)));
+
+extern struct launch_block launch;
+
+/* per-hart result reported into the launch block */
+enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED };
+
+/* fw start.S */
+void enter_umode(uint64_t entry, uint64_t a0, uint64_t a1, uint64_t sp);
+void __attribute__((noreturn)) fw_restart(void (*fn)(void));
+
+/* roles */
+void __attribute__((noreturn)) mm_main(uint64_t hartid);
+void __attribute__((noreturn)) cm_main(uint64_t hartid);
+void __attribute__((noreturn)) cm_idle(void);
+void __attribute__((noreturn)) idle_forever(void);
+
+/* Send "work" credit to a master-shire hart. */
+static inline void mm_notify(unsigned hart, unsigned counter)
+{
+    fcc_send(MASTER_SHIRE, hart & 1, counter,
+             1u << hart_minion(hart));
+}
+
+static inline uint64_t cycles(void)
+{
+    return csr_read(mcycle);
+}
+
+#endif

@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Master minion (shire 32): the MM DIR and queues, the dispatcher on the
+ * host doorbell, one worker per submission queue, the kernel worker, and
+ * the eDMA (docs/firmware.md).  Every waiting hart halts: the dispatcher
+ * in WFI on the PU PLIC, workers on FCC credits.
+ */
+#include "fw.h"
+#include "bootinfo.h"
+
+/* ---- device-api message ids (spec section 4) ---- */
+enum {
+    MSG_API_COMPAT = 513, MSG_FW_VERSION = 515, MSG_ECHO = 517,
+    MSG_ABORT = 519, MSG_KERNEL_LAUNCH = 521, MSG_KERNEL_ABORT = 523,
+    MSG_DMA_READLIST = 525, MSG_DMA_WRITELIST = 527,
+    MSG_DEVICE_FW_ERROR = 535,
+};
+
+/* The device-api version we answer API_COMPATIBILITY with: that of the
+ * reference device-api tree (deviceApi 2.6.0). */
+#define API_MAJOR 2
+#define API_MINOR 6
+#define API_PATCH 0
+/* Our firmware's own version (FW_VERSION, every fw_type). */
+#define FW_MAJOR 0
+#define FW_MINOR 1
+#define FW_PATCH 0
+
+/* kernel launch status */
+enum {
+    KL_COMPLETED = 0, KL_EXCEPTION = 2, KL_HOST_ABORTED = 4,
+    KL_INVALID_ADDRESS = 5, KL_TIMEOUT = 6, KL_BAD_SHIRE_MASK = 12,
+};
+/* kernel abort / abort status */
+enum { KA_SUCCESS = 0, KA_INVALID_TAG = 2 };
+/* DMA status */
+enum {
+    DMA_COMPLETE = 0, DMA_ERROR_ABORTED = 4, DMA_INVALID_ADDRESS = 6,
+    DMA_INVALID_SIZE = 7,
+};
+
+#define DMA_MAX_NODES       4               /* the API's maximum */
+#define DMA_MAX_ELEMENT     (128ULL << 20)  /* DMAW_MAX_ELEMENT_SIZE */
+#define DMA_NODE_LEN        32
+#define CMD_MAX             256
+
+/* ---- queues in PU_MBOX_PC_MM (BAR2 + 0) ---- */
+#define MM_VQ   (PU_MBOX_PC_MM + MM_VQ_BAR_OFFSET)
+#define MM_CQ   (MM_VQ + MM_CQ_OFFSET)
+
+static uint64_t worker_queue(unsigned w)
+{
+    return w < MM_SQ_COUNT ? MM_VQ + MM_SQ_OFFSET + w * MM_SQ_SIZE
+                           : MM_VQ + MM_HP_OFFSET + (w - MM_SQ_COUNT) *
+                             MM_HP_SIZE;
+}
+
+static unsigned worker_hart(unsigned w)
+{
+    return w < MM_SQ_COUNT ? HART_SQ0 + 2 * w
+                           : HART_HP0 + 2 * (w - MM_SQ_COUNT);
+}
+
+/* bits set; no libgcc here (__builtin_popcountll would call it) */
+static inline int64_t popcount64(uint64_t x)
+{
+    int64_t n = 0;
+
+    for (; x; x &= x - 1) {
+        n++;
+    }
+    return n;
+}
+
+static uint64_t dram_end;
+static uint32_t cm_shires;
+
+/* ---- MM DIR (spec 3.5) ---- */
+/* access_attr of the host-managed region: IO, ops node, 64-bit DMA
+ * alignment, 4 elements, 4 x 32 MiB per element */
+#define HOST_MANAGED_ATTR \
+    (1u | 2u << 1 | 3u << 3 | (uint32_t)DMA_MAX_NODES << 5 | 4u << 9)
+#define VQ_ATTR (1u | 2u << 1)
+
+static void mm_dir_publish(void)
+{
+    uint8_t d[MM_DIR_SIZE] = { 0 };
+    uint8_t *vq = d + MM_DIR_GEN_SIZE, *r = d + 48;
+
+    put16(d + 0, MM_DIR_GEN_SIZE);
+    put16(d + 2, 1);                    /* version */
+    put16(d + 4, MM_DIR_SIZE);
+    put16(d + 6, 2);                    /* num_mem_regions */
+    put16(vq + 0, 32);
+    vq[2] = 4;                          /* int_trg_size */
+    vq[3] = 1;                          /* int_id */
+    put32(vq + 4, 4);                   /* int_trg_offset: MMM_INT_INC */
+    put32(vq + 8, MM_SQ_OFFSET);
+    put16(vq + 12, MM_SQ_COUNT);
+    put16(vq + 14, MM_SQ_SIZE);
+    put32(vq + 16, MM_CQ_OFFSET);
+    put16(vq + 20, MM_CQ_COUNT);
+    put16(vq + 22, MM_CQ_SIZE);
+    put32(vq + 24, MM_HP_OFFSET);
+    put16(vq + 28, MM_HP_COUNT);
+    put16(vq + 30, MM_HP_SIZE);
+    /* region 0: VQ_BUFFER */
+    put16(r + 0, 32);
+    r[2] = 0;
+    r[3] = 2;
+    put32(r + 4, VQ_ATTR);
+    put64(r + 8, MM_VQ_BAR_OFFSET);
+    put64(r + 16, MM_VQ_SIZE);
+    put64(r + 24, MM_VQ);
+    /* region 1: OPS_HOST_MANAGED */
+    r += 32;
+    put16(r + 0, 32);
+    r[2] = 1;
+    r[3] = 0;
+    put32(r + 4, HOST_MANAGED_ATTR);
+    put64(r + 8, HOST_MANAGED_START - DRAM_MEMMAP_BEGIN);
+    put64(r + 16, dram_end - HOST_MANAGED_START);
+    put64(r + 24, HOST_MANAGED_START);
+    put32(d + MM_DIR_CRC, crc32(vq, MM_DIR_SIZE - MM_DIR_GEN_SIZE));
+    for (unsigned i = 0; i < MM_DIR_SIZE; i++) {
+        wr8(PU_MBOX_PC_MM + i, d[i]);
+    }
+}
+
+static void mm_status(int16_t st)
+{
+    __asm__ volatile("fence" ::: "memory");
+    wr16(PU_MBOX_PC_MM + MM_DIR_STATUS, st);
+    __asm__ volatile("fence" ::: "memory");
+}
+
+/* ---- responses ---- */
+static uint64_t cq_lock;
+
+static void pause_briefly(void)
+{
+    for (volatile int i = 0; i < 200; i++) {
+    }
+}
+
+/* Push a response (header size = payload after the header), MSI 3. */
+static void cq_send(uint8_t *rsp, uint32_t len, uint16_t tag, uint16_t msg)
+{
+    put16(rsp + HDR_SIZE, len - HDR_LEN);
+    put16(rsp + HDR_TAG, tag);
+    put16(rsp + HDR_MSG, msg);
+    put16(rsp + HDR_FLAGS, 0);
+    for (;;) {
+        int ok;
+
+        while (et_amoswapg_d(&cq_lock, 1)) {
+            pause_briefly();
+        }
+        ok = vq_push(MM_CQ, rsp, len);
+        et_amoswapg_d(&cq_lock, 0);
+        if (ok) {
+            break;
+        }
+        pause_briefly();        /* CQ full: the host is draining it */
+    }
+    msi_send(MSI_MM_CQ);
+}
+
+/* A response with only a u32 status after the header. */
+static void rsp_status(const uint8_t *cmd, uint16_t msg, uint32_t st)
+{
+    uint8_t rsp[16] = { 0 };
+
+    put32(rsp + 8, st);
+    cq_send(rsp, sizeof(rsp), get16(cmd + HDR_TAG), msg);
+}
+
+/* ---- eDMA (docs/host-interface.md, spec 5.1) ---- */
+#define EDMA_WR_ENGINE_EN   0x0c
+#define EDMA_WR_DOORBELL    0x10
+#define EDMA_WR_INT_STATUS  0x4c
+#define EDMA_WR_INT_CLEAR   0x58
+#define EDMA_RD_ENGINE_EN   0x2c
+#define EDMA_RD_DOORBELL    0x30
+#define EDMA_RD_INT_STATUS  0xa0
+#define EDMA_RD_INT_CLEAR   0xac
+#define EDMA_CH(wr, n)      (EDMA_BASE + ((wr) ? 0x200 : 0x300) + (n) * 0x200)
+#define CH_CONTROL1         0x00
+#define CH_LLP_LO           0x1c
+#define CH_LLP_HI           0x20
+#define EL_CB               (1u << 0)
+#define EL_TCB              (1u << 1)
+#define EL_LLP              (1u << 2)
+#define EL_LIE              (1u << 3)
+#define CTL_CCS             (1u << 8)
+#define CTL_LLE             (1u << 9)
+#define EDMA_CHANNELS       4
+#define EL_SIZE             24
+
+/* one busy mask per direction: [0] read channels, [1] write channels */
+static uint64_t dma_busy[2];
+
+static unsigned dma_reserve(int wr)
+{
+    for (;;) {
+        for (unsigned ch = 0; ch < EDMA_CHANNELS; ch++) {
+            if (!(et_amoorg_d(&dma_busy[wr], 1ULL << ch) & 1ULL << ch)) {
+                return ch;
+            }
+        }
+        pause_briefly();
+    }
+}
+
+static int dev_range_ok(uint64_t a, uint64_t n)
+{
+    if (a >= HOST_MANAGED_START && a + n <= dram_end && a + n > a) {
+        return 1;
+    }
+    return a >= SCP_WIN_START && a + n - 1 <= SCP_WIN_END && a + n > a;
+}
+
+/* Validate the nodes of a DMA list; 0 or a DMA status. */
+static uint32_t dma_check(const uint8_t *cmd, unsigned len, unsigned *nodes)
+{
+    unsigned n = (len - HDR_LEN) / DMA_NODE_LEN;
+
+    if ((len - HDR_LEN) % DMA_NODE_LEN || n == 0 || n > DMA_MAX_NODES) {
+        return DMA_INVALID_SIZE;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *nd = cmd + HDR_LEN + i * DMA_NODE_LEN;
+        uint32_t size = get32(nd + 24);
+
+        if (size == 0 || size > DMA_MAX_ELEMENT) {
+            return DMA_INVALID_SIZE;
+        }
+        if (!dev_range_ok(get64(nd + 16), size)) {
+            return DMA_INVALID_ADDRESS;
+        }
+    }
+    *nodes = n;
+    return 0;
+}
+
+/*
+ * Run one list on a channel and wait for it.  The firmware polls
+ * INT_STATUS as Esperanto's DMA worker does (nothing else signals a
+ * minion), with a short pause between polls.
+ */
+static uint32_t dma_run(const uint8_t *cmd, unsigned n, int wr)
+{
+    unsigned ch = dma_reserve(wr);
+    uint64_t ll = DMA_LL_BASE + 0x100 * (wr * EDMA_CHANNELS + ch);
+    uint64_t chr = EDMA_CH(wr, ch);
+    uint64_t st_reg = EDMA_BASE + (wr ? EDMA_WR_INT_STATUS
+                                      : EDMA_RD_INT_STATUS);
+    uint32_t done = 1u << ch, abort = 1u << (16 + ch), st;
+
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *nd = cmd + HDR_LEN + i * DMA_NODE_LEN;
+        uint64_t el = ll + i * EL_SIZE, host = get64(nd + 8);
+        uint64_t dev = get64(nd + 16);
+
+        wr32(el + 0, EL_CB | (i == n - 1 ? EL_LIE : 0));
+        wr32(el + 4, get32(nd + 24));
+        wr64(el + 8, wr ? dev : host);      /* SAR */
+        wr64(el + 16, wr ? host : dev);     /* DAR */
+    }
+    /* the link back to the list base toggles CCS: the list ends there */
+    wr32(ll + n * EL_SIZE + 0, EL_CB | EL_TCB | EL_LLP);
+    wr32(ll + n * EL_SIZE + 4, 0);
+    wr64(ll + n * EL_SIZE + 8, ll);
+    wr64(ll + n * EL_SIZE + 16, 0);
+    __asm__ volatile("fence" ::: "memory");
+    wr32(chr + CH_CONTROL1, CTL_CCS | CTL_LLE);
+    wr32(chr + CH_LLP_LO, ll);
+    wr32(chr + CH_LLP_HI, ll >> 32);
+    wr32(EDMA_BASE + (wr ? EDMA_WR_DOORBELL : EDMA_RD_DOORBELL), ch);
+    while (!((st = rd32(st_reg)) & (done | abort))) {
+        pause_briefly();
+    }
+    wr32(EDMA_BASE + (wr ? EDMA_WR_INT_CLEAR : EDMA_RD_INT_CLEAR),
+         st & (done | abort));
+    et_amoandg_d(&dma_busy[wr], ~(1ULL << ch));
+    return st & abort ? DMA_ERROR_ABORTED : DMA_COMPLETE;
+}
+
+static void do_dma(const uint8_t *cmd, unsigned len, uint64_t t0)
+{
+    int wr = get16(cmd + HDR_MSG) == MSG_DMA_READLIST; /* card -> host */
+    uint8_t rsp[40] = { 0 };
+    unsigned n = 0;
+    uint32_t st = dma_check(cmd, len, &n);
+
+    if (!st) {
+        st = dma_run(cmd, n, wr);
+    }
+    put64(rsp + 8, t0);
+    put64(rsp + 16, cycles() - t0);
+    put64(rsp + 24, 0);
+    put32(rsp + 32, st);
+    cq_send(rsp, sizeof(rsp), get16(cmd + HDR_TAG), get16(cmd + HDR_MSG) + 1);
+}
+
+/* ---- kernels: the kernel worker owns the launch block ---- */
+struct kw_job {
+    uint64_t busy;          /* taken by the SQ worker that posts */
+    uint64_t posted;        /* set with the job, taken by the KW */
+    uint64_t waiters;       /* SQ worker harts waiting for busy == 0 */
+    uint64_t running;       /* a kernel is out on the compute shires */
+    uint16_t tag;
+    uint64_t t0, code, args, mask;
+    uint64_t host_abort;
+};
+static struct kw_job kw;
+
+static void kernels_stop(void)
+{
+    launch.abort_gen = launch.gen;
+    __asm__ volatile("fence" ::: "memory");
+    for (unsigned s = 0; s < 32; s++) {
+        if (launch.shire_mask >> s & 1) {
+            esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
+        }
+    }
+}
+
+/* Copy embedded kernel arguments (header flag bit 5) to pointer_to_args. */
+#define FLAG_TRACE_CFG      (1u << 1)
+#define FLAG_ARGS_EMBEDDED  (1u << 5)
+#define FLAG_STACK_CFG      (1u << 6)
+
+static uint32_t copy_embedded_args(const uint8_t *cmd, unsigned len)
+{
+    uint16_t flags = get16(cmd + HDR_FLAGS);
+    unsigned off = 40;
+    uint64_t dst = get64(cmd + 16);
+
+    if (!(flags & FLAG_ARGS_EMBEDDED) || !dst) {
+        return 0;
+    }
+    off += flags & FLAG_TRACE_CFG ? 40 : 0;
+    off += flags & FLAG_STACK_CFG ? 8 : 0;
+    if (off > len || !dev_range_ok(dst, len - off + 1)) {
+        return KL_INVALID_ADDRESS;
+    }
+    for (unsigned i = off; i < len; i++) {
+        wr8(dst + i - off, cmd[i]);
+    }
+    return 0;
+}
+
+static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st)
+{
+    uint8_t rsp[40] = { 0 };
+
+    put64(rsp + 8, t0);
+    put64(rsp + 16, cycles() - t0);
+    put64(rsp + 24, 0);
+    put32(rsp + 32, st);
+    cq_send(rsp, sizeof(rsp), tag, MSG_KERNEL_LAUNCH + 1);
+}
+
+static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
+                             unsigned me)
+{
+    uint64_t mask = get64(cmd + 32), code = get64(cmd + 8);
+    uint32_t st = 0;
+
+    if (len < 40) {
+        st = KL_INVALID_ADDRESS;
+    } else if (!mask || (mask & ~(uint64_t)cm_shires)) {
+        st = KL_BAD_SHIRE_MASK;
+    } else if (code < KERNEL_ENTRY_MIN || code >= dram_end) {
+        st = KL_INVALID_ADDRESS;
+    } else {
+        st = copy_embedded_args(cmd, len);
+    }
+    if (st) {
+        kernel_rsp(get16(cmd + HDR_TAG), t0, st);
+        return;
+    }
+    /* one kernel at a time: wait (halted) until the kernel worker is free */
+    while (et_amoswapg_d(&kw.busy, 1)) {
+        et_amoorg_d(&kw.waiters, 1ULL << (me - MM_HART0));
+        if (!et_amoswapg_d(&kw.busy, 1)) {
+            break;
+        }
+        fcc_wait(FCC_KW_FREE);
+    }
+    kw.tag = get16(cmd + HDR_TAG);
+    kw.t0 = t0;
+    kw.code = code;
+    kw.args = get64(cmd + 16);
+    kw.mask = mask;
+    kw.host_abort = 0;
+    __asm__ volatile("fence" ::: "memory");
+    et_amoswapg_d(&kw.posted, 1);
+    mm_notify(HART_KW, FCC_WORK);
+}
+
+static void do_kernel_abort(const uint8_t *cmd)
+{
+    uint32_t st = KA_INVALID_TAG;
+
+    if (et_amoorg_d(&kw.running, 0) && kw.tag == get16(cmd + 8)) {
+        kw.host_abort = 1;
+        kernels_stop();
+        st = KA_SUCCESS;
+    }
+    rsp_status(cmd, MSG_KERNEL_ABORT + 1, st);
+}
+
+/* ABORT: the runtime sends it at start-up; it also stops a kernel. */
+static void do_abort(const uint8_t *cmd)
+{
+    if (et_amoorg_d(&kw.running, 0)) {
+        kw.host_abort = 1;
+        kernels_stop();
+    }
+    rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);
+}
+
+static void __attribute__((noreturn)) kernel_worker(void)
+{
+    for (;;) {
+        uint64_t start, timed_out = 0, waiters;
+        uint32_t st;
+
+        fcc_wait(FCC_WORK);
+        if (!et_amoswapg_d(&kw.posted, 0)) {
+            continue;       /* a stale completion credit */
+        }
+        launch.code = kw.code;
+        launch.args = kw.args;
+        launch.shire_mask = kw.mask;
+        launch.env.major = 0;
+        launch.env.minor = 1;
+        launch.env.shire_mask = kw.mask;
+        launch.env.frequency_mhz = 1000;
+        launch.expected = popcount64(kw.mask) * HARTS_PER_SHIRE;
+        launch.done = 0;
+        launch.exception_shires = 0;
+        __asm__ volatile("fence" ::: "memory");
+        et_amoaddg_d(&launch.gen, 1);
+        et_amoswapg_d(&kw.running, 1);
+        start = cycles();
+        for (unsigned s = 0; s < 32; s++) {
+            if (kw.mask >> s & 1) {
+                esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
+            }
+        }
+        while (et_amoorg_d(&launch.done, 0) < launch.expected) {
+            fcc_wait(FCC_WORK);
+            if (!timed_out && cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
+                timed_out = 1;
+                kernels_stop();
+            }
+        }
+        et_amoswapg_d(&kw.running, 0);
+        st = kw.host_abort ? KL_HOST_ABORTED :
+             timed_out ? KL_TIMEOUT :
+             launch.exception_shires ? KL_EXCEPTION : KL_COMPLETED;
+        kernel_rsp(kw.tag, kw.t0, st);
+        et_amoswapg_d(&kw.busy, 0);
+        waiters = et_amoswapg_d(&kw.waiters, 0);
+        for (unsigned i = 0; i < HARTS_PER_SHIRE; i++) {
+            if (waiters >> i & 1) {
+                mm_notify(MM_HART0 + i, FCC_KW_FREE);
+            }
+        }
+    }
+}
+
+/* ---- the queue workers ---- */
+static void handle(const uint8_t *cmd, unsigned len, uint64_t t0,
+                   unsigned me)
+{
+    uint16_t msg = get16(cmd + HDR_MSG), tag = get16(cmd + HDR_TAG);
+    uint8_t rsp[24] = { 0 };
+
+    switch (msg) {
+    case MSG_API_COMPAT:
+        put32(rsp + 8, 0);
+        put16(rsp + 12, API_MAJOR);
+        put16(rsp + 14, API_MINOR);
+        put16(rsp + 16, API_PATCH);
+        cq_send(rsp, 24, tag, msg + 1);
+        break;
+    case MSG_FW_VERSION:
+        put32(rsp + 8, 0);
+        put16(rsp + 12, FW_MAJOR);
+        put16(rsp + 14, FW_MINOR);
+        put16(rsp + 16, FW_PATCH);
+        rsp[18] = len > 8 ? cmd[8] : 0;     /* the type asked for */
+        cq_send(rsp, 24, tag, msg + 1);
+        break;
+    case MSG_ECHO:
+        put64(rsp + 8, t0);
+        put32(rsp + 16, 0);
+        cq_send(rsp, 24, tag, msg + 1);
+        break;
+    case MSG_ABORT:
+        do_abort(cmd);
+        break;
+    case MSG_KERNEL_LAUNCH:
+        do_kernel_launch(cmd, len, t0, me);
+        break;
+    case MSG_KERNEL_ABORT:
+        do_kernel_abort(cmd);
+        break;
+    case MSG_DMA_READLIST:
+    case MSG_DMA_WRITELIST:
+        do_dma(cmd, len, t0);
+        break;
+    default:
+        /* DEVICE_FW_ERROR, error_type 0: unsupported; payload = msg id */
+        put64(rsp + 8, msg);
+        put32(rsp + 16, 0);
+        cq_send(rsp, 24, tag, MSG_DEVICE_FW_ERROR);
+        break;
+    }
+}
+
+static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
+{
+    uint64_t q = worker_queue(w);
+    uint8_t cmd[CMD_MAX];
+
+    for (;;) {
+        int n;
+
+        fcc_wait(FCC_WORK);
+        while ((n = vq_pop(q, cmd, sizeof(cmd))) != 0) {
+            uint64_t t0 = cycles();
+
+            if (n < 0) {
+                print("MM: SQ%u: malformed command, queue dropped\n", w);
+                msi_send(MSI_MM_SQ);
+                break;
+            }
+            msi_send(MSI_MM_SQ);    /* room in the SQ */
+            handle(cmd, n, t0, me);
+        }
+    }
+}
+
+/* ---- dispatcher: PU PLIC source 33, context 0 = hart 2048 ---- */
+static void __attribute__((noreturn)) dispatcher(void)
+{
+    uint64_t claim = PLIC_CLAIM(PU_PLIC, 0);
+
+    wr32(PLIC_PRIO(PU_PLIC, PLIC_SRC_PCIE_MSG), 1);
+    wr32(PLIC_ENABLE(PU_PLIC, 0, PLIC_SRC_PCIE_MSG),
+         1u << (PLIC_SRC_PCIE_MSG % 32));
+    wr32(PLIC_THRESH(PU_PLIC, 0), 0);
+    csr_set(mie, 1u << 11);     /* MEIE; mstatus.MIE stays 0 */
+
+    for (;;) {
+        uint32_t src;
+
+        __asm__ volatile("wfi");
+        src = rd32(claim);
+        if (!src) {
+            continue;
+        }
+        if (src == PLIC_SRC_PCIE_MSG) {
+            wr32(PCI_INT_DEC, 1);
+        }
+        wr32(claim, src);
+        for (unsigned w = 0; w < NUM_WORKERS; w++) {
+            if (vq_used(worker_queue(w))) {
+                mm_notify(worker_hart(w), FCC_WORK);
+            }
+        }
+    }
+}
+
+/* Drain any credits left from before (counter 0 and 1). */
+static void fcc_drain(void)
+{
+    uint64_t c = csr_read(CSR_FCCNB);
+
+    for (unsigned i = 0; i < (c & 0xffff); i++) {
+        fcc_wait(0);
+    }
+    for (unsigned i = 0; i < (c >> 16 & 0xffff); i++) {
+        fcc_wait(1);
+    }
+}
+
+void mm_main(uint64_t h)
+{
+    /* wait (halted) for the SP's IPI: it comes after the SP DIR and iATU */
+    csr_set(mie, 1u << 3);
+    while (!(csr_read(mip) & (1u << 3))) {
+        __asm__ volatile("wfi");
+    }
+    esr_write(ESR_OTHER(PP_M, MASTER_SHIRE, IPI_TRIGGER_CLEAR),
+              1ULL << (h % HARTS_PER_SHIRE));
+    csr_clear(mie, 1u << 3);
+    fcc_drain();
+
+    if (h == HART_DISPATCHER) {
+        if (rd64(BOOTINFO) == BOOTINFO_MAGIC) {
+            dram_end = rd64(BOOTINFO + BOOTINFO_DRAM_END);
+            cm_shires = rd64(BOOTINFO + BOOTINFO_SHIRES);
+        } else {
+            dram_end = DRAM_START + (2ULL << 30);
+            cm_shires = 0;
+        }
+        mm_status(0);
+        mm_dir_publish();
+        mm_status(1);                   /* DEV_INTF_READY */
+        for (unsigned w = 0; w < MM_SQ_COUNT; w++) {
+            vq_init(worker_queue(w), MM_SQ_SIZE);
+        }
+        for (unsigned w = MM_SQ_COUNT; w < NUM_WORKERS; w++) {
+            vq_init(worker_queue(w), MM_HP_SIZE);
+        }
+        vq_init(MM_CQ, MM_CQ_SIZE);
+        wr32(EDMA_BASE + EDMA_WR_ENGINE_EN, 1);
+        wr32(EDMA_BASE + EDMA_RD_ENGINE_EN, 1);
+        for (int16_t st = 2; st <= 7; st++) {
+            mm_status(st);
+        }
+        mm_status(MM_STATUS_READY);
+        print("MM: ready: shires 0x%x, DRAM end 0x%lx\n", cm_shires,
+              dram_end);
+        dispatcher();
+    }
+    /* the others need nothing of the set-up before their first credit */
+    if (h == HART_KW) {
+        kernel_worker();
+    }
+    for (unsigned w = 0; w < NUM_WORKERS; w++) {
+        if (h == worker_hart(w)) {
+            sq_worker(w, h);
+        }
+    }
+    idle_forever();
+}

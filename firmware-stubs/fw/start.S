@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Minion firmware entry for every hart (docs/firmware.md).  Each hart gets
+ * a 4 KiB M-mode stack whose top also sits in mscratch: a trap from
+ * U-mode swaps to it.  fw_main(hartid) picks the role.
+ */
+#define STACK_SHIFT 12
+#define FRAME 288
+
+    .section .text.start, "ax"
+    .globl _start
+_start:
+    csrr    a0, mhartid
+    call    stack_top
+    mv      sp, a0
+    csrw    mscratch, a0
+    la      t0, fw_trap_entry
+    csrw    mtvec, t0
+    li      t0, (1 << 13)           /* mstatus.FS = Initial */
+    csrs    mstatus, t0
+    csrwi   fcsr, 0
+    csrwi   0x7d2, 1                /* menable_shadows: hartid CSR in U */
+    csrr    a0, mhartid
+    call    fw_main
+1:  wfi
+    j       1b
+
+/* a0 = hartid -> a0 = top of its M-mode stack; uses t0 only */
+stack_top:
+    la      t0, __stacks
+    addi    a0, a0, 1
+    slli    a0, a0, STACK_SHIFT
+    add     a0, a0, t0
+    ret
+
+/*
+ * fw_restart(fn): drop whatever the hart was doing, reset its stack and
+ * mscratch, and run fn() (which does not return).
+ */
+    .globl fw_restart
+fw_restart:
+    mv      s1, a0
+    csrr    a0, mhartid
+    call    stack_top
+    mv      sp, a0
+    csrw    mscratch, a0
+    jr      s1
+
+/*
+ * enter_umode(entry, a0, a1, sp): run a kernel in U-mode with the
+ * registers Esperanto's compute kernels expect: a0 = arguments, a1 =
+ * kernel environment, sp below a 32-byte frame whose saved ra is 0, gp and
+ * the rest zero.  The M-mode context is not kept: the kernel's end comes
+ * back through a trap and fw_restart.
+ */
+    .globl enter_umode
+enter_umode:
+    csrw    mepc, a0
+    li      t0, (3 << 11)           /* mstatus.MPP = U */
+    csrc    mstatus, t0
+    li      t0, (1 << 7)            /* MPIE */
+    csrs    mstatus, t0
+    mv      s0, a3
+    addi    sp, a3, -32
+    sd      zero, 24(sp)            /* ra of the frame */
+    sd      s0, 16(sp)
+    mv      a0, a1
+    mv      a1, a2
+    li      ra, 0
+    li      gp, 0
+    li      tp, 0
+    .irp r,t0,t1,t2,s1,a2,a3,a4,a5,a6,a7,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,t3,t4,t5,t6
+    li      \r, 0
+    .endr
+    fence.i
+    mret
+
+/*
+ * Trap entry: swap to the M-mode stack (mscratch), save every register,
+ * call fw_trap(frame).  If it returns, restore and resume at frame->mepc.
+ * Frame: x1..x31 at 8*n (x2 = the interrupted sp), mcause 256, mepc 264,
+ * mtval 272.
+ */
+    .align 4
+    .globl fw_trap_entry
+fw_trap_entry:
+    csrrw   sp, mscratch, sp
+    addi    sp, sp, -FRAME
+    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    sd      x\n, (\n*8)(sp)
+    .endr
+    csrr    t0, mscratch
+    sd      t0, 16(sp)
+    csrr    t0, mcause
+    sd      t0, 256(sp)
+    csrr    t0, mepc
+    sd      t0, 264(sp)
+    csrr    t0, mtval
+    sd      t0, 272(sp)
+    mv      a0, sp
+    call    fw_trap
+    ld      t0, 264(sp)
+    csrw    mepc, t0
+    addi    t0, sp, FRAME
+    csrw    mscratch, t0
+    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    ld      x\n, (\n*8)(sp)
+    .endr
+    ld      sp, 16(sp)
+    mret
