@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -159,11 +160,20 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
     timeout = static_cast<unsigned>(std::strtoul(t, nullptr, 0));
   }
 
+  // Extra QEMU arguments: "qemu:<arg>" options, then $ETSOC1_QEMU_ARGS
+  // (split at blanks) so a test binary can be given them unchanged.
   std::vector<std::string> extra;
   for (const auto& a : opts.additionalOptions) {
     if (a.rfind("qemu:", 0) == 0) {
       extra.push_back(a.substr(5));
     }
+  }
+  if (opts.startGdb) {
+    extra.push_back("-s");   // gdb stub on tcp::1234; the card still runs
+  }
+  std::istringstream env(envOr("ETSOC1_QEMU_ARGS", ""));
+  for (std::string a; env >> a;) {
+    extra.push_back(a);
   }
   std::vector<const char*> argv;
   for (const auto& a : extra) {
@@ -183,7 +193,9 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
   if (err < 0) {
     throw Exception("sw-sysemu: cannot start the QEMU card (" +
                     (qemu.empty() ? std::string("default QEMU") : qemu) +
-                    "): " + hostError(err));
+                    "): " + hostError(err) +
+                    (runDir_.empty() ? std::string()
+                                     : "; see " + runDir_ + "/qemu.log"));
   }
   const char* rd = etsoc1_host_run_dir(host_);
   if (rd) {
@@ -192,6 +204,12 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
   linkLog(opts.puUart0Path, runDir_, "pu0.log");
   linkLog(opts.puUart1Path, runDir_, "pu1.log");
   linkLog(opts.spUart0Path, runDir_, "sp0.log");
+  // sysemu's own log is QEMU's stdout/stderr here.
+  if (!opts.logFile.empty() && !opts.runDir.empty()) {
+    linkLog(opts.logFile[0] == '/' ? opts.logFile
+                                   : opts.runDir + "/" + opts.logFile,
+            runDir_, "qemu.log");
+  }
 
   // Host memory goes through the listener, which by default treats the
   // address as a pointer in this process (the runtime's bounce buffers).
