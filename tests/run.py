@@ -25,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
-import sysemu_tests  # noqa: E402
+import host_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -952,6 +952,12 @@ def cli_tests():
             r'not a 40-bit even address')
     refused('missing kernel', ['-M', 'etsoc1', '-kernel', '/nonexistent.elf'],
             r'could not load')
+    refused('the SP not counted in -smp',
+            ['-M', 'etsoc1,shires=1,sp-firmware=' + QEMU, '-smp', '64'],
+            r'1 shire\(s\) and the SP need -smp 65')
+    refused('sp-firmware not an ELF',
+            ['-M', 'etsoc1,shires=1,sp-firmware=/dev/null', '-smp', '65'],
+            r'sp-firmware=/dev/null: not a RISC-V ELF image')
 
     with tempfile.TemporaryDirectory() as tmp:
         dtb = os.path.join(tmp, 'etsoc1.dtb')
@@ -1274,27 +1280,23 @@ def hostlink_tests():
         listener.close()
 
 
+GROUPS = {
+    'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
+    'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
+    'memory': memory_timing_tests, 'cli': cli_tests,
+    'host': lambda: host_tests.host_tests(sys.modules[__name__]),
+    'fw': lambda: __import__('fw_tests').fw_tests(report, ROOT),
+    'sysemu': lambda: __import__('sysemu_tests').sysemu_tests(report, ROOT),
+}
+
+
 def main():
+    """run.py BUILD [GROUP...]: every group, or the ones named."""
     if not os.access(QEMU, os.X_OK):
         print(f'Bail out! {QEMU} is not built', flush=True)
         return 1
-    if len(sys.argv) > 2 and sys.argv[2] == 'hostlink':
-        hostlink_tests()
-        print(f"{counts['passed']} passed, {counts['failed']} failed")
-        return 1 if counts['failed'] else 0
-    if len(sys.argv) > 2 and sys.argv[2] == 'sysemu':
-        sysemu_tests.sysemu_tests(report, ROOT)
-        print(f"{counts['passed']} passed, {counts['failed']} failed")
-        return 1 if counts['failed'] else 0
-    qtests()
-    hostlink_tests()
-    guest_tests()
-    fabric_tests()
-    isa_tests()
-    timing_tests()
-    memory_timing_tests()
-    cli_tests()
-    sysemu_tests.sysemu_tests(report, ROOT)
+    for name in sys.argv[2:] or GROUPS:
+        GROUPS[name]()
     total = counts['passed'] + counts['failed']
     print(f'1..{total}')
     print(f"{counts['passed']} passed, {counts['failed']} failed")

@@ -309,6 +309,7 @@ struct kw_job {
     uint64_t posted;        /* set with the job, taken by the KW */
     uint64_t waiters;       /* SQ worker harts waiting for busy == 0 */
     uint64_t running;       /* a kernel is out on the compute shires */
+    uint64_t active;        /* tag is valid: posted until answered */
     uint16_t tag;
     uint64_t t0, code, args, mask;
     uint64_t host_abort;
@@ -323,6 +324,18 @@ static void kernels_stop(void)
         if (launch.shire_mask >> s & 1) {
             esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
         }
+    }
+}
+
+/*
+ * The host stops the posted or running kernel.  If the KW has not
+ * launched it yet, it sees host_abort after launching and stops it then.
+ */
+static void host_abort(void)
+{
+    et_amoswapg_d(&kw.host_abort, 1);
+    if (et_amoorg_d(&kw.running, 0)) {
+        kernels_stop();
     }
 }
 
@@ -396,6 +409,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
     kw.mask = mask;
     kw.host_abort = 0;
     __asm__ volatile("fence" ::: "memory");
+    et_amoswapg_d(&kw.active, 1);
     et_amoswapg_d(&kw.posted, 1);
     mm_notify(HART_KW, FCC_WORK);
 }
@@ -404,9 +418,8 @@ static void do_kernel_abort(const uint8_t *cmd)
 {
     uint32_t st = KA_INVALID_TAG;
 
-    if (et_amoorg_d(&kw.running, 0) && kw.tag == get16(cmd + 8)) {
-        kw.host_abort = 1;
-        kernels_stop();
+    if (et_amoorg_d(&kw.active, 0) && kw.tag == get16(cmd + 8)) {
+        host_abort();
         st = KA_SUCCESS;
     }
     rsp_status(cmd, MSG_KERNEL_ABORT + 1, st);
@@ -415,9 +428,8 @@ static void do_kernel_abort(const uint8_t *cmd)
 /* ABORT: the runtime sends it at start-up; it also stops a kernel. */
 static void do_abort(const uint8_t *cmd)
 {
-    if (et_amoorg_d(&kw.running, 0)) {
-        kw.host_abort = 1;
-        kernels_stop();
+    if (et_amoorg_d(&kw.active, 0)) {
+        host_abort();
     }
     rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);
 }
@@ -451,6 +463,9 @@ static void __attribute__((noreturn)) kernel_worker(void)
                 esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
             }
         }
+        if (et_amoorg_d(&kw.host_abort, 0)) {
+            kernels_stop();     /* aborted before it started */
+        }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
             fcc_wait(FCC_WORK);
             if (!timed_out && cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
@@ -459,6 +474,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
             }
         }
         et_amoswapg_d(&kw.running, 0);
+        et_amoswapg_d(&kw.active, 0);
         st = kw.host_abort ? KL_HOST_ABORTED :
              timed_out ? KL_TIMEOUT :
              launch.exception_shires ? KL_EXCEPTION : KL_COMPLETED;

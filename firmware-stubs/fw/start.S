@@ -69,7 +69,10 @@ enter_umode:
     li      ra, 0
     li      gp, 0
     li      tp, 0
-    .irp r,t0,t1,t2,s1,a2,a3,a4,a5,a6,a7,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,t3,t4,t5,t6
+    .irp r,t0,t1,t2,s1,a2,a3,a4,a5,a6,a7,t3,t4,t5,t6
+    li      \r, 0
+    .endr
+    .irp r,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11
     li      \r, 0
     .endr
     fence.i
@@ -86,7 +89,10 @@ enter_umode:
 fw_trap_entry:
     csrrw   sp, mscratch, sp
     addi    sp, sp, -FRAME
-    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16
+    sd      x\n, (\n*8)(sp)
+    .endr
+    .irp n,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
     sd      x\n, (\n*8)(sp)
     .endr
     csrr    t0, mscratch
@@ -103,7 +109,10 @@ fw_trap_entry:
     csrw    mepc, t0
     addi    t0, sp, FRAME
     csrw    mscratch, t0
-    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16
+    ld      x\n, (\n*8)(sp)
+    .endr
+    .irp n,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
     ld      x\n, (\n*8)(sp)
     .endr
     ld      sp, 16(sp)

@@ -22,6 +22,8 @@ enum {
 };
 #define HL_OPT_HOSTMEM  1u
 
+#define HOST_STOP_WAIT_MS   10000   /* STOP's reply, then QEMU's exit */
+
 /* One outgoing frame: header and fixed fields, then caller's data. */
 typedef struct HostFrame {
     struct HostFrame *next;
@@ -73,7 +75,9 @@ struct Etsoc1Host {
     uint32_t rx_got;
 
     /* start.c */
-    pid_t pid;                  /* 0: not ours */
+    pid_t pid;                  /* 0: not ours, or reaped */
+    int wstatus;                /* waitpid() status once reaped */
+    bool reaped;
     char *run_dir;
     unsigned ready_timeout_ms;
 };

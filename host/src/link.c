@@ -54,6 +54,22 @@ uint64_t host_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Wait on the condition until woken or @end (host_now_ms()); lock held. */
+static void wait_until(Etsoc1Host *h, uint64_t end)
+{
+    uint64_t now = host_now_ms(), ms = end > now ? end - now : 0;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += ms % 1000 * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&h->cond, &h->lock, &ts);
+}
+
 static void frame_init(HostFrame *f, uint8_t type, uint16_t status,
                        uint32_t seq, const void *fixed, uint32_t fixed_len,
                        const void *data, uint32_t data_len)
@@ -100,9 +116,11 @@ static void free_frame(HostFrame *f)
 }
 
 /*
- * The link is dead: fail every waiter, drop what is queued (waiters'
- * frames live on their stacks, so this comes before waking them) and
- * tell the owner unless it asked for it.
+ * The link is dead.  New requests fail at once.  The owner hears why
+ * (unless it asked for the end) before the waiting requests fail, so a
+ * layer that rethrows the reason on its next call has it by then.
+ * Queued frames are dropped before their waiters wake: the waiters'
+ * frames live on their stacks.
  */
 static void host_die(Etsoc1Host *h, const char *fmt, ...)
 {
@@ -120,6 +138,14 @@ static void host_die(Etsoc1Host *h, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(h->why, sizeof(h->why), fmt, ap);
     va_end(ap);
+    fn = h->stopping ? NULL : h->fatal_fn;
+    pthread_mutex_unlock(&h->lock);
+    shutdown(h->fd, SHUT_RDWR);
+    if (fn) {
+        fn(h->fatal_opaque, h->why);
+    }
+
+    pthread_mutex_lock(&h->lock);
     while ((f = h->out_head)) {
         h->out_head = f->next;
         free_frame(f);
@@ -131,12 +157,7 @@ static void host_die(Etsoc1Host *h, const char *fmt, ...)
     }
     h->waiters = NULL;
     pthread_cond_broadcast(&h->cond);
-    fn = h->stopping ? NULL : h->fatal_fn;
     pthread_mutex_unlock(&h->lock);
-    shutdown(h->fd, SHUT_RDWR);
-    if (fn) {
-        fn(h->fatal_opaque, h->why);
-    }
 }
 
 static int status_error(uint16_t status)
@@ -534,13 +555,19 @@ void host_link_shutdown(Etsoc1Host *h)
  * Send a request and wait for its reply.  @fixed (at most 12 bytes) is
  * copied; @data is sent from the caller's memory, which stays valid
  * because the caller sleeps here until the frame is sent and answered,
- * or dropped by host_die().
+ * or dropped by host_die().  Card accesses wait as long as the card
+ * takes; HELLO and STOP are bounded, since a QEMU that already has a
+ * client, or hangs on its way out, never answers them: then the link is
+ * given up.
  */
 int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
                  uint32_t fixed_len, const void *data, uint32_t data_len,
                  void *rbuf, uint32_t rlen)
 {
     HostWaiter w = { .type = type, .rbuf = rbuf, .rlen = rlen };
+    unsigned ms = type == HL_HELLO ? h->ready_timeout_ms :
+                  type == HL_STOP ? HOST_STOP_WAIT_MS : 0;
+    uint64_t end = host_now_ms() + ms;
 
     pthread_mutex_lock(&h->lock);
     if (h->dead || h->quit) {
@@ -553,7 +580,16 @@ int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
     h->waiters = &w;
     queue_frame(h, &w.frame);
     while (!w.done) {
-        pthread_cond_wait(&h->cond, &h->lock);
+        if (!ms) {
+            pthread_cond_wait(&h->cond, &h->lock);
+        } else if (host_now_ms() < end) {
+            wait_until(h, end);
+        } else {
+            pthread_mutex_unlock(&h->lock);
+            host_die(h, "no reply to %s in %u ms",
+                     type == HL_HELLO ? "HELLO" : "STOP", ms);
+            pthread_mutex_lock(&h->lock);
+        }
     }
     pthread_mutex_unlock(&h->lock);
     return w.result;
@@ -618,21 +654,8 @@ int etsoc1_host_wait_ready(Etsoc1Host *h, unsigned timeout_ms,
     }
     end = host_now_ms() + (timeout_ms ? timeout_ms : h->ready_timeout_ms);
     pthread_mutex_lock(&h->lock);
-    while (!h->ready && !h->dead && !h->quit) {
-        uint64_t now = host_now_ms();
-        struct timespec ts;
-
-        if (now >= end) {
-            break;
-        }
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += (end - now) / 1000;
-        ts.tv_nsec += (end - now) % 1000 * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&h->cond, &h->lock, &ts);
+    while (!h->ready && !h->dead && !h->quit && host_now_ms() < end) {
+        wait_until(h, end);
     }
     if (h->ready) {
         if (bar0) {
@@ -676,24 +699,13 @@ uint32_t etsoc1_host_wait_msi(Etsoc1Host *h, uint32_t mask, int timeout_ms)
     }
     pthread_mutex_lock(&h->lock);
     while (!(h->msi & mask) && !h->dead && !h->quit && !h->stopping) {
-        uint64_t now = host_now_ms();
-        struct timespec ts;
-
         if (timeout_ms < 0) {
             pthread_cond_wait(&h->cond, &h->lock);
-            continue;
-        }
-        if (now >= end) {
+        } else if (host_now_ms() < end) {
+            wait_until(h, end);
+        } else {
             break;
         }
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += (end - now) / 1000;
-        ts.tv_nsec += (end - now) % 1000 * 1000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&h->cond, &h->lock, &ts);
     }
     got = h->msi & mask;
     h->msi &= ~mask;
@@ -704,6 +716,9 @@ uint32_t etsoc1_host_wait_msi(Etsoc1Host *h, uint32_t mask, int timeout_ms)
 void etsoc1_host_set_memory(Etsoc1Host *h, Etsoc1HostMemFn read,
                             Etsoc1HostMemFn write, void *opaque)
 {
+    if (!h) {
+        return;
+    }
     pthread_mutex_lock(&h->lock);
     h->mem_read = read ? read : mem_read_default;
     h->mem_write = write ? write : mem_write_default;
@@ -715,6 +730,9 @@ void etsoc1_host_on_fatal(Etsoc1Host *h,
                           void (*fn)(void *opaque, const char *why),
                           void *opaque)
 {
+    if (!h) {
+        return;
+    }
     pthread_mutex_lock(&h->lock);
     h->fatal_fn = fn;
     h->fatal_opaque = opaque;

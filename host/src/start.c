@@ -23,8 +23,6 @@
 #define ETSOC1_HOST_BUILD_ROOT "build"
 #endif
 
-#define STOP_WAIT_MS    10000
-
 static void sleep_ms(unsigned ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
@@ -94,16 +92,36 @@ int etsoc1_host_connect(const char *socket_path, Etsoc1Host **out)
     return 0;
 }
 
-/* Has the child exited?  Reaps it. */
+/* Has the child exited?  Reaps it and keeps its wait status. */
 static bool child_gone(Etsoc1Host *h)
 {
-    int st;
-
-    if (h->pid > 0 && waitpid(h->pid, &st, WNOHANG) == h->pid) {
+    if (h->pid > 0 && waitpid(h->pid, &h->wstatus, WNOHANG) == h->pid) {
         h->pid = 0;
+        h->reaped = true;
         return true;
     }
     return false;
+}
+
+/* QEMU died at start: say how at the end of its log (a crash is silent). */
+static void note_exit(Etsoc1Host *h)
+{
+    char *log = dup_printf("%s/qemu.log%s", h->run_dir, "");
+    FILE *f;
+
+    if (!log || !h->reaped || !(f = fopen(log, "a"))) {
+        free(log);
+        return;
+    }
+    if (WIFSIGNALED(h->wstatus)) {
+        fprintf(f, "libetsoc1-host: QEMU was killed by signal %d\n",
+                WTERMSIG(h->wstatus));
+    } else {
+        fprintf(f, "libetsoc1-host: QEMU exited with status %d\n",
+                WEXITSTATUS(h->wstatus));
+    }
+    fclose(f);
+    free(log);
 }
 
 static void kill_child(Etsoc1Host *h, unsigned wait_ms)
@@ -178,7 +196,7 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     args[nargs++] = OWN(dup_printf("etsoc1,shires=33,sp-firmware=%s/"
                                    "etsoc1-sp.elf%s", gdir, ",hostlink=hl"));
     args[nargs++] = "-smp";
-    args[nargs++] = "2112";
+    args[nargs++] = "2113";     /* 64 x 33 minions + the SP */
     args[nargs++] = "-m";
     args[nargs++] = "2G";
     args[nargs++] = "-bios";
@@ -259,6 +277,9 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     r = host_link_open(h, fd);
     if (r == 0) {
         *out = h;
+    } else if (r == -ETSOC1_HOST_ELINK) {
+        r = -ETSOC1_HOST_ESPAWN;    /* QEMU went away at once: see the log */
+        kill_child(h, 1000);
     }
 out:
     for (i = 0; i < nown; i++) {
@@ -267,7 +288,11 @@ out:
     free(qemu_def);
     free(gdir_def);
     if (r < 0) {
+        child_gone(h);
         kill_child(h, 0);
+        if (h->run_dir) {
+            note_exit(h);
+        }
         host_free(h);
     }
     return r;
@@ -291,7 +316,7 @@ int etsoc1_host_stop(Etsoc1Host *h)
         r = host_request(h, HL_STOP, NULL, 0, NULL, 0, NULL, 0);
     }
     /* QEMU exits after its reply; give it a bounded time. */
-    kill_child(h, r == 0 ? STOP_WAIT_MS : 0);
+    kill_child(h, r == 0 ? HOST_STOP_WAIT_MS : 0);
     host_link_shutdown(h);
     return r;
 }

@@ -455,12 +455,12 @@ static bool etsoc1_scan_deadlock(Etsoc1MachineState *s)
     bool waiting = false;
 
     CPU_FOREACH(cs) {
-        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+        Etsoc1MinionCPU *cpu = etsoc1_minion_of(cs);
 
         if (!cs->halted || cpu_has_work(cs)) {
             return false;
         }
-        waiting |= qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED;
+        waiting |= cpu && qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED;
     }
     return waiting;
 }
@@ -468,11 +468,11 @@ static bool etsoc1_scan_deadlock(Etsoc1MachineState *s)
 static void etsoc1_print_deadlock(Etsoc1MachineState *s)
 {
     CPUState *cs;
+    Etsoc1MinionCPU *cpu;
     unsigned i, m;
 
     error_printf("etsoc1: deadlock: no hart can make progress\n");
-    CPU_FOREACH(cs) {
-        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+    ETSOC1_MINION_FOREACH(cs, cpu) {
         uint64_t h = cpu->parent_obj.env.mhartid;
         int64_t partner;
         const char *what = etsoc1_wait_name(cpu, &partner);
@@ -526,6 +526,9 @@ void etsoc1_deadlock_start(Etsoc1MachineState *s)
     if (s->on_deadlock == ETSOC1_ON_DEADLOCK_HANG) {
         return;     /* like the silicon: nobody notices */
     }
+    if (s->hostlink_id) {
+        return;     /* the host may ring a doorbell at any time */
+    }
     s->deadlock_timer = timer_new_ms(QEMU_CLOCK_REALTIME, etsoc1_deadlock_tick,
                                      s);
     timer_mod(s->deadlock_timer,
@@ -545,6 +548,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
     bool dead = s->num_shires && etsoc1_scan_deadlock(s);
     CPUState *cs;
+    Etsoc1MinionCPU *cpu;
     unsigned i, m;
 
     if (!visit_start_struct(v, name, NULL, 0, errp)) {
@@ -552,8 +556,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     }
     visit_type_bool(v, "deadlocked", &dead, &error_abort);
     visit_start_list(v, "waiting", NULL, 0, &error_abort);
-    CPU_FOREACH(cs) {
-        Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+    ETSOC1_MINION_FOREACH(cs, cpu) {
         uint64_t h = cpu->parent_obj.env.mhartid;
         uint64_t shire = h / ETSOC1_HARTS_PER_SHIRE;
         uint64_t minion = (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS;

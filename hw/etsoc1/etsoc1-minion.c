@@ -87,13 +87,15 @@ static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
     return ETSOC1_MINION_CPU(env_archcpu(env));
 }
 
+Etsoc1MinionCPU *etsoc1_minion_of(CPUState *cs)
+{
+    return (Etsoc1MinionCPU *)object_dynamic_cast(OBJECT(cs),
+                                                  TYPE_ETSOC1_MINION_CPU);
+}
+
 Etsoc1MinionCPU *etsoc1_current_minion(void)
 {
-    if (!current_cpu) {
-        return NULL;
-    }
-    return (Etsoc1MinionCPU *)object_dynamic_cast(OBJECT(current_cpu),
-                                                  TYPE_ETSOC1_MINION_CPU);
+    return current_cpu ? etsoc1_minion_of(current_cpu) : NULL;
 }
 
 /* The hart making the current access, for event sources. */

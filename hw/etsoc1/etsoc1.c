@@ -24,9 +24,11 @@
 #include "hw/loader.h"
 #include "hw/qdev-properties.h"
 #include "hw/char/serial.h"
+#include "hw/intc/sifive_plic.h"
 #include "hw/misc/unimp.h"
 #include "sysemu/device_tree.h"
 #include "sysemu/sysemu.h"
+#include "sysemu/reset.h"
 #include "sysemu/qtest.h"
 #include "elf.h"
 #include <libfdt.h>
@@ -50,7 +52,23 @@ const MemMapEntry etsoc1_memmap[] = {
     [ETSOC1_PCIE] =       { 0x4000000000,  256 * GiB },
     [ETSOC1_DRAM] =       { 0x8000000000,   32 * GiB },
     [ETSOC1_DRAM_UC] =    { 0xc000000000,   32 * GiB },
+    [ETSOC1_PU_PLIC] =    {   0x10000000,   32 * MiB },
+    [ETSOC1_SP_SRAM] =    {   0x40400000,    1 * MiB },
+    [ETSOC1_SP_PLIC] =    {   0x50000000,   32 * MiB },
+    [ETSOC1_SP_UART0] =   {   0x52022000,    4 * KiB },
 };
+
+/*
+ * Both PLICs have the SiFive register layout (QEMU's sifive_plic; the
+ * chip's own offsets are in headers Esperanto did not publish): source
+ * priorities at 4 x source, pending 0x1000, enables 0x2000 + 0x80 x context,
+ * threshold and claim 0x200000 + 0x1000 x context; one M-mode context per
+ * hart.  The two sources the host interface uses (docs/firmware.md):
+ */
+#define ETSOC1_PLIC_SOURCES          128
+#define ETSOC1_PLIC_PRIORITIES       7
+#define ETSOC1_PU_PLIC_PCIE_MESSAGE  33     /* host -> master minion */
+#define ETSOC1_SP_PLIC_MBOX_HOST     115    /* host -> service processor */
 
 /* Blocks that exist on the chip but are not modelled: they log, not fault. */
 static const struct {
@@ -296,7 +314,8 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
  * hostlink=<chardev> the host link (docs/host-link.md) is the eDMA's host
  * memory instead, under qtest too.
  */
-static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
+static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
+                                       MachineState *ms)
 {
     static const hwaddr map[] = {
         ETSOC1_PCIE0_DBI_BASE, ETSOC1_PCIE_NOPCIESR, ETSOC1_PU_TRG_PCIE,
@@ -349,6 +368,71 @@ static void etsoc1_pcie_create(Etsoc1MachineState *s, MachineState *ms)
     if (qtest_enabled()) {
         sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
     }
+    return dev;
+}
+
+/* A PLIC at @region with one M-mode context per CPU from @cpu_base. */
+static DeviceState *etsoc1_plic_create(int region, unsigned cpu_base,
+                                       unsigned ncpus)
+{
+    g_autoptr(GString) config = g_string_new("M");
+    unsigned i;
+
+    for (i = 1; i < ncpus; i++) {
+        g_string_append(config, ",M");
+    }
+    return sifive_plic_create(etsoc1_memmap[region].base, config->str, ncpus,
+                              cpu_base, ETSOC1_PLIC_SOURCES,
+                              ETSOC1_PLIC_PRIORITIES, 0x4, 0x1000, 0x2000,
+                              0x80, 0x200000, 0x1000,
+                              etsoc1_memmap[region].size);
+}
+
+static void etsoc1_sp_reset(void *opaque)
+{
+    cpu_reset(CPU(opaque));
+}
+
+/*
+ * The service processor: one plain RV64 hart (QEMU's generic rv64, M-mode)
+ * in its own CPU cluster, so its translated code is never shared with the
+ * minions', with its SRAM, its UART0 (the third -serial) and its PLIC.  It
+ * starts at the entry of the sp-firmware ELF (docs/firmware.md).
+ */
+static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie)
+{
+    MemoryRegion *sysmem = get_system_memory();
+    const MemMapEntry *sram = &etsoc1_memmap[ETSOC1_SP_SRAM];
+    DeviceState *plic;
+    uint64_t entry;
+
+    /* no owner: the machine is not a device, and RAM migrates by name */
+    memory_region_init_ram(&s->sp_sram, NULL, "etsoc1.sp-sram",
+                           sram->size, &error_fatal);
+    memory_region_add_subregion(sysmem, sram->base, &s->sp_sram);
+    serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_SP_UART0].base, 2, NULL,
+                   ETSOC1_UART_CLOCK / 16, serial_hd(2), DEVICE_LITTLE_ENDIAN);
+    if (load_elf(s->sp_firmware, NULL, NULL, NULL, &entry, NULL, NULL, NULL,
+                 0, EM_RISCV, 1, 0) < 0) {
+        error_report("etsoc1: sp-firmware=%s: not a RISC-V ELF image",
+                     s->sp_firmware);
+        exit(1);
+    }
+
+    object_initialize_child(OBJECT(s), "sp-cluster", &s->sp_cluster,
+                            TYPE_CPU_CLUSTER);
+    qdev_prop_set_uint32(DEVICE(&s->sp_cluster), "cluster-id", 1);
+    s->sp = RISCV_CPU(object_new(TYPE_RISCV_CPU_BASE64));
+    object_property_add_child(OBJECT(&s->sp_cluster), "sp", OBJECT(s->sp));
+    object_unref(OBJECT(s->sp));
+    qdev_prop_set_uint64(DEVICE(s->sp), "resetvec", entry);
+    qdev_realize(DEVICE(s->sp), NULL, &error_fatal);
+    qdev_realize(DEVICE(&s->sp_cluster), NULL, &error_fatal);
+    qemu_register_reset(etsoc1_sp_reset, s->sp);
+
+    plic = etsoc1_plic_create(ETSOC1_SP_PLIC, CPU(s->sp)->cpu_index, 1);
+    qdev_connect_gpio_out(pcie, ETSOC1_PCIE_IRQ_SP,
+                          qdev_get_gpio_in(plic, ETSOC1_SP_PLIC_MBOX_HOST));
 }
 
 static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
@@ -372,20 +456,24 @@ static void etsoc1_machine_init(MachineState *ms)
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
     MemoryRegion *sysmem = get_system_memory();
     const char *images[2];
-    bool entry_checked;
+    DeviceState *pcie;
+    bool entry_checked, sp;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     void *fdt;
     unsigned i, pp;
     Error *err = NULL;
 
+    /* -smp counts every CPU: 64 harts per shire, plus the SP if there is one */
+    sp = !!s->sp_firmware;
     s->num_shires = s->shires_prop ? s->shires_prop
                                    : ms->smp.cpus / ETSOC1_HARTS_PER_SHIRE;
-    if (ms->smp.cpus != s->num_shires * ETSOC1_HARTS_PER_SHIRE ||
+    if (ms->smp.cpus != s->num_shires * ETSOC1_HARTS_PER_SHIRE + sp ||
         ms->smp.max_cpus != ms->smp.cpus) {
-        error_report("etsoc1: %u shire(s) need -smp %u (64 harts per shire); "
-                     "got -smp %u%s", MAX(s->num_shires, 1),
-                     MAX(s->num_shires, 1) * ETSOC1_HARTS_PER_SHIRE,
-                     ms->smp.cpus,
+        error_report("etsoc1: %u shire(s)%s need -smp %u (64 harts per "
+                     "shire%s); got -smp %u%s", MAX(s->num_shires, 1),
+                     sp ? " and the SP" : "",
+                     MAX(s->num_shires, 1) * ETSOC1_HARTS_PER_SHIRE + sp,
+                     sp ? ", 1 service processor" : "", ms->smp.cpus,
                      ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
         exit(1);
     }
@@ -468,7 +556,19 @@ static void etsoc1_machine_init(MachineState *ms)
                                         &sh->esr[pp].mr);
         }
     }
-    etsoc1_pcie_create(s, ms);
+    pcie = etsoc1_pcie_create(s, ms);
+    if (s->num_shires > ETSOC1_MASTER_SHIRE) {
+        /* minion cpu_index = mhartid: harts are created in hart order */
+        DeviceState *plic = etsoc1_plic_create(ETSOC1_PU_PLIC,
+            ETSOC1_MASTER_SHIRE * ETSOC1_HARTS_PER_SHIRE,
+            ETSOC1_HARTS_PER_SHIRE);
+
+        qdev_connect_gpio_out(pcie, ETSOC1_PCIE_IRQ_MM,
+            qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_PCIE_MESSAGE));
+    }
+    if (s->sp_firmware) {
+        etsoc1_sp_create(s, pcie);
+    }
 
     memory_region_transaction_commit();
 
@@ -609,47 +709,25 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
-static char *etsoc1_get_timing_file(Object *obj, Error **errp)
-{
-    return g_strdup(ETSOC1_MACHINE(obj)->timing_file);
-}
+/* String machine properties: a file name or a chardev id, kept as given. */
+#define ETSOC1_STR_PROP(field)                                              \
+    static char *etsoc1_get_##field(Object *obj, Error **errp)              \
+    {                                                                       \
+        return g_strdup(ETSOC1_MACHINE(obj)->field);                        \
+    }                                                                       \
+    static void etsoc1_set_##field(Object *obj, const char *value,          \
+                                   Error **errp)                            \
+    {                                                                       \
+        Etsoc1MachineState *s = ETSOC1_MACHINE(obj);                        \
+                                                                            \
+        g_free(s->field);                                                   \
+        s->field = g_strdup(value);                                         \
+    }
 
-static void etsoc1_set_timing_file(Object *obj, const char *value,
-                                   Error **errp)
-{
-    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
-
-    g_free(s->timing_file);
-    s->timing_file = g_strdup(value);
-}
-
-static char *etsoc1_get_trace_json(Object *obj, Error **errp)
-{
-    return g_strdup(ETSOC1_MACHINE(obj)->trace_json);
-}
-
-static void etsoc1_set_trace_json(Object *obj, const char *value,
-                                  Error **errp)
-{
-    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
-
-    g_free(s->trace_json);
-    s->trace_json = g_strdup(value);
-}
-
-static char *etsoc1_get_hostlink(Object *obj, Error **errp)
-{
-    return g_strdup(ETSOC1_MACHINE(obj)->hostlink_id);
-}
-
-static void etsoc1_set_hostlink(Object *obj, const char *value,
-                                Error **errp)
-{
-    Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
-
-    g_free(s->hostlink_id);
-    s->hostlink_id = g_strdup(value);
-}
+ETSOC1_STR_PROP(timing_file)
+ETSOC1_STR_PROP(trace_json)
+ETSOC1_STR_PROP(hostlink_id)
+ETSOC1_STR_PROP(sp_firmware)
 
 static void etsoc1_machine_instance_init(Object *obj)
 {
@@ -663,7 +741,7 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
 
     mc->desc = "Esperanto ET-SoC-1 (minion shires)";
     mc->init = etsoc1_machine_init;
-    mc->max_cpus = ETSOC1_MAX_HARTS;
+    mc->max_cpus = ETSOC1_MAX_HARTS + 1;     /* + the service processor */
     mc->min_cpus = ETSOC1_HARTS_PER_SHIRE;
     mc->default_cpus = ETSOC1_HARTS_PER_SHIRE;
     mc->default_cpu_type = TYPE_ETSOC1_MINION_CPU;
@@ -708,11 +786,16 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "trace-json",
         "Write the fabric events (credits, messages, readies, IPIs) with "
         "their emulated times to this file as a Chrome/Perfetto trace");
-    object_class_property_add_str(oc, "hostlink", etsoc1_get_hostlink,
-                                  etsoc1_set_hostlink);
+    object_class_property_add_str(oc, "hostlink", etsoc1_get_hostlink_id,
+                                  etsoc1_set_hostlink_id);
     object_class_property_set_description(oc, "hostlink",
         "Id of a -chardev socket (server=on,wait=off) for the host link "
         "(docs/host-link.md)");
+    object_class_property_add_str(oc, "sp-firmware", etsoc1_get_sp_firmware,
+                                  etsoc1_set_sp_firmware);
+    object_class_property_set_description(oc, "sp-firmware",
+        "ELF image for the service processor; without it there is no SP "
+        "(docs/firmware.md)");
     object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",

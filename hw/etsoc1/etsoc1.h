@@ -22,6 +22,7 @@
 #include "qemu/units.h"
 #include "hw/boards.h"
 #include "hw/sysbus.h"
+#include "hw/cpu/cluster.h"
 #include "target/riscv/cpu.h"
 #include "qom/object.h"
 #include "fpu/softfloat.h"
@@ -56,6 +57,10 @@ enum {
     ETSOC1_PCIE,
     ETSOC1_DRAM,
     ETSOC1_DRAM_UC,     /* uncacheable alias of DRAM */
+    ETSOC1_PU_PLIC,     /* interrupts of the master shire */
+    ETSOC1_SP_SRAM,     /* the service processor's code and data */
+    ETSOC1_SP_PLIC,
+    ETSOC1_SP_UART0,
 };
 extern const MemMapEntry etsoc1_memmap[];
 
@@ -334,6 +339,10 @@ struct Etsoc1MachineState {
     hwaddr fdt_addr;
     int fdt_size;
 
+    CPUClusterState sp_cluster;
+    RISCVCPU *sp;
+    MemoryRegion sp_sram;
+
     QEMUTimer *deadlock_timer;
     bool deadlocked;
 
@@ -346,6 +355,7 @@ struct Etsoc1MachineState {
     char *timing_file;
     char *trace_json;
     char *hostlink_id;
+    char *sp_firmware;
 };
 
 /*
@@ -520,6 +530,12 @@ bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
 Etsoc1MinionCPU *etsoc1_current_minion(void);
+Etsoc1MinionCPU *etsoc1_minion_of(CPUState *cs);
+
+/* Every minion hart: the service processor is a CPU, but not a minion. */
+#define ETSOC1_MINION_FOREACH(cs, cpu) \
+    CPU_FOREACH(cs) \
+        if (!((cpu) = etsoc1_minion_of(cs))) { } else
 uint32_t etsoc1_current_hartid(void);
 bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc);

@@ -1,2 +1,1121 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-int main(void) { return 0; }
+/*
+ * The whole card through libetsoc1-host: QEMU with the firmware stubs,
+ * driven as Esperanto's device layer drives its simulator
+ * (shared/spec/host-interface.md sections 2-4): READY, DIR discovery with
+ * CRC, virtual queues with wrap, SQ threshold, doorbells, MSIs, then the
+ * device-api commands: API compatibility, echo, DMA lists both ways,
+ * kernel launch / abort / exception and the error paths, and one SP
+ * management command.  Prints TAP.
+ *
+ * Environment: ETSOC1_QEMU (qemu-system-riscv64), ETSOC1_GUEST_DIR
+ * (etsoc1-sp.elf, etsoc1-fw.elf and the kernels vecadd.elf, hang.elf,
+ * exception.elf).
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <elf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "etsoc1-host.h"
+
+#define KIB (1u << 10)
+#define MIB (1u << 20)
+
+/* ---- device-api messages (host-interface.md section 4), packed ---- */
+
+#define PACKED __attribute__((packed))
+
+typedef struct PACKED Hdr {
+    uint16_t size;      /* commands: total; responses: after the header */
+    uint16_t tag;
+    uint16_t msg;
+    uint16_t flags;
+} Hdr;
+
+enum {
+    MSG_COMPAT = 513, MSG_COMPAT_RSP, MSG_FW_VERSION, MSG_FW_VERSION_RSP,
+    MSG_ECHO, MSG_ECHO_RSP, MSG_ABORT, MSG_ABORT_RSP, MSG_LAUNCH,
+    MSG_LAUNCH_RSP, MSG_KABORT, MSG_KABORT_RSP, MSG_READLIST,
+    MSG_READLIST_RSP, MSG_WRITELIST, MSG_WRITELIST_RSP,
+    MSG_FW_ERROR = 535,
+};
+
+typedef struct PACKED DummyCmd {        /* compat, echo */
+    Hdr h;
+    uint64_t dummy;
+} DummyCmd;
+
+typedef struct PACKED CompatRsp {
+    Hdr h;
+    uint32_t status;
+    uint16_t major, minor, patch;
+    uint8_t pad[6];
+} CompatRsp;
+
+typedef struct PACKED EchoRsp {
+    Hdr h;
+    uint64_t start_ts;
+    uint32_t status;
+    uint32_t pad;
+} EchoRsp;
+
+typedef struct PACKED DmaNode {
+    uint64_t host_virt;
+    uint64_t host_phys;
+    uint64_t dev_phys;
+    uint32_t size;
+    uint32_t pad;
+} DmaNode;
+
+typedef struct PACKED DmaCmd {
+    Hdr h;
+    DmaNode node[4];
+} DmaCmd;
+
+typedef struct PACKED TimedRsp {        /* DMA lists, kernel launch */
+    Hdr h;
+    uint64_t start_ts;
+    uint64_t exec_dur;
+    uint64_t wait_dur;
+    uint32_t status;
+    uint32_t pad;
+} TimedRsp;
+
+typedef struct PACKED LaunchCmd {
+    Hdr h;
+    uint64_t code;
+    uint64_t args;
+    uint64_t exception_buf;
+    uint64_t shire_mask;
+} LaunchCmd;
+
+typedef struct PACKED KAbortCmd {
+    Hdr h;
+    uint16_t tag;
+    uint8_t pad[6];
+} KAbortCmd;
+
+typedef struct PACKED StatusRsp {       /* abort */
+    Hdr h;
+    uint32_t status;
+    uint32_t pad;
+} StatusRsp;
+
+typedef struct PACKED FwErrorEvt {
+    Hdr h;
+    uint64_t payload;
+    uint32_t error_type;
+    uint32_t pad;
+} FwErrorEvt;
+
+typedef struct PACKED MgmtRsp {         /* dev_mgmt_rsp_hdr_extn_t */
+    Hdr h;
+    uint64_t latency_us;
+    int32_t status;
+    uint32_t pad;
+} MgmtRsp;
+
+static_assert(sizeof(Hdr) == 8, "cmn_header_t");
+static_assert(sizeof(CompatRsp) == 24, "api_compatibility_rsp");
+static_assert(sizeof(EchoRsp) == 24, "echo_rsp");
+static_assert(sizeof(DmaNode) == 32, "dma node");
+static_assert(sizeof(DmaCmd) == 136, "4-node dma list");
+static_assert(sizeof(TimedRsp) == 40, "dma/launch rsp");
+static_assert(sizeof(LaunchCmd) == 40, "kernel_launch_cmd");
+static_assert(sizeof(KAbortCmd) == 16, "kernel_abort_cmd");
+static_assert(sizeof(FwErrorEvt) == 24, "device_fw_error");
+static_assert(sizeof(MgmtRsp) == 24, "mgmt rsp");
+
+/* ---- TAP ----------------------------------------------------------------- */
+
+static int test_no, failures;
+
+static bool report(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    failures += !ok;
+    return ok;
+}
+
+static void diag(const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("# ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+    nanosleep(&ts, NULL);
+}
+
+/* ---- host memory: one arena, DMA outside it is refused ------------------ */
+
+static uint8_t *arena;
+static size_t arena_size;
+static unsigned long refused;
+
+static bool in_arena(uint64_t addr, uint32_t len)
+{
+    uint64_t base = (uintptr_t)arena;
+
+    return addr >= base && len <= arena_size && addr - base <= arena_size - len;
+}
+
+static int mem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
+{
+    (void)opaque;
+    if (!in_arena(addr, len)) {
+        refused++;
+        return -1;
+    }
+    memcpy(buf, (void *)(uintptr_t)addr, len);
+    return 0;
+}
+
+static int mem_write(void *opaque, uint64_t addr, void *buf, uint32_t len)
+{
+    (void)opaque;
+    if (!in_arena(addr, len)) {
+        refused++;
+        return -1;
+    }
+    memcpy((void *)(uintptr_t)addr, buf, len);
+    return 0;
+}
+
+/* ---- the card ------------------------------------------------------------ */
+
+static Etsoc1Host *card;
+static uint64_t bar0, bar2;
+static int link_err;            /* first link error seen */
+
+static void rd(uint64_t bus, void *buf, uint32_t n)
+{
+    int r = etsoc1_host_mmio_read(card, bus, buf, n);
+
+    if (r && !link_err) {
+        link_err = r;
+        diag("MMIO read 0x%" PRIx64 "+%u: %s", bus, n,
+             etsoc1_host_strerror(r));
+    }
+    if (r) {
+        memset(buf, 0, n);
+    }
+}
+
+static void wr(uint64_t bus, const void *buf, uint32_t n)
+{
+    int r = etsoc1_host_mmio_write(card, bus, buf, n);
+
+    if (r && !link_err) {
+        link_err = r;
+        diag("MMIO write 0x%" PRIx64 "+%u: %s", bus, n,
+             etsoc1_host_strerror(r));
+    }
+}
+
+static uint64_t rd64(uint64_t bus)
+{
+    uint64_t v;
+
+    rd(bus, &v, 8);
+    return v;
+}
+
+static void wr64(uint64_t bus, uint64_t v)
+{
+    wr(bus, &v, 8);
+}
+
+/* The standard reflected CRC-32 (poly 0xEDB88320), table-less. */
+static uint32_t crc32(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xffffffff;
+    int k;
+
+    while (n--) {
+        c ^= *p++;
+        for (k = 0; k < 8; k++) {
+            c = (c >> 1) ^ (0xedb88320 & -(c & 1));
+        }
+    }
+    return ~c;
+}
+
+static uint16_t ld16(const uint8_t *p)
+{
+    return p[0] | p[1] << 8;
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+    return ld16(p) | (uint32_t)ld16(p + 2) << 16;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+    return ld32(p) | (uint64_t)ld32(p + 4) << 32;
+}
+
+/* ---- virtual queues (host-interface.md 3.4, 2.4 steps 4-5) -------------- */
+
+typedef struct Vq {
+    const char *name;
+    uint64_t bus;       /* CircBuffCb */
+    uint64_t len;       /* ring bytes */
+    unsigned wraps;     /* head/tail went past the end */
+    unsigned splits;    /* a message crossed the end */
+    unsigned msgs;
+} Vq;
+
+static Vq mm_sq, mm_cq, sp_sq, sp_cq;
+static unsigned sq_threshold = 136;     /* a 4-node DMA list */
+
+static void vq_init(Vq *q, const char *name, uint64_t bus)
+{
+    q->name = name;
+    q->bus = bus;
+    q->len = rd64(bus + 16);
+}
+
+static uint64_t vq_used(Vq *q, uint64_t head, uint64_t tail)
+{
+    return (head + q->len - tail) % q->len;
+}
+
+static uint64_t vq_free(Vq *q)
+{
+    return q->len - 1 - vq_used(q, rd64(q->bus), rd64(q->bus + 8));
+}
+
+/* Copy at ring offset @off, wrapping; true if it crossed the end. */
+static bool ring_io(Vq *q, uint64_t off, void *buf, uint32_t n, bool write)
+{
+    uint32_t first = q->len - off < n ? q->len - off : n;
+
+    if (write) {
+        wr(q->bus + 32 + off, buf, first);
+    } else {
+        rd(q->bus + 32 + off, buf, first);
+    }
+    if (first < n) {
+        if (write) {
+            wr(q->bus + 32, (uint8_t *)buf + first, n - first);
+        } else {
+            rd(q->bus + 32, (uint8_t *)buf + first, n - first);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Push if there is room (free = len - 1 - used); false otherwise. */
+static bool vq_push(Vq *q, const void *msg, uint32_t n)
+{
+    uint64_t head = rd64(q->bus), tail = rd64(q->bus + 8);
+
+    if (q->len - 1 - vq_used(q, head, tail) < n) {
+        return false;
+    }
+    q->splits += ring_io(q, head, (void *)msg, n, true);
+    q->wraps += head + n >= q->len;
+    wr64(q->bus, (head + n) % q->len);
+    q->msgs++;
+    return true;
+}
+
+/* Pop one message (8-byte header, then hdr.size bytes); its length. */
+static uint32_t vq_pop(Vq *q, uint8_t *buf, uint32_t max)
+{
+    uint64_t head = rd64(q->bus), tail = rd64(q->bus + 8);
+    uint32_t n;
+    bool split;
+
+    if (head == tail || link_err) {
+        return 0;
+    }
+    split = ring_io(q, tail, buf, 8, false);
+    n = 8 + ld16(buf);
+    if (n > max || n > vq_used(q, head, tail)) {
+        diag("%s: bad message size %u at tail 0x%" PRIx64 " (head 0x%"
+             PRIx64 ")", q->name, n, tail, head);
+        link_err = -ETSOC1_HOST_EINVAL;
+        return 0;
+    }
+    split |= ring_io(q, (tail + 8) % q->len, buf + 8, n - 8, false);
+    q->splits += split;
+    q->wraps += tail + n >= q->len;
+    wr64(q->bus + 8, (tail + n) % q->len);
+    q->msgs++;
+    return n;
+}
+
+/* ---- commands and responses ---------------------------------------------- */
+
+#define MAX_RSP     256
+#define RSP_BYTES   128
+
+static struct {
+    uint8_t b[RSP_BYTES];
+    bool used;
+} rsps[MAX_RSP];
+static uint16_t next_tag = 1;
+
+/* Move every queued response of @q into rsps[]; how many. */
+static int drain(Vq *q)
+{
+    uint8_t buf[RSP_BYTES];
+    int got = 0, i;
+    uint32_t n;
+
+    while ((n = vq_pop(q, buf, sizeof(buf)))) {
+        for (i = 0; i < MAX_RSP && rsps[i].used; i++) {
+        }
+        if (i == MAX_RSP) {
+            diag("too many responses kept");
+            break;
+        }
+        memset(rsps[i].b, 0, RSP_BYTES);
+        memcpy(rsps[i].b, buf, n);
+        rsps[i].used = true;
+        got++;
+    }
+    return got;
+}
+
+static bool is_sp(Vq *q)
+{
+    return q == &sp_sq || q == &sp_cq;
+}
+
+/*
+ * Push @cmd on @sq (its tag set here) and ring the doorbell; while the
+ * SQ is full, drain @cq and wait for an MSI as the device layer does.
+ */
+static uint16_t send_cmd(Vq *sq, Vq *cq, void *cmd, uint32_t n)
+{
+    Hdr *h = cmd;
+    uint32_t sqbit = is_sp(sq) ? ETSOC1_HOST_MSI_SP_SQ : ETSOC1_HOST_MSI_MM_SQ;
+    uint32_t cqbit = is_sp(sq) ? ETSOC1_HOST_MSI_SP_CQ : ETSOC1_HOST_MSI_MM_CQ;
+    uint64_t end = now_ms() + 30000;
+
+    h->size = n;
+    h->tag = next_tag++;
+    while (!vq_push(sq, cmd, n)) {
+        if (link_err || now_ms() > end) {
+            diag("%s: no room for %u bytes", sq->name, n);
+            return 0;
+        }
+        drain(cq);
+        etsoc1_host_wait_msi(card, sqbit | cqbit, 50);
+    }
+    etsoc1_host_doorbell(card, is_sp(sq) ? ETSOC1_HOST_SP : ETSOC1_HOST_MM);
+    return h->tag;
+}
+
+/*
+ * The response (or event) with @tag (0: any) and @msg, copied into a
+ * static slot of its own (later drains reuse rsps[]); NULL on timeout.
+ */
+static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
+                               unsigned timeout_ms)
+{
+    static uint8_t out[8][RSP_BYTES];
+    static unsigned next;
+    uint32_t bit = is_sp(cq) ? ETSOC1_HOST_MSI_SP_CQ : ETSOC1_HOST_MSI_MM_CQ;
+    uint64_t end = now_ms() + timeout_ms;
+    int i;
+
+    for (;;) {
+        drain(cq);
+        for (i = 0; i < MAX_RSP; i++) {
+            const Hdr *h = (const Hdr *)rsps[i].b;
+
+            if (rsps[i].used && (!tag || h->tag == tag) && h->msg == msg) {
+                uint8_t *o = out[next++ % 8];
+
+                memcpy(o, rsps[i].b, RSP_BYTES);
+                rsps[i].used = false;
+                return o;
+            }
+        }
+        if (link_err || now_ms() > end) {
+            return NULL;
+        }
+        etsoc1_host_wait_msi(card, bit, 100);
+    }
+}
+
+/* ---- discovery ----------------------------------------------------------- */
+
+static uint64_t host_managed, host_managed_size;
+static uint32_t dma_max_elem = 128 * MIB;
+
+static bool discover(const char *what, uint64_t dir, uint32_t size,
+                     unsigned status_off, int want, uint8_t *buf)
+{
+    uint64_t end = now_ms() + 120000;
+    int16_t st = 0;
+    uint16_t attr, total;
+    uint32_t crc, want_crc;
+    unsigned crc_off = size == 352 ? 16 : 10;
+
+    /* devicelayer polls every 100 ms; a negative status is a failure */
+    while (now_ms() < end && !link_err) {
+        rd(dir + status_off, &st, 2);
+        if (st >= want || st < 0) {
+            break;
+        }
+        sleep_ms(100);
+    }
+    rd(dir, buf, size);
+    attr = ld16(buf);
+    total = ld16(buf + 4);
+    crc = ld32(buf + crc_off);
+    want_crc = attr < total && total <= size ?
+               crc32(buf + attr, total - attr) : ~crc;
+    return report(st >= want && total == size && crc == want_crc,
+                  "%s DIR: status %d (>= %d), %u bytes, version %u, "
+                  "CRC 0x%08x (computed 0x%08x over %u bytes)", what, st,
+                  want, total, ld16(buf + 2), crc, want_crc, total - attr);
+}
+
+static bool setup(void)
+{
+    uint8_t sp[352], mm[112];
+    const uint8_t *vq;
+    uint64_t vq_base = 0;
+    bool ok;
+    int i;
+
+    ok = discover("SP", bar2 + 0x1000, 352, 44, 10, sp);
+    /* SP: vq_attr at 72 (no HP queues), regions at 96 */
+    vq = sp + ld16(sp);
+    for (i = 0; i < ld16(sp + 6) && i < 8; i++) {
+        const uint8_t *r = sp + 96 + 32 * i;
+
+        if (r[2] == 0 && r[3] == 2) {           /* VQ_BUFFER in BAR2 */
+            vq_base = bar2 + ld64(r + 8);
+        }
+    }
+    if (vq_base) {
+        vq_init(&sp_sq, "SP SQ", vq_base + ld32(vq + 8));
+        vq_init(&sp_cq, "SP CQ", vq_base + ld32(vq + 16));
+    }
+    ok &= report(vq_base && sp_sq.len && sp_cq.len,
+                 "SP queues: SQ at BAR2+0x%" PRIx64 " (ring %" PRIu64
+                 "), CQ at BAR2+0x%" PRIx64 " (ring %" PRIu64 ")",
+                 sp_sq.bus - bar2, sp_sq.len, sp_cq.bus - bar2, sp_cq.len);
+
+    ok &= discover("MM", bar2, 112, 8, 8, mm);
+    vq = mm + 16;
+    vq_base = 0;
+    for (i = 0; i < ld16(mm + 6) && i < 2; i++) {
+        const uint8_t *r = mm + 48 + 32 * i;
+
+        if (r[2] == 0) {
+            vq_base = bar2 + ld64(r + 8);
+        } else if (r[2] == 1) {                 /* OPS_HOST_MANAGED */
+            uint32_t a = ld32(r + 4);
+
+            host_managed = ld64(r + 24);
+            host_managed_size = ld64(r + 16);
+            if ((a >> 9) & 0xff) {
+                dma_max_elem = ((a >> 9) & 0xff) * 32 * MIB;
+            }
+        }
+    }
+    if (vq_base) {
+        /* SQ 0 and the CQ; the device layer also has SQ 1 and HP SQs */
+        vq_init(&mm_sq, "MM SQ0", vq_base + ld32(vq + 8));
+        vq_init(&mm_cq, "MM CQ0", vq_base + ld32(vq + 16));
+    }
+    ok &= report(vq_base && mm_sq.len == 0x420 && mm_cq.len &&
+                 host_managed,
+                 "MM queues: %u SQ of 0x%x, %u CQ of 0x%x, SQ0 ring 0x%"
+                 PRIx64 ", CQ ring 0x%" PRIx64 "; host-managed DRAM 0x%"
+                 PRIx64 " + 0x%" PRIx64 ", DMA element <= %u MiB",
+                 ld16(vq + 12), ld16(vq + 14), ld16(vq + 20), ld16(vq + 22),
+                 mm_sq.len, mm_cq.len, host_managed, host_managed_size,
+                 dma_max_elem >> 20);
+    return ok;
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_compat_echo(void)
+{
+    DummyCmd c = { .h.msg = MSG_COMPAT };
+    const CompatRsp *cr;
+    const EchoRsp *er;
+    uint16_t tag;
+
+    tag = send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+    cr = (const CompatRsp *)wait_rsp(&mm_cq, tag, MSG_COMPAT_RSP, 10000);
+    report(cr && cr->h.size == sizeof(*cr) - 8 && cr->status == 0,
+           "API compatibility: status %d, version %u.%u.%u",
+           cr ? (int)cr->status : -1, cr ? cr->major : 0,
+           cr ? cr->minor : 0, cr ? cr->patch : 0);
+
+    c.h.msg = MSG_ECHO;
+    tag = send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+    er = (const EchoRsp *)wait_rsp(&mm_cq, tag, MSG_ECHO_RSP, 10000);
+    report(er && er->h.size == sizeof(*er) - 8 && er->status == 0,
+           "echo: status %d, device timestamp %" PRIu64,
+           er ? (int)er->status : -1, er ? er->start_ts : 0);
+}
+
+/*
+ * SQ threshold: without a doorbell the firmware does not look, so the
+ * SQ fills; it is "not available" below the threshold; after the
+ * doorbell an MM_SQ MSI says the firmware took commands, and the SQ is
+ * available again.  The responses then fill (and wrap) the CQ.
+ */
+static void test_threshold(void)
+{
+    DummyCmd c = { .h.msg = MSG_ECHO };
+    uint64_t free0, free1, end;
+    uint32_t msi;
+    unsigned pushed = 0, got = 0, i;
+    uint16_t first = next_tag;
+
+    etsoc1_host_wait_msi(card, ETSOC1_HOST_MSI_MM_SQ, 0);
+    for (;;) {
+        c.h.size = sizeof(c);
+        c.h.tag = next_tag;
+        if (vq_free(&mm_sq) < sq_threshold || !vq_push(&mm_sq, &c, 16)) {
+            break;
+        }
+        next_tag++;
+        pushed++;
+    }
+    free0 = vq_free(&mm_sq);
+    etsoc1_host_doorbell(card, ETSOC1_HOST_MM);
+    msi = etsoc1_host_wait_msi(card, ETSOC1_HOST_MSI_MM_SQ, 10000);
+    end = now_ms() + 10000;
+    while ((free1 = vq_free(&mm_sq)) < sq_threshold && now_ms() < end) {
+        etsoc1_host_wait_msi(card, ETSOC1_HOST_MSI_MM_SQ, 100);
+    }
+    report(pushed > 40 && free0 < sq_threshold && msi && free1 >= sq_threshold,
+           "SQ threshold %u: %u echoes fill SQ0 to %" PRIu64 " free "
+           "bytes; after the doorbell an MM_SQ MSI (0x%x) and %" PRIu64
+           " free", sq_threshold, pushed, free0, msi, free1);
+    for (i = 0; i < pushed; i++) {
+        got += wait_rsp(&mm_cq, first + i, MSG_ECHO_RSP, 10000) != NULL;
+    }
+    report(got == pushed, "%u of %u echo responses from the CQ", got,
+           pushed);
+}
+
+static void test_echo_flood(unsigned n, bool want_wraps)
+{
+    DummyCmd c = { .h.msg = MSG_ECHO };
+    unsigned i, got = 0;
+    uint16_t first = next_tag;
+    Vq sq0 = mm_sq, cq0 = mm_cq;
+
+    for (i = 0; i < n; i++) {
+        send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+    }
+    for (i = 0; i < n; i++) {
+        got += wait_rsp(&mm_cq, first + i, MSG_ECHO_RSP, 10000) != NULL;
+    }
+    report(got == n && (!want_wraps || (mm_sq.wraps > sq0.wraps &&
+                                        mm_cq.wraps > cq0.wraps)),
+           "%u echoes in a row: %u responses; SQ wrapped %u times, CQ %u",
+           n, got, mm_sq.wraps - sq0.wraps, mm_cq.wraps - cq0.wraps);
+}
+
+/* A DMA list over up to 4 nodes; the response's status or -1. */
+static int dma_list(bool to_card, const DmaNode *nodes, int n)
+{
+    DmaCmd c = { .h.msg = to_card ? MSG_WRITELIST : MSG_READLIST };
+    const TimedRsp *r;
+    uint16_t tag;
+
+    memcpy(c.node, nodes, n * sizeof(*nodes));
+    tag = send_cmd(&mm_sq, &mm_cq, &c, 8 + 32 * n);
+    r = (const TimedRsp *)wait_rsp(&mm_cq, tag, to_card ? MSG_WRITELIST_RSP
+                                   : MSG_READLIST_RSP, 120000);
+    return r ? (int)r->status : -1;
+}
+
+/* @size bytes between host @buf and card @dev, in <= 4 nodes. */
+static int dma(bool to_card, void *buf, uint64_t dev, uint32_t size)
+{
+    DmaNode nodes[4];
+    int n = size <= 4 * KIB ? 1 : 4, i;
+    uint32_t part = size / n;
+
+    for (i = 0; i < n; i++) {
+        uint64_t host = (uintptr_t)buf + (uint64_t)i * part;
+
+        nodes[i] = (DmaNode) {
+            .host_virt = host, .host_phys = host,
+            .dev_phys = dev + (uint64_t)i * part,
+            .size = i == n - 1 ? size - i * part : part,
+        };
+    }
+    return dma_list(to_card, nodes, n);
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        p[i] = (uint8_t)(i * 13 + seed + (i >> 16));
+    }
+}
+
+static void test_dma(void)
+{
+    static const uint32_t sizes[] = {
+        4 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB,
+    };
+    uint8_t *src = arena, *dst = arena + 64 * MIB;
+    uint64_t dev = host_managed + 0x1000000;
+    uint8_t probe[4096];
+    unsigned i;
+
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint32_t n = sizes[i];
+        uint64_t t0, t1, t2;
+        int w, r;
+        bool seen;
+
+        fill(src, n, i + 1);
+        memset(dst, 0, n);
+        t0 = now_ms();
+        w = dma(true, src, dev, n);
+        t1 = now_ms();
+        /* what the card got, seen through BAR0 */
+        rd(bar0 + dev - (host_managed - 0x1800000) + n - sizeof(probe),
+           probe, sizeof(probe));
+        seen = !memcmp(probe, src + n - sizeof(probe), sizeof(probe));
+        r = dma(false, dst, dev, n);
+        t2 = now_ms();
+        report(w == 0 && r == 0 && seen && !memcmp(src, dst, n),
+               "DMA %u KiB host->card (status %d, %" PRIu64 " ms) and "
+               "card->host (status %d, %" PRIu64 " ms), %d node(s), data "
+               "checked%s", n >> 10, w, t1 - t0, r, t2 - t1,
+               n <= 4 * KIB ? 1 : 4, seen ? "" : " (BAR0 view differs)");
+    }
+}
+
+static void test_dma_errors(void)
+{
+    DmaNode node = {
+        .host_virt = (uintptr_t)arena, .host_phys = (uintptr_t)arena,
+        .dev_phys = 0x8080000000ull + 0x100000, .size = 4096,
+    };
+    unsigned long ref0 = refused;
+    int bad_addr, too_big;
+
+    bad_addr = dma_list(true, &node, 1);
+    node.dev_phys = host_managed;
+    node.size = dma_max_elem + 4096;
+    too_big = dma_list(true, &node, 1);
+    report(bad_addr == 6, "DMA to device address 0x%" PRIx64 " (beyond "
+           "DRAM): status %d (6 invalid address)", 0x8080100000ull,
+           bad_addr);
+    report(too_big == 7 && refused == ref0,
+           "DMA element of %u MiB + 4 KiB: status %d (7 invalid size), "
+           "no host memory touched", dma_max_elem >> 20, too_big);
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+static const char *guest_dir(void)
+{
+    const char *g = getenv("ETSOC1_GUEST_DIR");
+
+    return g && *g ? g : "build/guest";
+}
+
+/* Load @name's PT_LOAD segments by DMA at p_paddr; entry or 0. */
+static uint64_t load_elf(const char *name)
+{
+    char path[512];
+    FILE *f;
+    long size;
+    uint8_t *img = arena + 130 * MIB;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+    int i;
+
+    snprintf(path, sizeof(path), "%s/%s", guest_dir(), name);
+    f = fopen(path, "rb");
+    if (!f) {
+        diag("%s: cannot open", path);
+        return 0;
+    }
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    rewind(f);
+    if (size < (long)sizeof(*eh) || size > 8 * MIB ||
+        fread(img, 1, size, f) != (size_t)size) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
+        (uint64_t)size) {
+        diag("%s: not an ELF64", path);
+        return 0;
+    }
+    for (i = 0; i < eh->e_phnum; i++) {
+        const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff) + i;
+        uint8_t *zero = arena + 140 * MIB;
+        int st;
+
+        if (ph->p_type != PT_LOAD || !ph->p_memsz) {
+            continue;
+        }
+        if (ph->p_offset + ph->p_filesz > (uint64_t)size ||
+            ph->p_memsz > 4 * MIB) {
+            return 0;
+        }
+        memset(zero, 0, ph->p_memsz);
+        memcpy(zero, img + ph->p_offset, ph->p_filesz);
+        st = dma(true, zero, ph->p_paddr, (ph->p_memsz + 7) & ~7ull);
+        if (st) {
+            diag("%s: segment at 0x%" PRIx64 ": DMA status %d", name,
+                 (uint64_t)ph->p_paddr, st);
+            return 0;
+        }
+    }
+    return eh->e_entry;
+}
+
+/* Launch; returns the tag (the response is read by the caller). */
+static uint16_t launch(uint64_t entry, uint64_t args, uint64_t mask)
+{
+    LaunchCmd c = {
+        .h.msg = MSG_LAUNCH, .code = entry, .args = args,
+        .exception_buf = host_managed + 0x100000, .shire_mask = mask,
+    };
+
+    return send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+}
+
+static int launch_status(uint16_t tag, unsigned timeout_ms)
+{
+    const TimedRsp *r = (const TimedRsp *)wait_rsp(&mm_cq, tag,
+                                                   MSG_LAUNCH_RSP,
+                                                   timeout_ms);
+    return r ? (int)r->status : -1;
+}
+
+/*
+ * vecadd: c[i] = a[i] + b[i] over n 32-bit integers.  Its argument
+ * block (at pointer_to_args): u64 a, u64 b, u64 c, u64 n.
+ */
+#define VEC_N 4096
+
+static void test_vecadd(void)
+{
+    uint64_t entry = load_elf("vecadd.elf");
+    uint64_t base = host_managed + 0x4000000;
+    uint64_t a = base, b = base + 0x10000, c = base + 0x20000;
+    uint64_t args_dev = base + 0x30000;
+    uint32_t *ha = (uint32_t *)arena, *hb = ha + VEC_N, *hc = hb + VEC_N;
+    uint64_t *args = (uint64_t *)(hc + VEC_N);
+    int st = -1, s1 = -1, s2 = -1, s3 = -1, s4 = -1, bad = 0, i;
+
+    if (entry) {
+        for (i = 0; i < VEC_N; i++) {
+            ha[i] = i * 3 + 1;
+            hb[i] = 0x10000 * i + 7;
+            hc[i] = 0xdeadbeef;
+        }
+        args[0] = a;
+        args[1] = b;
+        args[2] = c;
+        args[3] = VEC_N;
+        s1 = dma(true, ha, a, VEC_N * 4);
+        s2 = dma(true, hb, b, VEC_N * 4);
+        s3 = dma(true, hc, c, VEC_N * 4);
+        s4 = dma(true, args, args_dev, 32);
+        st = launch_status(launch(entry, args_dev, 1), 60000);
+        memset(hc, 0, VEC_N * 4);
+        if (dma(false, hc, c, VEC_N * 4)) {
+            bad = -1;
+        }
+        for (i = 0; i < VEC_N && !bad; i++) {
+            bad = hc[i] != ha[i] + hb[i] ? i + 1 : 0;
+        }
+    }
+    report(entry && !s1 && !s2 && !s3 && !s4 && st == 0 && !bad,
+           "kernel launch vecadd.elf (entry 0x%" PRIx64 ", %d ints): status "
+           "%d, result %s", entry, VEC_N, st,
+           bad ? "wrong" : "checked by DMA readlist");
+}
+
+static void test_hang_abort(void)
+{
+    uint64_t entry = load_elf("hang.elf");
+    KAbortCmd k = { .h.msg = MSG_KABORT };
+    const StatusRsp *ar = NULL;
+    uint16_t tag = 0, atag;
+    int st = -1;
+
+    if (entry) {
+        tag = launch(entry, 0, 1);
+        sleep_ms(500);
+        k.tag = tag;
+        atag = send_cmd(&mm_sq, &mm_cq, &k, sizeof(k));
+        ar = (const StatusRsp *)wait_rsp(&mm_cq, atag, MSG_KABORT_RSP,
+                                         30000);
+        st = launch_status(tag, 30000);
+    }
+    report(entry && ar && ar->status == 0 && st == 4,
+           "kernel abort of hang.elf: abort status %d, launch status %d "
+           "(4 host aborted)", ar ? (int)ar->status : -1, st);
+}
+
+static void test_exception(void)
+{
+    uint64_t entry = load_elf("exception.elf");
+    int st = entry ? launch_status(launch(entry, 0, 1), 60000) : -1;
+
+    report(entry && st == 2, "exception.elf: launch status %d (2 exception)",
+           st);
+}
+
+static void test_bad_shire_mask(void)
+{
+    uint64_t entry = load_elf("vecadd.elf");
+    int st = launch_status(launch(entry ? entry : host_managed,
+                                  0, 0xffffffff00000000ull), 30000);
+
+    report(st == 12, "kernel launch with shire mask 0xffffffff00000000: "
+           "status %d (12 bad shire mask)", st);
+}
+
+static void test_unknown(void)
+{
+    DummyCmd c = { .h.msg = 600 };
+    const FwErrorEvt *e;
+    uint16_t tag = send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+
+    e = (const FwErrorEvt *)wait_rsp(&mm_cq, 0, MSG_FW_ERROR, 10000);
+    report(e && e->error_type == 0, "unknown msg_id 600 (tag %u): "
+           "DEVICE_FW_ERROR event 535, error_type %d (0 unsupported), "
+           "payload 0x%" PRIx64 ", tag %u", tag,
+           e ? (int)e->error_type : -1, e ? e->payload : 0,
+           e ? e->h.tag : 0);
+}
+
+static void test_sp(void)
+{
+    DummyCmd c = { .h.msg = 3 };        /* a DM_CMD asset-info query */
+    const MgmtRsp *r;
+    uint16_t tag = send_cmd(&sp_sq, &sp_cq, &c, sizeof(c));
+
+    r = (const MgmtRsp *)wait_rsp(&sp_cq, tag, 3, 10000);
+    report(r && r->h.size == sizeof(*r) - 8 && r->status != 0,
+           "SP management command 3 over the SP SQ + doorbell: answered "
+           "on the SP CQ after an MSI, status %d (an error)",
+           r ? r->status : 0);
+}
+
+static void test_wraps(void)
+{
+    report(mm_sq.wraps && mm_sq.splits && mm_cq.wraps && mm_cq.splits,
+           "wrap-around happened: MM SQ %u messages, %u wraps, %u split "
+           "across the end; MM CQ %u messages, %u wraps, %u split",
+           mm_sq.msgs, mm_sq.wraps, mm_sq.splits, mm_cq.msgs, mm_cq.wraps,
+           mm_cq.splits);
+}
+
+static double secs_min(double best, const struct timespec *a,
+                       const struct timespec *b)
+{
+    double s = (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) * 1e-9;
+
+    return s < best ? s : best;
+}
+
+/*
+ * bench/dma: wall-clock rate of DMA lists through the library, 4 KiB to
+ * 256 MiB (4 nodes above 4 KiB), best of a few runs; data checked.
+ */
+static void bench_dma(void)
+{
+    static const uint32_t sizes[] = {
+        4 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB, 256 * MIB,
+    };
+    uint8_t *src = arena, *dst = arena + 256 * MIB;
+    uint64_t dev = host_managed + 0x1000000;
+    unsigned i, k;
+
+    printf("| size | host->card (writelist) | card->host (readlist) |\n");
+    printf("|---|---|---|\n");
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint32_t n = sizes[i];
+        unsigned runs = n <= MIB ? 20 : n <= 64 * MIB ? 3 : 1;
+        double best[2] = { 1e9, 1e9 };
+        int bad = 0;
+
+        fill(src, n, i);
+        for (k = 0; k < runs; k++) {
+            struct timespec a, b, c;
+
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            bad |= dma(true, src, dev, n);
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            bad |= dma(false, dst, dev, n);
+            clock_gettime(CLOCK_MONOTONIC, &c);
+            best[0] = secs_min(best[0], &a, &b);
+            best[1] = secs_min(best[1], &b, &c);
+        }
+        bad |= memcmp(src, dst, n) != 0;
+        if (n >= MIB) {
+            printf("| %u MiB |", n >> 20);
+        } else {
+            printf("| %u KiB |", n >> 10);
+        }
+        printf(" %.1f MB/s (%.2f ms) | %.1f MB/s (%.2f ms) |%s\n",
+               n / best[0] / 1e6, best[0] * 1e3, n / best[1] / 1e6,
+               best[1] * 1e3, bad ? " **failed**" : "");
+        fflush(stdout);
+    }
+}
+
+/* The last lines of a log in the run directory, as TAP comments. */
+static void show_log(const char *dir, const char *name)
+{
+    char path[512], line[256][160];
+    unsigned n = 0, i;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "r");
+    if (!f) {
+        return;
+    }
+    while (fgets(line[n % 256], sizeof(line[0]), f)) {
+        n++;
+    }
+    fclose(f);
+    for (i = n > 20 ? n - 20 : 0; i < n; i++) {
+        printf("# %s: %s", name, line[i % 256]);
+    }
+}
+
+static void on_fatal(void *opaque, const char *why)
+{
+    (void)opaque;
+    printf("# link lost: %s\n", why);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const fw[] = {
+        "etsoc1-sp.elf", "etsoc1-fw.elf", "vecadd.elf", "hang.elf",
+        "exception.elf",
+    };
+    Etsoc1HostOptions o = { .ready_timeout_ms = 120000 };
+    char run_dir[256];
+    bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
+    uint64_t t0;
+    unsigned i;
+    int r;
+
+    for (i = 0; i < sizeof(fw) / sizeof(fw[0]); i++) {
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/%s", guest_dir(), fw[i]);
+        if (access(path, R_OK)) {
+            printf("Bail out! %s is missing\n", path);
+            return 1;
+        }
+    }
+    arena_size = bench ? 512 * MIB : 160 * MIB;
+    arena = calloc(1, arena_size);
+    if (!arena) {
+        return 1;
+    }
+
+    snprintf(run_dir, sizeof(run_dir), "%s/etsoc1-host-test-XXXXXX",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
+                                                  : "/tmp");
+    o.run_dir = mkdtemp(run_dir);
+    t0 = now_ms();
+    r = etsoc1_host_start(&o, &card);
+    if (!report(r == 0, "start QEMU with the firmware, HELLO (%s)",
+                etsoc1_host_strerror(r))) {
+        show_log(run_dir, "qemu.log");
+        printf("1..%d\n", test_no);
+        return 1;
+    }
+    diag("run dir %s", etsoc1_host_run_dir(card));
+    etsoc1_host_on_fatal(card, on_fatal, NULL);
+    etsoc1_host_set_memory(card, mem_read, mem_write, NULL);
+    r = etsoc1_host_wait_ready(card, 0, &bar0, &bar2);
+    report(r == 0 && bar0 == 0x1000000000ull && bar2 == 0x2000000000ull,
+           "READY in %" PRIu64 " ms: BAR0 0x%" PRIx64 ", BAR2 0x%" PRIx64,
+           now_ms() - t0, bar0, bar2);
+    if (r == 0 && bench && setup()) {
+        bench_dma();
+    } else if (r == 0 && setup()) {
+        test_sp();
+        test_compat_echo();
+        test_threshold();
+        test_dma();
+        test_dma_errors();
+        test_echo_flood(200, true);
+        test_vecadd();
+        test_hang_abort();
+        test_exception();
+        test_bad_shire_mask();
+        test_unknown();
+        test_echo_flood(10, false);
+        test_wraps();
+    }
+    if (failures) {
+        show_log(run_dir, "qemu.log");
+        show_log(run_dir, "sp0.log");
+        show_log(run_dir, "pu0.log");
+    }
+    r = etsoc1_host_stop(card);
+    report(r == 0 && !link_err, "STOP (%s), no link error on the way (%s)",
+           etsoc1_host_strerror(r), etsoc1_host_strerror(link_err));
+    etsoc1_host_close(card);
+    printf("1..%d\n", test_no);
+    free(arena);
+    return failures ? 1 : 0;
+}

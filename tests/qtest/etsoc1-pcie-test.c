@@ -13,6 +13,7 @@
 #include "qemu/units.h"
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
+#include "qemu/bswap.h"
 
 #define DRAM            0x8000000000ULL
 #define LL_BASE         0x8004000000ULL     /* DMA_LL_BASE */
@@ -621,6 +622,105 @@ static void test_interrupts(void)
     stop(&f);
 }
 
+/* ---- the PLICs and the service processor -------------------------------- */
+
+#define PU_PLIC         0x10000000ULL
+#define SP_PLIC         0x50000000ULL
+#define SP_SRAM         0x40400000ULL
+#define PLIC_PRIO(src)  (4 * (src))
+#define PLIC_PEND(src)  (0x1000 + 4 * ((src) / 32))
+#define PLIC_EN(ctx, src) (0x2000 + 0x80 * (ctx) + 4 * ((src) / 32))
+#define PLIC_CLAIM(ctx) (0x200004 + 0x1000 * (ctx))
+#define PCIE_MESSAGE    33
+#define MBOX_HOST       115
+
+static bool plic_pending(Fixture *f, uint64_t plic, unsigned src)
+{
+    return qtest_readl(f->qts, plic + PLIC_PEND(src)) >> (src % 32) & 1;
+}
+
+/* Claim on context @ctx, check it is @src, complete. */
+static void plic_claim(Fixture *f, uint64_t plic, unsigned ctx, unsigned src)
+{
+    qtest_writel(f->qts, plic + PLIC_PRIO(src), 1);
+    qtest_writel(f->qts, plic + PLIC_EN(ctx, src), 1u << (src % 32));
+    g_assert_cmpuint(qtest_readl(f->qts, plic + PLIC_CLAIM(ctx)), ==, src);
+    qtest_writel(f->qts, plic + PLIC_CLAIM(ctx), src);
+}
+
+/*
+ * A minimal RISC-V ELF for sp-firmware: one PT_LOAD of @code at SP SRAM,
+ * entry there.  Written out by hand so the test needs no toolchain.
+ */
+static char *write_sp_elf(const uint32_t *code, size_t n)
+{
+    uint8_t elf[64 + 56] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+    uint64_t entry = SP_SRAM, off = sizeof(elf), size = n * 4;
+    GString *img;
+    char *path;
+    int fd = g_file_open_tmp("etsoc1-sp-XXXXXX.elf", &path, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    stw_le_p(elf + 16, 2);              /* ET_EXEC */
+    stw_le_p(elf + 18, 243);            /* EM_RISCV */
+    stl_le_p(elf + 20, 1);
+    stq_le_p(elf + 24, entry);
+    stq_le_p(elf + 32, 64);             /* e_phoff */
+    stw_le_p(elf + 52, 64);             /* e_ehsize */
+    stw_le_p(elf + 54, 56);             /* e_phentsize */
+    stw_le_p(elf + 56, 1);              /* e_phnum */
+    stl_le_p(elf + 64, 1);              /* PT_LOAD */
+    stl_le_p(elf + 68, 7);              /* RWX */
+    stq_le_p(elf + 72, off);
+    stq_le_p(elf + 80, entry);
+    stq_le_p(elf + 88, entry);
+    stq_le_p(elf + 96, size);
+    stq_le_p(elf + 104, size);
+    stq_le_p(elf + 112, 4);
+    img = g_string_new_len((char *)elf, sizeof(elf));
+    g_string_append_len(img, (const char *)code, size);
+    g_assert(g_file_set_contents(path, img->str, img->len, NULL));
+    g_string_free(img, true);
+    return path;
+}
+
+static void test_plic(void)
+{
+    static const uint32_t code[] = { 0x10500073, 0xffdff06f }; /* wfi; j . */
+    g_autofree char *elf = write_sp_elf(code, ARRAY_SIZE(code));
+    Fixture f;
+    int fd = g_file_open_tmp("etsoc1-pcie-XXXXXX.log", &f.log, NULL);
+
+    g_assert(fd >= 0);
+    close(fd);
+    f.qts = qtest_initf("-M etsoc1,shires=33,sp-firmware=%s -smp 2113 "
+                        "-m 256M -d guest_errors -D %s", elf, f.log);
+    program_iatus(&f);
+
+    /* the SP's image is in its SRAM */
+    g_assert_cmphex(qtest_readl(f.qts, SP_SRAM), ==, code[0]);
+    g_assert_cmphex(qtest_readl(f.qts, SP_SRAM + 4), ==, code[1]);
+
+    /* host -> SP: SP PLIC source 115 while IPI_TRIGGER is set */
+    g_assert(!plic_pending(&f, SP_PLIC, MBOX_HOST));
+    qtest_writel(f.qts, BAR2 + 0x2000, 1);
+    g_assert(plic_pending(&f, SP_PLIC, MBOX_HOST));
+    qtest_writel(f.qts, TRG_PCIE_SP, 1);
+    plic_claim(&f, SP_PLIC, 0, MBOX_HOST);
+    g_assert(!plic_pending(&f, SP_PLIC, MBOX_HOST));
+
+    /* host -> MM: PU PLIC source 33 while the MMM count is non-zero */
+    g_assert(!plic_pending(&f, PU_PLIC, PCIE_MESSAGE));
+    qtest_writel(f.qts, BAR2 + 0x2004, 1);
+    g_assert(plic_pending(&f, PU_PLIC, PCIE_MESSAGE));
+    qtest_writel(f.qts, TRG_MMIN + 8, 1);
+    plic_claim(&f, PU_PLIC, 0, PCIE_MESSAGE);       /* context 0: hart 2048 */
+    g_assert(!plic_pending(&f, PU_PLIC, PCIE_MESSAGE));
+    stop(&f);
+    unlink(elf);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -633,5 +733,6 @@ int main(int argc, char **argv)
     qtest_add_func("etsoc1-pcie/edma-abort", test_abort);
     qtest_add_func("etsoc1-pcie/edma-errors", test_errors);
     qtest_add_func("etsoc1-pcie/edma-interrupts", test_interrupts);
+    qtest_add_func("etsoc1-pcie/plic-sp", test_plic);
     return g_test_run();
 }

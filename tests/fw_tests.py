@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The card firmware (docs/firmware.md) seen from the host.
+
+QEMU runs the full card command line of the host interface (SP stub,
+minion firmware, host link); this file plays the host over
+tests/hostlink.py: DIRs, the MM and SP queues, DMA lists, kernels.
+
+    python3 tests/fw_tests.py BUILD_ROOT      standalone, prints TAP
+    fw_tests(report, root)                    from tests/run.py
+"""
+
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostlink as hl  # noqa: E402
+
+HOST_MEM = 0x1_0000_0000            # host "physical" addresses we serve
+HOST_MEM_SIZE = 8 << 20
+DEV_FREE = 0x80_0700_0000           # host-managed DRAM the tests use
+
+MM_VQ = 0x100                       # BAR2 offsets (spec 3.4)
+MM_SQ0, MM_CQ = MM_VQ + 0x000, MM_VQ + 0x900
+SP_SQ, SP_CQ = 0x1200, 0x1200 + 0x700
+MM_DOORBELL, SP_DOORBELL = 0x2004, 0x2000
+
+MSG = dict(api_compat=513, fw_version=515, echo=517, abort=519,
+           launch=521, kernel_abort=523, readlist=525, writelist=527,
+           fw_error=535)
+
+
+class Card:
+    """One QEMU running the contract's command line, and its host link."""
+
+    def __init__(self, root, extra=()):
+        qemu = os.environ.get('ETSOC1_QEMU') or os.path.join(
+            root, 'qemu-build', 'qemu-system-riscv64')
+        g = os.path.join(root, 'guest')
+        self.dir = tempfile.mkdtemp(prefix='etsoc1-fw-')
+        sock = os.path.join(self.dir, 'hl.sock')
+        self.proc = subprocess.Popen(
+            [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
+             'hostlink=hl', '-smp', '2113', '-m', '2G',
+             # -kernel, not the contract's -bios: with sp-firmware set, -bios
+             # crashes QEMU at 0532d11 (SP SRAM owned by the machine object)
+             '-kernel', f'{g}/etsoc1-fw.elf', '-display', 'none',
+             '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
+             '-serial', f'file:{self.dir}/pu0.log',
+             '-serial', f'file:{self.dir}/pu1.log',
+             '-serial', f'file:{self.dir}/sp0.log'] + list(extra),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT)
+        self.link = hl.HostLink(sock, mem_base=HOST_MEM,
+                                mem_size=HOST_MEM_SIZE, timeout=30)
+        self.link.hello()
+        self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
+        self.tag = 0
+        self.stash = {}
+
+    def logs(self):
+        out = ''
+        for name in ('sp0.log', 'pu0.log'):
+            path = os.path.join(self.dir, name)
+            if os.path.exists(path):
+                out += f'--- {name}\n' + open(path).read()[-3000:]
+        return out
+
+    def close(self):
+        try:
+            self.link.request(hl.STOP)
+        except (hl.LinkError, OSError):
+            pass
+        self.link.close()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    # ---- BAR2 helpers ----
+    def r64(self, off):
+        return struct.unpack('<Q', self.link.read(self.bar2 + off, 8))[0]
+
+    def w64(self, off, v):
+        self.link.write(self.bar2 + off, struct.pack('<Q', v))
+
+    def wait_status(self, off, want, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            st = struct.unpack('<h', self.link.read(self.bar2 + off, 2))[0]
+            if st >= want:
+                return st
+            time.sleep(0.1)
+        return st
+
+    def push(self, q, data, doorbell):
+        """Producer side of a queue at BAR2 + q (the host's SQ push)."""
+        head, tail, length = self.r64(q), self.r64(q + 8), self.r64(q + 16)
+        used = (head - tail) % length
+        assert length - 1 - used >= len(data), 'SQ full'
+        first = min(len(data), length - head)
+        self.link.write(self.bar2 + q + 32 + head, data[:first])
+        if first < len(data):
+            self.link.write(self.bar2 + q + 32, data[first:])
+        self.w64(q, (head + len(data)) % length)
+        self.link.write32(self.bar2 + doorbell, 1)
+
+    def ring_read(self, q, off, n, length):
+        first = min(n, length - off)
+        data = self.link.read(self.bar2 + q + 32 + off, first)
+        if first < n:
+            data += self.link.read(self.bar2 + q + 32, n - first)
+        return data
+
+    def pop(self, q):
+        """Consumer side: one message (header size = payload) or None."""
+        head, tail, length = self.r64(q), self.r64(q + 8), self.r64(q + 16)
+        if head == tail:
+            return None
+        hdr = self.ring_read(q, tail, 8, length)
+        size = struct.unpack_from('<H', hdr)[0]
+        msg = hdr + self.ring_read(q, (tail + 8) % length, size, length)
+        self.w64(q + 8, (tail + 8 + size) % length)
+        return msg
+
+    def send(self, msg_id, payload=b'', sq=MM_SQ0, flags=0):
+        self.tag = (self.tag + 1) & 0xffff
+        cmd = struct.pack('<HHHH', 8 + len(payload), self.tag, msg_id,
+                          flags) + payload
+        self.push(sq, cmd, SP_DOORBELL if sq == SP_SQ else MM_DOORBELL)
+        return self.tag
+
+    def wait(self, tag, cq=MM_CQ, timeout=60):
+        """The response or event carrying @tag: (msg_id, whole message)."""
+        vec = 1 << (1 if cq == SP_CQ else 3)
+        deadline = time.monotonic() + timeout
+        while (cq, tag) not in self.stash:
+            msg = self.pop(cq)
+            if msg:
+                t, mid = struct.unpack_from('<HH', msg, 2)
+                self.stash[(cq, t)] = (mid, msg)
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise hl.LinkError(f'no response for tag {tag}')
+            try:
+                self.link.wait_msi(vec, min(left, 1.0))
+            except hl.LinkError:
+                pass
+        return self.stash.pop((cq, tag))
+
+    def command(self, msg_id, payload=b'', **kw):
+        timeout = kw.pop('timeout', 60)
+        return self.wait(self.send(msg_id, payload, **kw), timeout=timeout)
+
+    # ---- DMA ----
+    def dma(self, msg_id, nodes):
+        """nodes: (host address, device address, size); the status."""
+        payload = b''.join(struct.pack('<QQQII', h, h, d, n, 0)
+                           for h, d, n in nodes)
+        mid, rsp = self.command(msg_id, payload)
+        assert mid == msg_id + 1, f'response {mid} to {msg_id}'
+        return struct.unpack_from('<I', rsp, 32)[0]
+
+    def to_card(self, dev, data, host_off=0):
+        self.link.mem[host_off:host_off + len(data)] = data
+        return self.dma(MSG['writelist'],
+                        [(HOST_MEM + host_off, dev, len(data))])
+
+    def from_card(self, dev, n, host_off=HOST_MEM_SIZE // 2):
+        self.link.mem[host_off:host_off + n] = bytes(n)
+        st = self.dma(MSG['readlist'], [(HOST_MEM + host_off, dev, n)])
+        return st, bytes(self.link.mem[host_off:host_off + n])
+
+    def load_elf(self, path):
+        """Load the PT_LOAD segments at p_paddr by DMA; the entry point."""
+        elf = open(path, 'rb').read()
+        entry, phoff = struct.unpack_from('<QQ', elf, 24)
+        phentsize, phnum = struct.unpack_from('<HH', elf, 54)
+        for i in range(phnum):
+            (ptype, _, off, _, paddr, filesz, memsz,
+             _) = struct.unpack_from('<IIQQQQQQ', elf, phoff + i * phentsize)
+            if ptype != 1 or memsz == 0:
+                continue
+            data = elf[off:off + filesz] + bytes(memsz - filesz)
+            st = self.to_card(paddr, data)
+            assert st == 0, f'segment at {paddr:#x}: DMA status {st}'
+        return entry
+
+    def launch(self, entry, args, mask, timeout=120):
+        payload = struct.pack('<QQQQ', entry, args, 0, mask)
+        tag = self.send(MSG['launch'], payload)
+        return tag
+
+    def launch_status(self, tag, timeout=120):
+        mid, rsp = self.wait(tag, timeout=timeout)
+        assert mid == MSG['launch'] + 1, f'response {mid} to launch'
+        return struct.unpack_from('<I', rsp, 32)[0]
+
+
+def fw_tests(report, root=None):
+    root = os.path.abspath(root or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), '..', 'build'))
+    guest = os.path.join(root, 'guest')
+    try:
+        card = Card(root)
+    except (hl.LinkError, OSError) as e:
+        report(False, f'firmware: card boots ({e})')
+        return
+    try:
+        _fw_tests(report, card, guest)
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'firmware: tests stopped: {e}', card.logs())
+    finally:
+        card.close()
+
+
+def _fw_tests(report, card, guest):
+    t0 = time.monotonic()
+    # ---- SP DIR ----
+    st = card.wait_status(0x1000 + 44, 12)
+    sp = card.link.read(card.bar2 + 0x1000, 352)
+    gen_size, ver, total = struct.unpack_from('<HHH', sp)
+    crc = struct.unpack_from('<I', sp, 16)[0]
+    shires = struct.unpack_from('<I', sp, 24)[0]
+    report(st == 12 and ver == 2 and total == 352 and
+           crc == zlib.crc32(sp[gen_size:total]) and shires == 0xffffffff,
+           f'firmware: SP DIR v2, 352 B, CRC ok, status {st} (DEV_READY), '
+           f'compute shires {shires:#x} ({time.monotonic() - t0:.1f} s)',
+           card.logs())
+    # ---- MM DIR ----
+    st = card.wait_status(8, 8)
+    mm = card.link.read(card.bar2, 112)
+    gen_size, ver, total, nreg = struct.unpack_from('<HHHH', mm)
+    crc = struct.unpack_from('<I', mm, 10)[0]
+    vq = struct.unpack_from('<HBBIIHHIHHIHH', mm, 16)
+    report(st == 8 and ver == 1 and total == 112 and nreg == 2 and
+           crc == zlib.crc32(mm[gen_size:total]) and
+           vq[4:] == (0, 2, 0x440, 0x900, 1, 0x600, 0x880, 2, 0x40),
+           f'firmware: MM DIR v1, 112 B, CRC ok, status {st} (MM_READY), '
+           f'queues as spec 3.4 ({time.monotonic() - t0:.1f} s)', card.logs())
+    dev_size, dev_base = struct.unpack_from('<QQ', mm, 48 + 32 + 16)
+    report(dev_base == 0x80_0580_1000 and
+           dev_base + dev_size == 0x80_8000_0000,
+           f'firmware: host-managed DRAM {dev_base:#x} + {dev_size:#x}')
+
+    # ---- simple commands ----
+    mid, rsp = card.command(MSG['echo'], bytes(8))
+    report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0 and
+           struct.unpack_from('<H', rsp, 0)[0] == 16,
+           'firmware: echo answered (518, size = payload 16, status 0)')
+    for name, sq in (('SQ1', MM_VQ + 0x440), ('HP SQ0', MM_VQ + 0x880),
+                     ('HP SQ1', MM_VQ + 0x8c0)):
+        mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq)
+        report(mid == 518, f'firmware: echo on {name} answered')
+    sq_msi = any(e[0] == 'msi' and e[1] & 4 for e in card.link.events)
+    report(sq_msi, 'firmware: MSI vector 2 (MM_SQ) after a pop')
+    mid, rsp = card.command(MSG['api_compat'], bytes(8))
+    ver = struct.unpack_from('<IHHH', rsp, 8)
+    report(mid == 514 and ver == (0, 2, 6, 0),
+           f'firmware: API compatibility: status {ver[0]}, version '
+           f'{ver[1]}.{ver[2]}.{ver[3]}')
+    mid, rsp = card.command(MSG['fw_version'], bytes(8))
+    report(mid == 516 and struct.unpack_from('<I', rsp, 8)[0] == 0,
+           'firmware: FW version answered')
+    mid, rsp = card.command(600, bytes(8))
+    payload, etype = struct.unpack_from('<QI', rsp, 8)
+    report(mid == 535 and payload == 600 and etype == 0,
+           f'firmware: unsupported command 600 -> DEVICE_FW_ERROR event '
+           f'(msg {mid}, payload {payload}, error_type {etype})')
+
+    # ---- SP management queue ----
+    for cmd in (0, 52):
+        mid, rsp = card.wait(card.send(cmd, bytes(8), sq=SP_SQ), cq=SP_CQ)
+        status = struct.unpack_from('<i', rsp, 16)[0]
+        report(mid == cmd and status != 0 and len(rsp) == 24,
+               f'firmware: SP management command {cmd} answered with error '
+               f'status {status}')
+
+    # ---- DMA round trips ----
+    for size in (4096, 1 << 20):
+        data = os.urandom(size)
+        t = time.monotonic()
+        st_w = card.to_card(DEV_FREE, data)
+        st_r, back = card.from_card(DEV_FREE, size)
+        report(st_w == 0 and st_r == 0 and back == data,
+               f'firmware: DMA writelist + readlist of {size} B, data checked '
+               f'(status {st_w}/{st_r}, {time.monotonic() - t:.2f} s)')
+    # four nodes each way
+    parts = [os.urandom(8192) for _ in range(4)]
+    for i, p in enumerate(parts):
+        card.link.mem[i * 8192:(i + 1) * 8192] = p
+    st_w = card.dma(MSG['writelist'], [(HOST_MEM + i * 8192,
+                                        DEV_FREE + i * 65536, 8192)
+                                       for i in range(4)])
+    base = HOST_MEM_SIZE // 2
+    card.link.mem[base:base + 4 * 8192] = bytes(4 * 8192)
+    st_r = card.dma(MSG['readlist'], [(HOST_MEM + base + i * 8192,
+                                       DEV_FREE + i * 65536, 8192)
+                                      for i in range(4)])
+    report(st_w == 0 and st_r == 0 and
+           bytes(card.link.mem[base:base + 4 * 8192]) == b''.join(parts),
+           'firmware: DMA lists of 4 nodes each way')
+    st = card.dma(MSG['writelist'], [(HOST_MEM, 0x80_0010_0000, 4096)])
+    report(st == 6, f'firmware: DMA to firmware DRAM refused: status {st} '
+           '(6 invalid address)')
+    st = card.dma(MSG['writelist'], [(HOST_MEM, DEV_FREE, 256 << 20)])
+    report(st == 7, f'firmware: DMA element of 256 MiB refused: status {st} '
+           '(7 invalid size)')
+    st = card.dma(MSG['readlist'], [(HOST_MEM, DEV_FREE, 4096)] * 5)
+    report(st == 7, f'firmware: DMA list of 5 nodes refused: status {st}')
+    st = card.dma(MSG['readlist'], [(HOST_MEM + HOST_MEM_SIZE, DEV_FREE,
+                                     4096)])
+    report(st == 4, f'firmware: DMA to a host address the host refuses: '
+           f'status {st} (4 error aborted)')
+
+    # ---- kernels ----
+    n = 4096
+    a = [i * 3 - 5000 for i in range(n)]
+    b = [7 - i * i for i in range(n)]
+    va, vb, vr, vargs = (DEV_FREE + 0x10_0000 * k for k in range(1, 5))
+    card.to_card(va, struct.pack(f'<{n}i', *a))
+    card.to_card(vb, struct.pack(f'<{n}i', *b))
+    card.to_card(vr, bytes(4 * n))
+    card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, n))
+    entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
+    for mask in (0x1, 0x3, 0xffffffff):
+        card.to_card(vr, bytes(4 * n))
+        t = time.monotonic()
+        st = card.launch_status(card.launch(entry, vargs, mask))
+        _, back = card.from_card(vr, 4 * n)
+        got = list(struct.unpack(f'<{n}i', back))
+        want = [x + y for x, y in zip(a, b)]
+        report(st == 0 and got == want,
+               f'firmware: vecadd.elf on shire mask {mask:#x}: status {st}, '
+               f'{sum(g == w for g, w in zip(got, want))}/{n} sums right '
+               f'({time.monotonic() - t:.2f} s)', card.logs())
+
+    st = card.launch_status(card.launch(entry, vargs, 0))
+    report(st == 12, f'firmware: kernel launch on shire mask 0: status {st} '
+           '(12 bad shire mask)')
+    st = card.launch_status(card.launch(entry, vargs, 1 << 40))
+    report(st == 12, f'firmware: kernel launch on an absent shire: status '
+           f'{st} (12)')
+
+    entry = card.load_elf(os.path.join(guest, 'exception.elf'))
+    st = card.launch_status(card.launch(entry, 0, 0x1))
+    report(st == 2, f'firmware: exception.elf: status {st} (2 exception)',
+           card.logs())
+
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag = card.launch(entry, 0, 0x1)
+    time.sleep(1)
+    mid, rsp = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag))
+    ab = struct.unpack_from('<I', rsp, 8)[0]
+    st = card.launch_status(tag)
+    report(mid == 524 and ab == 0 and st == 4,
+           f'firmware: hang.elf + kernel abort: abort status {ab}, launch '
+           f'status {st} (4 host aborted)', card.logs())
+    # a second launch (on SQ1) waits for the running one; ABORT (519)
+    # stops the first, then the second runs
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag1 = card.launch(entry, 0, 0x2)
+    time.sleep(0.5)
+    tag2 = card.send(MSG['launch'], struct.pack('<QQQQ', entry, 0, 0, 0x1),
+                     sq=MM_VQ + 0x440)
+    time.sleep(0.5)
+    pending = (MM_CQ, tag2) not in card.stash and card.pop(MM_CQ) is None
+    mid, rsp = card.command(MSG['abort'], struct.pack('<H6x', tag1))
+    ab = struct.unpack_from('<I', rsp, 8)[0]
+    st1 = card.launch_status(tag1)
+    # the second launch is hang.elf too: abort it by its tag
+    time.sleep(0.5)
+    mid2, rsp2 = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))
+    st2 = card.launch_status(tag2)
+    report(pending and mid == 520 and ab == 0 and st1 == 4 and st2 == 4 and
+           struct.unpack_from('<I', rsp2, 8)[0] == 0,
+           f'firmware: a launch waits for the running kernel (pending '
+           f'{pending}); ABORT stops the first ({st1}), the second runs and '
+           f'is aborted ({st2})', card.logs())
+    st = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag2))[1]
+    report(struct.unpack_from('<I', st, 8)[0] == 2,
+           'firmware: kernel abort with no such kernel: status 2 (invalid '
+           'tag)')
+    # the shire runs kernels again after the aborts
+    entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
+    card.to_card(vr, bytes(4 * n))
+    st = card.launch_status(card.launch(entry, vargs, 0x1))
+    _, back = card.from_card(vr, 4 * n)
+    report(st == 0 and list(struct.unpack(f'<{n}i', back)) ==
+           [x + y for x, y in zip(a, b)],
+           f'firmware: vecadd.elf again after the abort: status {st}')
+
+
+if __name__ == '__main__':
+    counts = [0, 0]
+
+    def tap(ok, name, diag=None):
+        counts[0 if ok else 1] += 1
+        print(f"{'ok' if ok else 'not ok'} {sum(counts)} - {name}",
+              flush=True)
+        if not ok and diag:
+            for line in diag.strip().splitlines()[-25:]:
+                print(f'#   {line}')
+
+    fw_tests(tap, sys.argv[1] if len(sys.argv) > 1 else None)
+    print(f'1..{sum(counts)}')
+    print(f'{counts[0]} passed, {counts[1]} failed')
+    sys.exit(1 if counts[1] else 0)
