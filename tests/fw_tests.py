@@ -10,7 +10,10 @@ tests/hostlink.py: DIRs, the MM and SP queues, DMA lists, kernels.
     fw_tests(report, root)                    from tests/run.py
 """
 
+import ctypes
 import os
+import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -35,6 +38,15 @@ MSG = dict(api_compat=513, fw_version=515, echo=517, abort=519,
            fw_error=535)
 
 
+def die_with_parent():
+    """In the child: QEMU gets SIGKILL when this process dies (Linux)."""
+    try:
+        # prctl(PR_SET_PDEATHSIG, SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
@@ -47,41 +59,48 @@ class Card:
         self.proc = subprocess.Popen(
             [qemu, '-M', f'etsoc1,shires=33,sp-firmware={g}/etsoc1-sp.elf,'
              'hostlink=hl', '-smp', '2113', '-m', '2G',
-             # -kernel, not the contract's -bios: with sp-firmware set, -bios
-             # crashes QEMU at 0532d11 (SP SRAM owned by the machine object)
-             '-kernel', f'{g}/etsoc1-fw.elf', '-display', 'none',
+             '-bios', f'{g}/etsoc1-fw.elf', '-display', 'none',
              '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
              '-serial', f'file:{self.dir}/pu0.log',
              '-serial', f'file:{self.dir}/pu1.log',
              '-serial', f'file:{self.dir}/sp0.log'] + list(extra),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT)
-        self.link = hl.HostLink(sock, mem_base=HOST_MEM,
-                                mem_size=HOST_MEM_SIZE, timeout=30)
-        self.link.hello()
-        self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.dir, 'qemu.err'), 'w'),
+            preexec_fn=die_with_parent)
+        self.link = None
+        try:
+            self.link = hl.HostLink(sock, mem_base=HOST_MEM,
+                                    mem_size=HOST_MEM_SIZE, timeout=30)
+            self.link.hello()
+            self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
+        except (hl.LinkError, OSError):
+            self.close()
+            raise
         self.tag = 0
         self.stash = {}
 
     def logs(self):
         out = ''
-        for name in ('sp0.log', 'pu0.log'):
+        for name in ('sp0.log', 'pu0.log', 'qemu.err'):
             path = os.path.join(self.dir, name)
             if os.path.exists(path):
                 out += f'--- {name}\n' + open(path).read()[-3000:]
         return out
 
     def close(self):
-        try:
-            self.link.request(hl.STOP)
-        except (hl.LinkError, OSError):
-            pass
-        self.link.close()
+        if self.link:
+            try:
+                self.link.timeout = 5
+                self.link.request(hl.STOP)
+            except (hl.LinkError, OSError):
+                pass
+            self.link.close()
         try:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     # ---- BAR2 helpers ----
     def r64(self, off):
@@ -342,6 +361,26 @@ def _fw_tests(report, card, guest):
                f'{sum(g == w for g, w in zip(got, want))}/{n} sums right '
                f'({time.monotonic() - t:.2f} s)', card.logs())
 
+    # embedded arguments (flag bit 5) and a stack area (bit 6)
+    vargs2 = DEV_FREE + 0x50_0000
+    card.to_card(vr, bytes(4 * n))
+    stack = struct.pack('<II', 0x2000, 64)      # 64 pages for 64 harts
+    args = struct.pack('<QQQi4x', va, vb, vr, n)
+    mid, rsp = card.command(MSG['launch'], struct.pack(
+        '<QQQQ', entry, vargs2, 0, 1) + stack + args, flags=0x60)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    _, back = card.from_card(vr, 4 * n)
+    report(st == 0 and list(struct.unpack(f'<{n}i', back)) ==
+           [x + y for x, y in zip(a, b)],
+           f'firmware: vecadd.elf with embedded arguments and a stack area: '
+           f'status {st}', card.logs())
+    mid, rsp = card.command(MSG['launch'], struct.pack(
+        '<QQQQ', entry, vargs, 0, 1) + struct.pack('<II', 0x2000, 63),
+        flags=0x40)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    report(st == 14, f'firmware: a stack area under 4 KiB per hart: status '
+           f'{st} (14 bad stack config)')
+
     st = card.launch_status(card.launch(entry, vargs, 0))
     report(st == 12, f'firmware: kernel launch on shire mask 0: status {st} '
            '(12 bad shire mask)')
@@ -353,6 +392,11 @@ def _fw_tests(report, card, guest):
     st = card.launch_status(card.launch(entry, 0, 0x1))
     report(st == 2, f'firmware: exception.elf: status {st} (2 exception)',
            card.logs())
+
+    entry = card.load_elf(os.path.join(guest, 'fault1.elf'))
+    st = card.launch_status(card.launch(entry, 0, 0x1))
+    report(st == 2, f'firmware: fault1.elf (one hart faults, 63 spin): '
+           f'status {st} (2), the others stopped', card.logs())
 
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))
     tag = card.launch(entry, 0, 0x1)

@@ -21,6 +21,9 @@
 
 struct launch_block launch;
 
+/* one line at a time on the console (up to 32 shires report at once) */
+static uint64_t print_lock;
+
 /* last launch generation each hart has run */
 static uint64_t seen_gen[MM_HART0];
 
@@ -39,18 +42,41 @@ static void msip_clear(unsigned h)
 static void __attribute__((noreturn)) cm_report(unsigned h, int how,
                                                 struct trap_frame *f)
 {
-    uint64_t bit = 1ULL << hart_shire(h);
+    uint64_t bit = 1ULL << hart_shire(h), seen = 0;
 
+    if (how == CM_DONE_EXCEPTION) {
+        seen = et_amoorg_d(&launch.exception_shires, bit);
+        if (!seen) {
+            mm_notify(HART_KW, FCC_WORK);   /* the first: stop the others */
+        }
+    }
     /* the first exception of a shire is logged, the others only counted */
-    if (how == CM_DONE_EXCEPTION &&
-        !(et_amoorg_d(&launch.exception_shires, bit) & bit) && f) {
+    if (how == CM_DONE_EXCEPTION && !(seen & bit) && f) {
+        while (et_amoswapg_d(&print_lock, 1)) {
+        }
         print("fw: hart %u: kernel exception: mcause 0x%lx mepc 0x%lx "
               "mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
+        et_amoswapg_d(&print_lock, 0);
     }
     if (et_amoaddg_d(&launch.done, 1) + 1 == launch.expected) {
         mm_notify(HART_KW, FCC_WORK);
     }
     fw_restart(cm_idle);
+}
+
+/* Esperanto's default: slot = hart id; a configured area: slot = rank */
+static uint64_t user_stack(unsigned h)
+{
+    uint64_t below, rank = h % HARTS_PER_SHIRE;
+
+    if (!launch.stack_size) {
+        return UMODE_STACK_BASE - h * UMODE_STACK_SIZE;
+    }
+    below = launch.shire_mask & ((1ULL << hart_shire(h)) - 1);
+    for (; below; below &= below - 1) {
+        rank += HARTS_PER_SHIRE;
+    }
+    return launch.stack_base - rank * launch.stack_size;
 }
 
 void cm_idle(void)
@@ -72,8 +98,7 @@ void cm_idle(void)
                 cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
             } else {
                 enter_umode(launch.code, launch.args,
-                            (uint64_t)&launch.env,
-                            UMODE_STACK_BASE - h * UMODE_STACK_SIZE);
+                            (uint64_t)&launch.env, user_stack(h));
             }
         }
         __asm__ volatile("wfi");

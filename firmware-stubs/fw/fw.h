@@ -57,6 +57,7 @@ struct launch_block {
     struct kernel_env env;
     uint64_t gen;
     uint64_t code, args, shire_mask;
+    uint64_t stack_base, stack_size;    /* 0: the default stacks */
     uint64_t abort_gen;         /* == gen: stop now */
     uint64_t expected;          /* harts that will report */
     uint64_t done;              /* harts that reported */

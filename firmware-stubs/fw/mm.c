@@ -30,6 +30,7 @@ enum {
 enum {
     KL_COMPLETED = 0, KL_EXCEPTION = 2, KL_HOST_ABORTED = 4,
     KL_INVALID_ADDRESS = 5, KL_TIMEOUT = 6, KL_BAD_SHIRE_MASK = 12,
+    KL_BAD_STACK_CFG = 14,
 };
 /* kernel abort / abort status */
 enum { KA_SUCCESS = 0, KA_INVALID_TAG = 2 };
@@ -311,7 +312,7 @@ struct kw_job {
     uint64_t running;       /* a kernel is out on the compute shires */
     uint64_t active;        /* tag is valid: posted until answered */
     uint16_t tag;
-    uint64_t t0, code, args, mask;
+    uint64_t t0, code, args, mask, stack_base, stack_size;
     uint64_t host_abort;
 };
 static struct kw_job kw;
@@ -364,6 +365,40 @@ static uint32_t copy_embedded_args(const uint8_t *cmd, unsigned len)
     return 0;
 }
 
+/*
+ * User stack configuration (header flag bit 6, {u32 base_offset, u32 size}
+ * in 4 KiB units from HOST_MANAGED_START), checked as Esperanto's kernel
+ * worker does: at least 4 KiB per hart, a per-hart size that is a whole
+ * number of cache lines, inside host-managed DRAM.  Stacks grow down from
+ * the end; each launched hart takes one slot by its rank in the launch.
+ */
+static uint32_t stack_config(const uint8_t *cmd, unsigned len,
+                             uint64_t *base, uint64_t *size)
+{
+    uint16_t flags = get16(cmd + HDR_FLAGS);
+    unsigned off = 40 + (flags & FLAG_TRACE_CFG ? 40 : 0);
+    uint64_t harts = popcount64(get64(cmd + 32)) * HARTS_PER_SHIRE;
+    uint64_t start, end, per;
+
+    *base = 0;      /* the default stacks */
+    *size = 0;
+    if (!(flags & FLAG_STACK_CFG)) {
+        return 0;
+    }
+    if (off + 8 > len || get32(cmd + off + 4) < harts) {
+        return KL_BAD_STACK_CFG;
+    }
+    per = (uint64_t)get32(cmd + off + 4) * 4096 / harts;
+    start = HOST_MANAGED_START + (uint64_t)get32(cmd + off) * 4096;
+    end = start + (uint64_t)get32(cmd + off + 4) * 4096;
+    if (per % 64 || end > dram_end) {
+        return KL_BAD_STACK_CFG;
+    }
+    *base = end;
+    *size = per;
+    return 0;
+}
+
 static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st)
 {
     uint8_t rsp[40] = { 0 };
@@ -379,6 +414,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
                              unsigned me)
 {
     uint64_t mask = get64(cmd + 32), code = get64(cmd + 8);
+    uint64_t stack_base, stack_size;
     uint32_t st = 0;
 
     if (len < 40) {
@@ -389,6 +425,9 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
         st = KL_INVALID_ADDRESS;
     } else {
         st = copy_embedded_args(cmd, len);
+    }
+    if (!st) {
+        st = stack_config(cmd, len, &stack_base, &stack_size);
     }
     if (st) {
         kernel_rsp(get16(cmd + HDR_TAG), t0, st);
@@ -407,6 +446,8 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
     kw.code = code;
     kw.args = get64(cmd + 16);
     kw.mask = mask;
+    kw.stack_base = stack_base;
+    kw.stack_size = stack_size;
     kw.host_abort = 0;
     __asm__ volatile("fence" ::: "memory");
     et_amoswapg_d(&kw.active, 1);
@@ -437,7 +478,7 @@ static void do_abort(const uint8_t *cmd)
 static void __attribute__((noreturn)) kernel_worker(void)
 {
     for (;;) {
-        uint64_t start, timed_out = 0, waiters;
+        uint64_t start, timed_out = 0, stopped = 0, waiters;
         uint32_t st;
 
         fcc_wait(FCC_WORK);
@@ -447,6 +488,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.code = kw.code;
         launch.args = kw.args;
         launch.shire_mask = kw.mask;
+        launch.stack_base = kw.stack_base;
+        launch.stack_size = kw.stack_size;
         launch.env.major = 0;
         launch.env.minor = 1;
         launch.env.shire_mask = kw.mask;
@@ -468,8 +511,15 @@ static void __attribute__((noreturn)) kernel_worker(void)
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
             fcc_wait(FCC_WORK);
-            if (!timed_out && cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
-                timed_out = 1;
+            if (stopped) {
+                continue;
+            }
+            /* a hart that faulted ends the kernel on every hart */
+            if (et_amoorg_d(&launch.exception_shires, 0)) {
+                stopped = 1;
+                kernels_stop();
+            } else if (cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
+                timed_out = stopped = 1;
                 kernels_stop();
             }
         }
