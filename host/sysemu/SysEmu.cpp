@@ -160,6 +160,9 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
   if (const char* t = std::getenv("ETSOC1_READY_TIMEOUT_MS")) {
     timeout = static_cast<unsigned>(std::strtoul(t, nullptr, 0));
   }
+  if (timeout == 0) {
+    timeout = kReadyTimeoutMs;
+  }
 
   // Extra QEMU arguments: "qemu:<arg>" options, then $ETSOC1_QEMU_ARGS
   // (split at blanks) so a test binary can be given them unchanged.
