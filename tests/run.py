@@ -1286,6 +1286,7 @@ GROUPS = {
     'memory': memory_timing_tests, 'cli': cli_tests,
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: __import__('fw_tests').fw_tests(report, ROOT),
+    'sysemu': lambda: __import__('sysemu_tests').sysemu_tests(report, ROOT),
 }
 
 

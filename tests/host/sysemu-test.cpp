@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Drives the sw-sysemu replacement the way Esperanto's DeviceSysEmu does,
+// through ISysEmu / SysEmuOptions / IHostListener only: create (boots a
+// QEMU card), wait for pcieReady, read and CRC-check the SP and MM
+// device-interface registers, push an ECHO command into MM SQ0, ring the
+// MM doorbell, wait for the MM CQ MSI and pop the response.  TAP output.
+
+#include <sw-sysemu/ISysEmu.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+int testNo = 0;
+int failures = 0;
+
+void tap(bool ok, const std::string& name, const std::string& diag = "") {
+  std::printf("%s %d - %s\n", ok ? "ok" : "not ok", ++testNo, name.c_str());
+  if (!ok) {
+    failures++;
+    if (!diag.empty()) {
+      std::printf("# %s\n", diag.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+// The standard reflected CRC-32 (what boost::crc_32_type computes).
+uint32_t crc32(const uint8_t* p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  while (n--) {
+    c ^= *p++;
+    for (int k = 0; k < 8; k++) {
+      c = (c >> 1) ^ (0xEDB88320u & -(c & 1u));
+    }
+  }
+  return ~c;
+}
+
+template <typename T> T get(const uint8_t* p, size_t off) {
+  T v;
+  std::memcpy(&v, p + off, sizeof(v));
+  return v;
+}
+
+struct Listener : emu::ISysEmu::IHostListener {
+  std::promise<void> ready;
+  int readyCalls = 0;
+  void pcieReady() override {
+    if (readyCalls++ == 0) {
+      ready.set_value();
+    }
+  }
+};
+
+// Offsets in the device-interface registers (packed structs).
+constexpr uint64_t kBar0 = 0x1000000000ull, kBar2 = 0x2000000000ull;
+constexpr size_t kSpDirSize = 352, kMmDirSize = 112;
+constexpr size_t kSpStatus = 44, kSpCrc = 16, kSpVq = 72, kSpRegions = 96;
+constexpr size_t kMmStatus = 8, kMmCrc = 10, kMmVq = 16, kMmRegions = 48;
+constexpr int16_t kSpDevReady = 10, kMmReady = 8;
+constexpr uint16_t kEchoCmd = 517, kEchoRsp = 518;
+constexpr uint32_t kMmCqMsi = 1u << 3;
+
+bool readDir(emu::ISysEmu& s, uint64_t addr, size_t size, size_t statusOff,
+             int16_t readyValue, size_t crcOff, size_t vqOff, uint8_t* buf,
+             std::string& why) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int16_t status = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    s.mmioRead(addr + statusOff, 2, reinterpret_cast<std::byte*>(&status));
+    if (status >= readyValue || status < 0) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (status < readyValue) {
+    why = "status " + std::to_string(status);
+    return false;
+  }
+  s.mmioRead(addr, size, reinterpret_cast<std::byte*>(buf));
+  uint16_t attrSize = get<uint16_t>(buf, 0);
+  uint16_t total = get<uint16_t>(buf, 4);
+  if (total < attrSize || vqOff + (total - attrSize) > size) {
+    why = "bad sizes: total " + std::to_string(total) + " attributes " +
+          std::to_string(attrSize);
+    return false;
+  }
+  uint32_t want = get<uint32_t>(buf, crcOff);
+  uint32_t got = crc32(buf + vqOff, total - attrSize);
+  if (want != got) {
+    why = "crc " + std::to_string(want) + " computed " + std::to_string(got);
+    return false;
+  }
+  return true;
+}
+
+// Copy to or from a ring (data after the 32-byte CircBuffCb), wrapping.
+void ringIo(emu::ISysEmu& s, uint64_t q, uint64_t len, uint64_t off,
+            uint8_t* data, size_t n, bool write) {
+  uint64_t ring = q + 32;
+  size_t first = static_cast<size_t>(std::min<uint64_t>(n, len - off));
+  auto p = reinterpret_cast<std::byte*>(data);
+  if (write) {
+    s.mmioWrite(ring + off, first, p);
+    if (n > first) {
+      s.mmioWrite(ring, n - first, p + first);
+    }
+  } else {
+    s.mmioRead(ring + off, first, p);
+    if (n > first) {
+      s.mmioRead(ring, n - first, p + first);
+    }
+  }
+}
+
+} // namespace
+
+int main() {
+  std::printf("TAP version 13\n1..8\n");
+  std::fflush(stdout);
+
+  emu::SysEmuOptions opts;
+  char cwd[4096];
+  opts.runDir = getcwd(cwd, sizeof(cwd)) ? cwd : "";
+  opts.maxCycles = ~0ull;
+  opts.minionShiresMask = 0x1FFFFFFFFull;
+  opts.startGdb = false;
+  std::array<uint64_t, 8> bars{};
+  bars[0] = kBar0;
+  bars[2] = kBar2;
+
+  Listener listener;
+  std::unique_ptr<emu::ISysEmu> sys;
+  try {
+    sys = emu::ISysEmu::create(opts, bars, &listener);
+    tap(true, "create() boots the card");
+  } catch (const std::exception& e) {
+    tap(false, "create() boots the card", e.what());
+    std::printf("Bail out! no card\n");
+    return 1;
+  }
+  auto ready = listener.ready.get_future();
+  tap(ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready &&
+          listener.readyCalls == 1,
+      "pcieReady() called once");
+
+  uint8_t sp[kSpDirSize], mm[kMmDirSize];
+  std::string why;
+  bool ok = false;
+  try {
+    ok = readDir(*sys, kBar2 + 0x1000, kSpDirSize, kSpStatus, kSpDevReady,
+                 kSpCrc, kSpVq, sp, why);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  tap(ok, "SP DIR ready, CRC matches", why);
+  ok = false;
+  try {
+    ok = readDir(*sys, kBar2, kMmDirSize, kMmStatus, kMmReady, kMmCrc, kMmVq,
+                 mm, why);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  tap(ok, "MM DIR ready, CRC matches", why);
+  if (!ok) {
+    std::printf("Bail out! no MM DIR\n");
+    return 1;
+  }
+
+  // Region 0 of the MM DIR is the VQ buffer; queues are relative to it.
+  uint8_t bar = mm[kMmRegions + 3];
+  uint64_t base = (bar == 0 ? kBar0 : kBar2) +
+                  get<uint64_t>(mm, kMmRegions + 8);
+  uint64_t sq0 = base + get<uint32_t>(mm, kMmVq + 8);
+  uint64_t cq0 = base + get<uint32_t>(mm, kMmVq + 16);
+
+  try {
+    uint64_t cb[3];    // head, tail, length
+    sys->mmioRead(sq0, sizeof(cb), reinterpret_cast<std::byte*>(cb));
+    uint64_t used = (cb[0] + cb[2] - cb[1]) % cb[2];
+    uint8_t cmd[16] = {};
+    uint16_t hdr[4] = {sizeof(cmd), 0x1234, kEchoCmd, 0};
+    std::memcpy(cmd, hdr, sizeof(hdr));
+    bool room = cb[2] - 1 - used >= sizeof(cmd);
+    if (room) {
+      ringIo(*sys, sq0, cb[2], cb[0], cmd, sizeof(cmd), true);
+      uint64_t head = (cb[0] + sizeof(cmd)) % cb[2];
+      sys->mmioWrite(sq0, 8, reinterpret_cast<std::byte*>(&head));
+      sys->raiseDevicePuPlicPcieMessageInterrupt();
+    }
+    tap(room, "ECHO pushed into MM SQ0, doorbell rung");
+
+    // waitForInterrupt has no timeout: run it aside and bound it here.
+    auto msi = std::async(std::launch::async,
+                          [&] { return sys->waitForInterrupt(kMmCqMsi); });
+    bool got = msi.wait_for(std::chrono::seconds(60)) ==
+               std::future_status::ready;
+    if (!got) {
+      sys->stop();      // wakes the waiter
+    }
+    tap(got && (msi.get() & kMmCqMsi), "MM CQ MSI (vector 3) arrives");
+
+    sys->mmioRead(cq0, sizeof(cb), reinterpret_cast<std::byte*>(cb));
+    uint8_t rsp[24] = {};
+    bool popped = false;
+    if (cb[0] != cb[1]) {
+      ringIo(*sys, cq0, cb[2], cb[1], rsp, 8, false);
+      uint16_t size = get<uint16_t>(rsp, 0);
+      if (size <= 16) {
+        ringIo(*sys, cq0, cb[2], (cb[1] + 8) % cb[2], rsp + 8, size, false);
+        uint64_t tail = (cb[1] + 8 + size) % cb[2];
+        sys->mmioWrite(cq0 + 8, 8, reinterpret_cast<std::byte*>(&tail));
+        popped = true;
+      }
+    }
+    char diag[96];
+    std::snprintf(diag, sizeof(diag), "size %u tag 0x%x msg %u status %u",
+                  get<uint16_t>(rsp, 0), get<uint16_t>(rsp, 2),
+                  get<uint16_t>(rsp, 4), get<uint32_t>(rsp, 16));
+    tap(popped && get<uint16_t>(rsp, 0) == 16 &&
+            get<uint16_t>(rsp, 2) == 0x1234 &&
+            get<uint16_t>(rsp, 4) == kEchoRsp &&
+            get<uint32_t>(rsp, 16) == 0,
+        "ECHO response popped from MM CQ", diag);
+  } catch (const std::exception& e) {
+    tap(false, "echo round trip", e.what());
+  }
+
+  // stop() must wake a waiter that has nothing to wait for.
+  auto waiter = std::async(std::launch::async,
+                           [&] { return sys->waitForInterrupt(1u << 0); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  sys->stop();
+  tap(waiter.wait_for(std::chrono::seconds(10)) ==
+          std::future_status::ready,
+      "stop() wakes waitForInterrupt");
+  sys.reset();
+  return failures ? 1 : 0;
+}
