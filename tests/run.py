@@ -25,7 +25,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
+import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
+import sysemu_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1285,8 +1287,8 @@ GROUPS = {
     'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
     'memory': memory_timing_tests, 'cli': cli_tests,
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
-    'fw': lambda: __import__('fw_tests').fw_tests(report, ROOT),
-    'sysemu': lambda: __import__('sysemu_tests').sysemu_tests(report, ROOT),
+    'fw': lambda: fw_tests.fw_tests(report, ROOT),
+    'sysemu': lambda: sysemu_tests.sysemu_tests(report, ROOT),
 }
 
 
