@@ -79,6 +79,7 @@ QTESTS = [
     # (binary, extra args, timeout)
     ('etsoc1-machine-test', [], 120),
     ('etsoc1-pcie-test', [], 120),
+    ('etsoc1-timer-test', [], 120),
     ('qom-test', ['-p', '/riscv64/qom/etsoc1'], 120),
     ('device-introspect-test', [], 300),
 ]

@@ -56,6 +56,7 @@ const MemMapEntry etsoc1_memmap[] = {
     [ETSOC1_SP_SRAM] =    {   0x40400000,    1 * MiB },
     [ETSOC1_SP_PLIC] =    {   0x50000000,   32 * MiB },
     [ETSOC1_SP_UART0] =   {   0x52022000,    4 * KiB },
+    [ETSOC1_PU_TIMER_REGS] = {   0x12005000,    4 * KiB },
 };
 
 /*
@@ -67,6 +68,7 @@ const MemMapEntry etsoc1_memmap[] = {
  */
 #define ETSOC1_PLIC_SOURCES          128
 #define ETSOC1_PLIC_PRIORITIES       7
+#define ETSOC1_PU_PLIC_TIMER0        6      /* PU timers 0-7: 6-13 */
 #define ETSOC1_PU_PLIC_PCIE_MESSAGE  33     /* host -> master minion */
 #define ETSOC1_SP_PLIC_MBOX_HOST     115    /* host -> service processor */
 
@@ -456,7 +458,7 @@ static void etsoc1_machine_init(MachineState *ms)
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
     MemoryRegion *sysmem = get_system_memory();
     const char *images[2];
-    DeviceState *pcie;
+    DeviceState *pcie, *timer;
     bool entry_checked, sp;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     void *fdt;
@@ -557,6 +559,11 @@ static void etsoc1_machine_init(MachineState *ms)
         }
     }
     pcie = etsoc1_pcie_create(s, ms);
+    timer = qdev_new(TYPE_ETSOC1_PU_TIMER);
+    object_property_add_child(OBJECT(s), "pu-timer", OBJECT(timer));
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(timer), &error_fatal);
+    sysbus_mmio_map(SYS_BUS_DEVICE(timer), 0,
+                    etsoc1_memmap[ETSOC1_PU_TIMER_REGS].base);
     if (s->num_shires > ETSOC1_MASTER_SHIRE) {
         /* minion cpu_index = mhartid: harts are created in hart order */
         DeviceState *plic = etsoc1_plic_create(ETSOC1_PU_PLIC,
@@ -565,6 +572,10 @@ static void etsoc1_machine_init(MachineState *ms)
 
         qdev_connect_gpio_out(pcie, ETSOC1_PCIE_IRQ_MM,
             qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_PCIE_MESSAGE));
+        for (i = 0; i < ETSOC1_PU_TIMERS; i++) {
+            qdev_connect_gpio_out(timer, i,
+                qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_TIMER0 + i));
+        }
     }
     if (s->sp_firmware) {
         etsoc1_sp_create(s, pcie);

@@ -61,6 +61,7 @@ enum {
     ETSOC1_SP_SRAM,     /* the service processor's code and data */
     ETSOC1_SP_PLIC,
     ETSOC1_SP_UART0,
+    ETSOC1_PU_TIMER_REGS,
 };
 extern const MemMapEntry etsoc1_memmap[];
 
@@ -324,6 +325,29 @@ typedef enum {
 
 #define ETSOC1_DEADLOCK_EXIT_STATUS 3
 #define ETSOC1_DEADLOCK_POLL_MS     250
+
+/* etsoc1-pu-timer.c: the PU's DesignWare APB timers */
+#define TYPE_ETSOC1_PU_TIMER "etsoc1-pu-timer"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1PuTimerState, ETSOC1_PU_TIMER)
+
+#define ETSOC1_PU_TIMERS    8
+#define ETSOC1_PU_TIMER_HZ  100000000   /* our choice: docs/host-interface.md */
+
+typedef struct Etsoc1PuTimer {
+    Etsoc1PuTimerState *block;
+    struct ptimer_state *ptimer;
+} Etsoc1PuTimer;
+
+struct Etsoc1PuTimerState {
+    SysBusDevice parent_obj;
+    MemoryRegion mmio;
+    qemu_irq irq[ETSOC1_PU_TIMERS];
+    Etsoc1PuTimer timer[ETSOC1_PU_TIMERS];
+    uint32_t loadcount[ETSOC1_PU_TIMERS];
+    uint32_t control[ETSOC1_PU_TIMERS];
+    uint32_t raw;           /* TimersRawIntStatus */
+    uint32_t freq_hz;
+};
 
 #define TYPE_ETSOC1_MACHINE MACHINE_TYPE_NAME("etsoc1")
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1MachineState, ETSOC1_MACHINE)

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ET-SoC-1 PU timers: a Synopsys DesignWare APB timer block, 8 timers of
+ * 32 bits at R_PU_TIMER (0x12005000), each interrupting the PU PLIC
+ * (sources 6-13).  The master minion firmware's watchdogs (kernel launch
+ * timeouts) run on it.  Register map: the standard DW_apb_timers layout.
+ *
+ * A timer counts down from LoadCount at the block's clock (property
+ * "freq-hz"; the chip's peripheral clock is not in Esperanto's sources,
+ * docs/host-interface.md).  Reaching zero sets its interrupt (unless
+ * masked) and reloads LoadCount in user-defined mode, 0xffffffff in
+ * free-running mode.  Reading EOI clears the interrupt.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/irq.h"
+#include "hw/ptimer.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "hw/sysbus.h"
+#include "migration/vmstate.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "trace.h"
+
+/* timer n's registers are at n * 0x14 */
+#define TIMER_STRIDE 0x14
+REG32(LOADCOUNT, 0x00)
+REG32(CURRENTVAL, 0x04)
+REG32(CONTROL, 0x08)
+    FIELD(CONTROL, ENABLE, 0, 1)
+    FIELD(CONTROL, MODE, 1, 1)          /* 1: user-defined (periodic) */
+    FIELD(CONTROL, INT_MASK, 2, 1)
+REG32(EOI, 0x0c)
+REG32(INTSTAT, 0x10)
+/* block registers */
+REG32(TIMERS_INTSTATUS, 0xa0)
+REG32(TIMERS_EOI, 0xa4)
+REG32(TIMERS_RAWINTSTATUS, 0xa8)
+REG32(TIMERS_COMP_VERSION, 0xac)
+REG32(LOADCOUNT2_FIRST, 0xb0)           /* PWM mode: not modelled */
+REG32(LOADCOUNT2_LAST, 0xcc)
+
+#define CONTROL_MASK (R_CONTROL_ENABLE_MASK | R_CONTROL_MODE_MASK | \
+                      R_CONTROL_INT_MASK_MASK)
+#define COMP_VERSION 0x3230392a         /* "209*", version 2.09 */
+
+static void pu_timer_update_irq(Etsoc1PuTimerState *s, unsigned n)
+{
+    bool level = (s->raw >> n & 1) &&
+                 !FIELD_EX32(s->control[n], CONTROL, INT_MASK);
+
+    qemu_set_irq(s->irq[n], level);
+}
+
+static void pu_timer_expired(void *opaque)
+{
+    Etsoc1PuTimer *t = opaque;
+    Etsoc1PuTimerState *s = t->block;
+    unsigned n = t - s->timer;
+
+    trace_etsoc1_pu_timer_expired(n);
+    if (!FIELD_EX32(s->control[n], CONTROL, MODE)) {
+        /* free-running: then from the top (ptimer_tick's transaction) */
+        ptimer_set_limit(t->ptimer, UINT32_MAX, 1);
+    }
+    s->raw |= 1u << n;
+    pu_timer_update_irq(s, n);
+}
+
+static void pu_timer_eoi(Etsoc1PuTimerState *s, uint32_t timers)
+{
+    unsigned n;
+
+    s->raw &= ~timers;
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        pu_timer_update_irq(s, n);
+    }
+}
+
+static uint32_t pu_timer_intstatus(Etsoc1PuTimerState *s)
+{
+    uint32_t st = 0;
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        if (!FIELD_EX32(s->control[n], CONTROL, INT_MASK)) {
+            st |= s->raw & (1u << n);
+        }
+    }
+    return st;
+}
+
+static uint64_t pu_timer_read(void *opaque, hwaddr addr, unsigned size)
+{
+    Etsoc1PuTimerState *s = opaque;
+    unsigned n = addr / TIMER_STRIDE;
+    uint64_t r = 0;
+
+    if (n < ETSOC1_PU_TIMERS) {
+        switch (addr % TIMER_STRIDE) {
+        case A_LOADCOUNT:
+            r = s->loadcount[n];
+            break;
+        case A_CURRENTVAL:
+            /* reads 0 while disabled */
+            r = FIELD_EX32(s->control[n], CONTROL, ENABLE)
+                ? ptimer_get_count(s->timer[n].ptimer) : 0;
+            break;
+        case A_CONTROL:
+            r = s->control[n];
+            break;
+        case A_EOI:
+            pu_timer_eoi(s, 1u << n);
+            break;
+        case A_INTSTAT:
+            r = pu_timer_intstatus(s) >> n & 1;
+            break;
+        }
+    } else {
+        switch (addr) {
+        case A_TIMERS_INTSTATUS:
+            r = pu_timer_intstatus(s);
+            break;
+        case A_TIMERS_EOI:
+            pu_timer_eoi(s, UINT32_MAX);
+            break;
+        case A_TIMERS_RAWINTSTATUS:
+            r = s->raw;
+            break;
+        case A_TIMERS_COMP_VERSION:
+            r = COMP_VERSION;
+            break;
+        case A_LOADCOUNT2_FIRST ... A_LOADCOUNT2_LAST:
+            qemu_log_mask(LOG_UNIMP, "%s: LoadCount2 (PWM mode)\n", __func__);
+            break;
+        default:
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: no register at 0x%" HWADDR_PRIx
+                          "\n", __func__, addr);
+            break;
+        }
+    }
+    trace_etsoc1_pu_timer_read(addr, r);
+    return r;
+}
+
+static void pu_timer_write_control(Etsoc1PuTimerState *s, unsigned n,
+                                   uint32_t val)
+{
+    Etsoc1PuTimer *t = &s->timer[n];
+    bool was_on = FIELD_EX32(s->control[n], CONTROL, ENABLE);
+    bool on = FIELD_EX32(val, CONTROL, ENABLE);
+
+    s->control[n] = val & CONTROL_MASK;
+    ptimer_transaction_begin(t->ptimer);
+    if (on && !was_on) {
+        /* enabling loads LoadCount (0 counts as a full period: 2^32) */
+        ptimer_set_limit(t->ptimer, s->loadcount[n] ? s->loadcount[n]
+                                                    : UINT32_MAX, 1);
+        ptimer_run(t->ptimer, 0);
+    } else if (!on && was_on) {
+        ptimer_stop(t->ptimer);
+    }
+    ptimer_transaction_commit(t->ptimer);
+    pu_timer_update_irq(s, n);
+}
+
+static void pu_timer_write(void *opaque, hwaddr addr, uint64_t val,
+                           unsigned size)
+{
+    Etsoc1PuTimerState *s = opaque;
+    unsigned n = addr / TIMER_STRIDE;
+
+    trace_etsoc1_pu_timer_write(addr, val);
+    if (n >= ETSOC1_PU_TIMERS) {
+        if (addr >= A_LOADCOUNT2_FIRST && addr <= A_LOADCOUNT2_LAST) {
+            qemu_log_mask(LOG_UNIMP, "%s: LoadCount2 (PWM mode)\n", __func__);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: write of 0x%" PRIx64
+                          " to read-only or absent 0x%" HWADDR_PRIx "\n",
+                          __func__, val, addr);
+        }
+        return;
+    }
+    switch (addr % TIMER_STRIDE) {
+    case A_LOADCOUNT:
+        /* takes effect at the next enable or reload, as on the DW block */
+        s->loadcount[n] = val;
+        if (FIELD_EX32(s->control[n], CONTROL, MODE) && val) {
+            ptimer_transaction_begin(s->timer[n].ptimer);
+            ptimer_set_limit(s->timer[n].ptimer, val, 0);
+            ptimer_transaction_commit(s->timer[n].ptimer);
+        }
+        break;
+    case A_CONTROL:
+        pu_timer_write_control(s, n, val);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: timer %u: write of 0x%" PRIx64
+                      " to read-only 0x%" HWADDR_PRIx "\n", __func__, n, val,
+                      addr % TIMER_STRIDE);
+        break;
+    }
+}
+
+static const MemoryRegionOps pu_timer_ops = {
+    .read = pu_timer_read,
+    .write = pu_timer_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid.min_access_size = 4,
+    .valid.max_access_size = 4,
+};
+
+static void pu_timer_init(Object *obj)
+{
+    Etsoc1PuTimerState *s = ETSOC1_PU_TIMER(obj);
+    SysBusDevice *sbd = SYS_BUS_DEVICE(obj);
+
+    memory_region_init_io(&s->mmio, obj, &pu_timer_ops, s,
+                          TYPE_ETSOC1_PU_TIMER, 4 * KiB);
+    sysbus_init_mmio(sbd, &s->mmio);
+    qdev_init_gpio_out(DEVICE(obj), s->irq, ETSOC1_PU_TIMERS);
+}
+
+static void pu_timer_realize(DeviceState *dev, Error **errp)
+{
+    Etsoc1PuTimerState *s = ETSOC1_PU_TIMER(dev);
+    unsigned n;
+
+    if (!s->freq_hz) {
+        error_setg(errp, "freq-hz must not be 0");
+        return;
+    }
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        Etsoc1PuTimer *t = &s->timer[n];
+
+        t->block = s;
+        /* LoadCount is never 0 in the ptimer: these policies are moot */
+        t->ptimer = ptimer_init(pu_timer_expired, t,
+                                PTIMER_POLICY_NO_IMMEDIATE_TRIGGER |
+                                PTIMER_POLICY_NO_IMMEDIATE_RELOAD);
+        ptimer_transaction_begin(t->ptimer);
+        ptimer_set_freq(t->ptimer, s->freq_hz);
+        ptimer_transaction_commit(t->ptimer);
+    }
+}
+
+static void pu_timer_reset_enter(Object *obj, ResetType type)
+{
+    Etsoc1PuTimerState *s = ETSOC1_PU_TIMER(obj);
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        ptimer_transaction_begin(s->timer[n].ptimer);
+        ptimer_stop(s->timer[n].ptimer);
+        ptimer_transaction_commit(s->timer[n].ptimer);
+        s->loadcount[n] = 0;
+        s->control[n] = 0;
+    }
+    s->raw = 0;
+}
+
+static void pu_timer_reset_hold(Object *obj)
+{
+    Etsoc1PuTimerState *s = ETSOC1_PU_TIMER(obj);
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        qemu_set_irq(s->irq[n], 0);
+    }
+}
+
+static const VMStateDescription vmstate_pu_timer_one = {
+    .name = TYPE_ETSOC1_PU_TIMER "/timer",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_PTIMER(ptimer, Etsoc1PuTimer),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_pu_timer = {
+    .name = TYPE_ETSOC1_PU_TIMER,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(timer, Etsoc1PuTimerState, ETSOC1_PU_TIMERS, 1,
+                             vmstate_pu_timer_one, Etsoc1PuTimer),
+        VMSTATE_UINT32_ARRAY(loadcount, Etsoc1PuTimerState, ETSOC1_PU_TIMERS),
+        VMSTATE_UINT32_ARRAY(control, Etsoc1PuTimerState, ETSOC1_PU_TIMERS),
+        VMSTATE_UINT32(raw, Etsoc1PuTimerState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static Property pu_timer_properties[] = {
+    DEFINE_PROP_UINT32("freq-hz", Etsoc1PuTimerState, freq_hz,
+                       ETSOC1_PU_TIMER_HZ),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void pu_timer_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    dc->desc = "ET-SoC-1 PU timers (DesignWare APB timers)";
+    dc->realize = pu_timer_realize;
+    dc->vmsd = &vmstate_pu_timer;
+    rc->phases.enter = pu_timer_reset_enter;
+    rc->phases.hold = pu_timer_reset_hold;
+    device_class_set_props(dc, pu_timer_properties);
+}
+
+static const TypeInfo pu_timer_info = {
+    .name = TYPE_ETSOC1_PU_TIMER,
+    .parent = TYPE_SYS_BUS_DEVICE,
+    .instance_size = sizeof(Etsoc1PuTimerState),
+    .instance_init = pu_timer_init,
+    .class_init = pu_timer_class_init,
+};
+
+static void pu_timer_register_types(void)
+{
+    type_register_static(&pu_timer_info);
+}
+
+type_init(pu_timer_register_types)
