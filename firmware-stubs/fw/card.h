@@ -39,6 +39,7 @@
     ((b) + 0x2000 + 0x80 * (ctx) + 4 * ((src) / 32))
 #define PLIC_THRESH(b, ctx) ((b) + 0x200000 + 0x1000 * (ctx))
 #define PLIC_CLAIM(b, ctx)  (PLIC_THRESH(b, ctx) + 4)
+#define PLIC_SRC_DMA_DONE0  16      /* PU PLIC: eDMA wr 0-3, rd 0-3 */
 #define PLIC_SRC_PCIE_MSG   33      /* PU PLIC: host -> MM doorbell */
 #define PLIC_SRC_MBOX_HOST  115     /* SP PLIC: host -> SP doorbell */
 

@@ -245,18 +245,52 @@ static uint32_t dma_check(const uint8_t *cmd, unsigned len, unsigned *nodes)
 }
 
 /*
- * Run one list on a channel and wait for it.  The firmware polls
- * INT_STATUS as Esperanto's DMA worker does (nothing else signals a
- * minion), with a short pause between polls.
+ * Wait for the channel by halting, not by polling as Esperanto's DMA
+ * worker does: the channel's DONE/ABORT line is PU PLIC source 16 + line
+ * (write channels 0-3, read channels 0-3), enabled on this hart's context
+ * while the channel is ours; WFI wakes on it (mstatus.MIE stays 0: no
+ * trap).  A halted hart's clock stands still, and reading INT_STATUS
+ * moves it to the channel's end, so execute_dur is the transfer's
+ * emulated time, whatever the host link's speed.
  */
+static uint32_t dma_wait(int wr, unsigned ch)
+{
+    unsigned ctx = csr_read(mhartid) - MM_HART0;
+    unsigned src = PLIC_SRC_DMA_DONE0 + (wr ? 0 : EDMA_CHANNELS) + ch;
+    uint64_t st_reg = EDMA_BASE + (wr ? EDMA_WR_INT_STATUS
+                                      : EDMA_RD_INT_STATUS);
+    uint32_t mask = 1u << ch | 1u << (16 + ch), st, claim;
+
+    while (!((st = rd32(st_reg)) & mask)) {
+        __asm__ volatile("wfi");
+    }
+    claim = rd32(PLIC_CLAIM(PU_PLIC, ctx));
+    if (claim) {
+        wr32(PLIC_CLAIM(PU_PLIC, ctx), claim);
+    }
+    wr32(PLIC_ENABLE(PU_PLIC, ctx, src), 0);
+    csr_clear(mie, 1u << 11);
+    return st & mask;
+}
+
+static void dma_wait_arm(int wr, unsigned ch)
+{
+    unsigned ctx = csr_read(mhartid) - MM_HART0;
+    unsigned src = PLIC_SRC_DMA_DONE0 + (wr ? 0 : EDMA_CHANNELS) + ch;
+
+    wr32(PLIC_PRIO(PU_PLIC, src), 1);
+    wr32(PLIC_THRESH(PU_PLIC, ctx), 0);
+    wr32(PLIC_ENABLE(PU_PLIC, ctx, src), 1u << (src % 32));
+    csr_set(mie, 1u << 11);     /* MEIE */
+}
+
+/* Run one list on a channel and wait for it. */
 static uint32_t dma_run(const uint8_t *cmd, unsigned n, int wr)
 {
     unsigned ch = dma_reserve(wr);
     uint64_t ll = DMA_LL_BASE + 0x100 * (wr * EDMA_CHANNELS + ch);
     uint64_t chr = EDMA_CH(wr, ch);
-    uint64_t st_reg = EDMA_BASE + (wr ? EDMA_WR_INT_STATUS
-                                      : EDMA_RD_INT_STATUS);
-    uint32_t done = 1u << ch, abort = 1u << (16 + ch), st;
+    uint32_t abort = 1u << (16 + ch), st;
 
     for (unsigned i = 0; i < n; i++) {
         const uint8_t *nd = cmd + HDR_LEN + i * DMA_NODE_LEN;
@@ -277,12 +311,10 @@ static uint32_t dma_run(const uint8_t *cmd, unsigned n, int wr)
     wr32(chr + CH_CONTROL1, CTL_CCS | CTL_LLE);
     wr32(chr + CH_LLP_LO, ll);
     wr32(chr + CH_LLP_HI, ll >> 32);
+    dma_wait_arm(wr, ch);
     wr32(EDMA_BASE + (wr ? EDMA_WR_DOORBELL : EDMA_RD_DOORBELL), ch);
-    while (!((st = rd32(st_reg)) & (done | abort))) {
-        pause_briefly();
-    }
-    wr32(EDMA_BASE + (wr ? EDMA_WR_INT_CLEAR : EDMA_RD_INT_CLEAR),
-         st & (done | abort));
+    st = dma_wait(wr, ch);
+    wr32(EDMA_BASE + (wr ? EDMA_WR_INT_CLEAR : EDMA_RD_INT_CLEAR), st);
     et_amoandg_d(&dma_busy[wr], ~(1ULL << ch));
     return st & abort ? DMA_ERROR_ABORTED : DMA_COMPLETE;
 }

@@ -321,6 +321,7 @@ static void edma_moved(Etsoc1EdmaChan *c)
     c->e_left -= n;
     c->pending = true;
     ns = n / edma_chan_rate(c->engine, c->write);
+    c->at += etsoc1_ns_to_cycles(ns);
     timer_mod(c->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                         (int64_t)ceil(ns));
 }
@@ -460,6 +461,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: no host attached\n");
     }
     c->state = EDMA_CS_RUNNING;
+    c->at = etsoc1_current_minion() ? etsoc1_now(etsoc1_current_minion()) : 0;
     c->pending = false;
     c->done_raised = false;
     c->walked = 0;
@@ -599,6 +601,22 @@ static Etsoc1EdmaChan *edma_chan_at(Etsoc1EdmaState *s, hwaddr addr,
     return &s->ch[(rel % CH_STRIDE) >= CH_RD_OFFSET ? RD : WR][n];
 }
 
+/*
+ * Causality (docs/timing.md): a hart that reads the DONE or ABORT bit of a
+ * channel learns of its end, so its clock moves to at least that time.
+ */
+static void edma_observe(Etsoc1EdmaState *s, unsigned side, uint32_t status)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+    unsigned n;
+
+    for (n = 0; cpu && n < ETSOC1_EDMA_CHANNELS; n++) {
+        if (status & (BIT(n) | BIT(R_INT_ABORT_SHIFT + n))) {
+            etsoc1_advance_to(cpu, s->ch[side][n].at);
+        }
+    }
+}
+
 static uint64_t edma_read(void *opaque, hwaddr addr, unsigned size)
 {
     Etsoc1EdmaState *s = opaque;
@@ -630,6 +648,7 @@ static uint64_t edma_read(void *opaque, hwaddr addr, unsigned size)
     case A_WR_INT_STATUS:
     case A_RD_INT_STATUS:
         val = s->int_status[addr == A_RD_INT_STATUS];
+        edma_observe(s, addr == A_RD_INT_STATUS, val);
         break;
     case A_WR_INT_MASK:
     case A_RD_INT_MASK:
@@ -794,7 +813,7 @@ static void edma_unrealize(DeviceState *dev)
 
 static const VMStateDescription vmstate_edma_chan = {
     .name = "etsoc1-edma-chan",
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
         VMSTATE_TIMER_PTR(timer, Etsoc1EdmaChan),
@@ -812,13 +831,14 @@ static const VMStateDescription vmstate_edma_chan = {
         VMSTATE_UINT64(e_sar, Etsoc1EdmaChan),
         VMSTATE_UINT64(e_dar, Etsoc1EdmaChan),
         VMSTATE_UINT64(e_left, Etsoc1EdmaChan),
+        VMSTATE_UINT64_V(at, Etsoc1EdmaChan, 2),
         VMSTATE_END_OF_LIST()
     }
 };
 
 static const VMStateDescription vmstate_edma = {
     .name = TYPE_ETSOC1_EDMA,
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_2DARRAY(ch, Etsoc1EdmaState, 2, ETSOC1_EDMA_CHANNELS,

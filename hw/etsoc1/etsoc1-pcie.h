@@ -169,6 +169,12 @@ typedef struct Etsoc1EdmaChan {
     uint8_t *bounce;        /* step-bytes: the piece in flight */
     uint32_t walked;        /* elements fetched for this command */
     uint64_t e_sar, e_dar, e_left;  /* element in progress */
+    /*
+     * Emulated time (minion cycles) at which the work so far ends: the
+     * ringing hart's time plus the link time of every piece.  A hart that
+     * sees DONE or ABORT in INT_STATUS takes at least this time.
+     */
+    uint64_t at;
 } Etsoc1EdmaChan;
 
 struct Etsoc1EdmaState {

@@ -135,6 +135,12 @@ static FILE *etsoc1_json;           /* machine property trace-json */
 static bool etsoc1_json_first = true;
 static uint8_t etsoc1_cost[ET_INSN_CLASSES];
 
+/* @ns of a device working in ns (the eDMA) in minion cycles, rounded up. */
+uint64_t etsoc1_ns_to_cycles(double ns)
+{
+    return (uint64_t)ceil(ns * etsoc1_clock_mhz / 1000.0);
+}
+
 /* A row in minion cycles at the current clock. */
 double etsoc1_t(Etsoc1TimingId id)
 {

@@ -69,6 +69,7 @@ const MemMapEntry etsoc1_memmap[] = {
 #define ETSOC1_PLIC_SOURCES          128
 #define ETSOC1_PLIC_PRIORITIES       7
 #define ETSOC1_PU_PLIC_TIMER0        6      /* PU timers 0-7: 6-13 */
+#define ETSOC1_PU_PLIC_DMA_DONE0     16     /* eDMA lines 0-7: 16-23 */
 #define ETSOC1_PU_PLIC_PCIE_MESSAGE  33     /* host -> master minion */
 #define ETSOC1_SP_PLIC_MBOX_HOST     115    /* host -> service processor */
 
@@ -458,7 +459,7 @@ static void etsoc1_machine_init(MachineState *ms)
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
     MemoryRegion *sysmem = get_system_memory();
     const char *images[2];
-    DeviceState *pcie, *timer;
+    DeviceState *pcie, *timer, *edma;
     bool entry_checked, sp;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     void *fdt;
@@ -564,6 +565,7 @@ static void etsoc1_machine_init(MachineState *ms)
     sysbus_realize_and_unref(SYS_BUS_DEVICE(timer), &error_fatal);
     sysbus_mmio_map(SYS_BUS_DEVICE(timer), 0,
                     etsoc1_memmap[ETSOC1_PU_TIMER_REGS].base);
+    edma = DEVICE(object_resolve_path_component(OBJECT(pcie), "edma"));
     if (s->num_shires > ETSOC1_MASTER_SHIRE) {
         /* minion cpu_index = mhartid: harts are created in hart order */
         DeviceState *plic = etsoc1_plic_create(ETSOC1_PU_PLIC,
@@ -575,6 +577,11 @@ static void etsoc1_machine_init(MachineState *ms)
         for (i = 0; i < ETSOC1_PU_TIMERS; i++) {
             qdev_connect_gpio_out(timer, i,
                 qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_TIMER0 + i));
+        }
+        /* write channels 0-3, then read channels 0-3 */
+        for (i = 0; i < 2 * ETSOC1_EDMA_CHANNELS; i++) {
+            qdev_connect_gpio_out(edma, i,
+                qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_DMA_DONE0 + i));
         }
     }
     if (s->sp_firmware) {

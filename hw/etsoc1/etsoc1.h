@@ -499,6 +499,7 @@ bool etsoc1_timing_init(uint32_t clock_mhz, const char *path,
                         const char *trace_json, Error **errp);
 void etsoc1_trace_json(const Etsoc1Event *ev);
 double etsoc1_t(Etsoc1TimingId id);
+uint64_t etsoc1_ns_to_cycles(double ns);
 uint8_t etsoc1_insn_cost(EtInsnClass c);
 const uint8_t *etsoc1_insn_cost_table(void);
 unsigned etsoc1_hops(unsigned a, unsigned b);

@@ -480,6 +480,8 @@ static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
 
 static uint64_t host_managed, host_managed_size;
 static uint32_t dma_max_elem = 128 * MIB;
+static uint64_t compute_shires;         /* SP DIR cm_shires_mask */
+static uint64_t last_exec_dur;          /* of the last DMA or launch */
 
 static bool discover(const char *what, uint64_t dir, uint32_t size,
                      unsigned status_off, int want, uint8_t *buf)
@@ -519,6 +521,7 @@ static bool setup(void)
     int i;
 
     ok = discover("SP", bar2 + 0x1000, 352, 44, 10, sp);
+    compute_shires = ld32(sp + 24);             /* cm_shires_mask */
     /* SP: vq_attr at 72 (no HP queues), regions at 96 */
     vq = sp + ld16(sp);
     for (i = 0; i < ld16(sp + 6) && i < 8; i++) {
@@ -667,6 +670,7 @@ static int dma_list(bool to_card, const DmaNode *nodes, int n)
     tag = send_cmd(&mm_sq, &mm_cq, &c, 8 + 32 * n);
     r = (const TimedRsp *)wait_rsp(&mm_cq, tag, to_card ? MSG_WRITELIST_RSP
                                    : MSG_READLIST_RSP, 120000);
+    last_exec_dur = r ? r->exec_dur : 0;
     return r ? (int)r->status : -1;
 }
 
@@ -698,6 +702,20 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
     }
 }
 
+/* the machine's default minion clock (property clock-mhz) */
+#define MINION_MHZ  600.0
+
+/* GB/s of @bytes moved in @cycles of the minion clock */
+static double rate_gbps(uint64_t bytes, uint64_t cycles)
+{
+    return cycles ? bytes / (cycles / MINION_MHZ) / 1e3 : 0;
+}
+
+static bool within(double v, double want, double tol)
+{
+    return v >= want * (1 - tol) && v <= want * (1 + tol);
+}
+
 static void test_dma(void)
 {
     static const uint32_t sizes[] = {
@@ -706,6 +724,7 @@ static void test_dma(void)
     uint8_t *src = arena, *dst = arena + 64 * MIB;
     uint64_t dev = host_managed + 0x1000000;
     uint8_t probe[4096];
+    uint64_t cyc_in = 0, cyc_out = 0;
     unsigned i;
 
     for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -719,18 +738,30 @@ static void test_dma(void)
         t0 = now_ms();
         w = dma(true, src, dev, n);
         t1 = now_ms();
+        cyc_in = last_exec_dur;
         /* what the card got, seen through BAR0 */
         rd(bar0 + dev - (host_managed - 0x1800000) + n - sizeof(probe),
            probe, sizeof(probe));
         seen = !memcmp(probe, src + n - sizeof(probe), sizeof(probe));
         r = dma(false, dst, dev, n);
         t2 = now_ms();
+        cyc_out = last_exec_dur;
         report(w == 0 && r == 0 && seen && !memcmp(src, dst, n),
                "DMA %u KiB host->card (status %d, %" PRIu64 " ms) and "
                "card->host (status %d, %" PRIu64 " ms), %d node(s), data "
                "checked%s", n >> 10, w, t1 - t0, r, t2 - t1,
                n <= 4 * KIB ? 1 : 4, seen ? "" : " (BAR0 view differs)");
     }
+    /*
+     * The firmware's execute_dur is emulated time (its hart halts while
+     * the channel runs): 64 MiB must move at timing.md 6's rates, 12.5
+     * GB/s host->card and 10.5 GB/s card->host, within 5 %.
+     */
+    report(within(rate_gbps(64 * MIB, cyc_in), 12.5, 0.05) &&
+           within(rate_gbps(64 * MIB, cyc_out), 10.5, 0.05),
+           "DMA 64 MiB in emulated time (execute_dur): host->card %.2f "
+           "GB/s (12.5), card->host %.2f GB/s (10.5), within 5 %%",
+           rate_gbps(64 * MIB, cyc_in), rate_gbps(64 * MIB, cyc_out));
 }
 
 static void test_dma_errors(void)
@@ -835,6 +866,7 @@ static int launch_status(uint16_t tag, unsigned timeout_ms)
     const TimedRsp *r = (const TimedRsp *)wait_rsp(&mm_cq, tag,
                                                    MSG_LAUNCH_RSP,
                                                    timeout_ms);
+    last_exec_dur = r ? r->exec_dur : 0;
     return r ? (int)r->status : -1;
 }
 
@@ -881,6 +913,70 @@ static void test_vecadd(void)
            "kernel launch vecadd.elf (entry 0x%" PRIx64 ", %d ints): status "
            "%d, result %s", entry, VEC_N, st,
            bad ? "wrong" : "checked by DMA readlist");
+}
+
+/*
+ * --demo (make demo): vecadd over DEMO_N ints on every compute shire the
+ * SP reports, through the firmware as a runtime drives it, with the
+ * emulated times the card's firmware measures on its harts' cycle
+ * counters (at the machine's minion clock, 600 MHz by default).
+ */
+#define DEMO_N      (1 << 20)
+
+static void demo_line(const char *what, uint64_t bytes, uint64_t cycles)
+{
+    printf("  %-24s %10" PRIu64 " cycles = %9.1f us", what, cycles,
+           cycles / MINION_MHZ);
+    if (bytes && cycles) {
+        printf("  (%.2f GB/s)", rate_gbps(bytes, cycles));
+    }
+    printf("\n");
+}
+
+static int demo(void)
+{
+    uint64_t entry = load_elf("vecadd.elf");
+    uint64_t a = host_managed + 0x8000000, b = a + 4 * DEMO_N;
+    uint64_t c = b + 4 * DEMO_N, args_dev = c + 4 * DEMO_N;
+    uint32_t *ha = (uint32_t *)arena, *hb = ha + DEMO_N, *hc = hb + DEMO_N;
+    uint64_t *args = (uint64_t *)(hc + DEMO_N), t_in, t_out, t_kernel;
+    uint64_t wall = now_ms();
+    int st, bad = 0, i;
+
+    if (!entry) {
+        return 1;
+    }
+    for (i = 0; i < DEMO_N; i++) {
+        ha[i] = i * 3 + 1;
+        hb[i] = 0x10000 * i + 7;
+    }
+    args[0] = a;
+    args[1] = b;
+    args[2] = c;
+    args[3] = DEMO_N;
+    st = dma(true, ha, a, 8 * DEMO_N);          /* a and b, adjacent */
+    t_in = last_exec_dur;
+    st |= dma(true, args, args_dev, 32);
+    st |= launch_status(launch(entry, args_dev, compute_shires), 120000);
+    t_kernel = last_exec_dur;
+    st |= dma(false, hc, c, 4 * DEMO_N);
+    t_out = last_exec_dur;
+    for (i = 0; i < DEMO_N && !bad; i++) {
+        bad = hc[i] != ha[i] + hb[i] ? i + 1 : 0;
+    }
+    printf("vecadd.elf: c[i] = a[i] + b[i] over %d int32 on %d compute "
+           "shires (%d harts, U-mode): status %d, result %s\n", DEMO_N,
+           __builtin_popcountll(compute_shires),
+           64 * __builtin_popcountll(compute_shires), st,
+           bad ? "WRONG" : "checked");
+    printf("emulated time (the card's own cycle counters, %.0f MHz):\n",
+           MINION_MHZ);
+    demo_line("DMA host->card a, b", 8 * DEMO_N, t_in);
+    demo_line("kernel launch to done", 0, t_kernel);
+    demo_line("DMA card->host c", 4 * DEMO_N, t_out);
+    printf("wall time of the three commands: %" PRIu64 " ms\n",
+           now_ms() - wall);
+    return st || bad;
 }
 
 static void test_hang_abort(void)
@@ -1051,6 +1147,11 @@ int main(int argc, char **argv)
     Etsoc1HostOptions o = { .ready_timeout_ms = 120000 };
     char run_dir[256];
     bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
+    bool demo_mode = argc > 1 && !strcmp(argv[1], "--demo");
+    /* the demo boots the whole chip: the spare shire too */
+    static const char *const full_chip[] = {
+        "-M", "shires=34", "-smp", "2177", NULL
+    };
     uint64_t t0;
     unsigned i;
     int r;
@@ -1074,6 +1175,9 @@ int main(int argc, char **argv)
              getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
                                                   : "/tmp");
     o.run_dir = mkdtemp(run_dir);
+    if (demo_mode) {
+        o.extra_args = full_chip;
+    }
     t0 = now_ms();
     r = etsoc1_host_start(&o, &card);
     if (!report(r == 0, "start QEMU with the firmware, HELLO (%s)",
@@ -1089,7 +1193,9 @@ int main(int argc, char **argv)
     report(r == 0 && bar0 == 0x1000000000ull && bar2 == 0x2000000000ull,
            "READY in %" PRIu64 " ms: BAR0 0x%" PRIx64 ", BAR2 0x%" PRIx64,
            now_ms() - t0, bar0, bar2);
-    if (r == 0 && bench && setup()) {
+    if (r == 0 && demo_mode && setup()) {
+        failures += demo();
+    } else if (r == 0 && bench && setup()) {
         bench_dma();
     } else if (r == 0 && setup()) {
         test_sp();
