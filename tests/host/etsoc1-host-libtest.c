@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "etsoc1-host.h"
+#include "tap.h"
 
 #define DBI             0x7e80000000ull
 #define IATU            (DBI + 0x300000 + 0x100)
@@ -37,21 +38,7 @@
 #define BAR0_SIZE       (64ull << 20)
 #define MIB             (1u << 20)
 
-static int test_no, failures;
 static char tmp[64];
-
-static void report(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    failures += !ok;
-}
 
 static void sleep_ms(unsigned ms)
 {

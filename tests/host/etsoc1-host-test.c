@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "etsoc1-host.h"
+#include "tap.h"
 
 #define KIB (1u << 10)
 #define MIB (1u << 20)
@@ -135,21 +136,6 @@ static_assert(sizeof(MgmtRsp) == 24, "mgmt rsp");
 
 /* ---- TAP ----------------------------------------------------------------- */
 
-static int test_no, failures;
-
-static bool report(bool ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("%s %d - ", ok ? "ok" : "not ok", ++test_no);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    failures += !ok;
-    return ok;
-}
 
 static void diag(const char *fmt, ...)
 {
@@ -778,7 +764,7 @@ static void test_dma_errors(void)
     node.size = dma_max_elem + 4096;
     too_big = dma_list(true, &node, 1);
     report(bad_addr == 6, "DMA to device address 0x%" PRIx64 " (beyond "
-           "DRAM): status %d (6 invalid address)", 0x8080100000ull,
+           "DRAM): status %d (6 invalid address)", (uint64_t)0x8080100000ull,
            bad_addr);
     report(too_big == 7 && refused == ref0,
            "DMA element of %u MiB + 4 KiB: status %d (7 invalid size), "
