@@ -25,6 +25,17 @@
 #define IATU_BASE           (PCIE_DBI + 0x300000)
 #define EDMA_BASE           (PCIE_DBI + 0x380000)
 #define MSI_TX_VEC          0x7f80001018ULL
+#define PU_TIMER            0x12005000ULL
+
+/* PU timers (DesignWare APB timers): timer n's registers at n * 0x14 */
+#define PU_TIMER_HZ         100000000ULL    /* the model's timer clock */
+#define TIMER_REG(n, r)     (PU_TIMER + 0x14 * (n) + (r))
+#define TIMER_LOADCOUNT     0x00
+#define TIMER_CONTROL       0x08
+#define TIMER_EOI           0x0c            /* a read clears the interrupt */
+#define TIMER_INTSTAT       0x10
+#define TIMER_ENABLE        (1u << 0)
+#define TIMER_USER_MODE     (1u << 1)       /* reload LoadCount at 0 */
 
 #define DRAM_START          0x8000000000ULL
 #define DMA_LL_BASE         0x8004000000ULL
@@ -41,6 +52,7 @@
 #define PLIC_CLAIM(b, ctx)  (PLIC_THRESH(b, ctx) + 4)
 #define PLIC_SRC_DMA_DONE0  16      /* PU PLIC: eDMA wr 0-3, rd 0-3 */
 #define PLIC_SRC_PCIE_MSG   33      /* PU PLIC: host -> MM doorbell */
+#define PLIC_SRC_PU_TIMER0  6       /* PU PLIC: PU timer n -> 6 + n */
 #define PLIC_SRC_MBOX_HOST  115     /* SP PLIC: host -> SP doorbell */
 
 /* MSI vectors (MSI_TX_VEC bits) */

@@ -13,6 +13,7 @@
 #define MIP_MSIP        (1u << 3)
 #define CAUSE_IRQ       (1ULL << 63)
 #define IRQ_M_SOFT      3
+#define IRQ_M_EXT       11
 #define CAUSE_ECALL_U   8
 #define MSTATUS_MPP     (3ULL << 11)
 
@@ -149,6 +150,10 @@ void fw_trap(struct trap_frame *f)
     unsigned h = my_hart();
     int from_user = !(csr_read(mstatus) & MSTATUS_MPP);
 
+    if (h == HART_KW && f->mcause == (CAUSE_IRQ | IRQ_M_EXT)) {
+        kw_interrupt(f);    /* the launch watchdog */
+        return;
+    }
     if (!from_user || h >= MM_HART0) {
         print("fw: hart %u: unexpected M-mode trap: mcause 0x%lx "
               "mepc 0x%lx mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);

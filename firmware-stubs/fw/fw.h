@@ -19,7 +19,7 @@
 #define HART_DISPATCHER (MM_HART0 + 0)  /* PU PLIC source 33 */
 #define HART_SQ0        (MM_HART0 + 2)  /* SQ i: 2050 + 2i, thread 0 */
 #define HART_HP0        (MM_HART0 + 3)  /* HP SQ i: 2051 + 2i, thread 1 */
-#define HART_KW         (MM_HART0 + 6)  /* kernel worker */
+#define HART_KW         (MM_HART0 + 6)  /* kernel worker, PLIC ctx 6 */
 #define NUM_WORKERS     (MM_SQ_COUNT + MM_HP_COUNT)
 
 /* Credits: counter 0 = "work for you", counter 1 = "kernel worker free". */
@@ -35,13 +35,18 @@
 #define KERNEL_RETURN_SELF_ABORT 1
 
 /*
- * Launch timeout in the kernel worker's cycles.  No timer exists, so it is
- * checked whenever the kernel worker wakes: a report, or any host doorbell
- * while a kernel runs (docs/firmware.md).
+ * Launch timeout: the kernel worker's watchdog (PU timer 1, as Esperanto's
+ * master minion uses it) ends a kernel still running after this long with
+ * status 6.  -DLAUNCH_TIMEOUT_MS=... overrides it; the 32-bit timer at
+ * 100 MHz holds at most 42949 ms.
  */
-#ifndef LAUNCH_TIMEOUT_CYCLES
-#define LAUNCH_TIMEOUT_CYCLES   (60ULL * 1000 * 1000 * 1000)
+#ifndef LAUNCH_TIMEOUT_MS
+#define LAUNCH_TIMEOUT_MS       30000
 #endif
+#define WATCHDOG_TIMER          1
+#define WATCHDOG_TICKS  ((uint64_t)LAUNCH_TIMEOUT_MS * (PU_TIMER_HZ / 1000))
+_Static_assert(WATCHDOG_TICKS > 0 && WATCHDOG_TICKS <= 0xffffffffULL,
+               "LAUNCH_TIMEOUT_MS does not fit the 32-bit PU timer");
 
 /* kernel_environment_t of Esperanto's ABI: one 64-byte line (a1) */
 struct kernel_env {
@@ -102,6 +107,7 @@ void __attribute__((noreturn)) mm_main(uint64_t hartid);
 void __attribute__((noreturn)) cm_main(uint64_t hartid);
 void __attribute__((noreturn)) cm_idle(void);
 void __attribute__((noreturn)) idle_forever(void);
+void kw_interrupt(struct trap_frame *f);
 
 /* Send "work" credit to a master-shire hart. */
 static inline void mm_notify(unsigned hart, unsigned counter)

@@ -529,10 +529,96 @@ static void do_abort(const uint8_t *cmd)
     rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);
 }
 
+/*
+ * The launch watchdog: PU timer 1 on PU PLIC source 7, context 6 (the
+ * KW).  The KW takes the interrupt only while it halts for reports
+ * (kw_wait), so the trap always lands on that one fcc instruction or
+ * just after it.  Its trap runs on a stack of its own: mscratch is the
+ * top of the stack the KW is using.
+ */
+#define KW_PLIC_CTX     (HART_KW - MM_HART0)
+#define WATCHDOG_SRC    (PLIC_SRC_PU_TIMER0 + WATCHDOG_TIMER)
+#define KW_CLAIM        PLIC_CLAIM(PU_PLIC, KW_PLIC_CTX)
+#define MIP_MEIP        (1u << 11)
+#define MSTATUS_MIE     (1u << 3)
+
+static uint64_t kw_trap_stack[256] __attribute__((aligned(16)));
+static volatile int watchdog_fired;
+extern const char kw_fcc_insn[];
+
+static void watchdog_init(void)
+{
+    csr_write(mscratch, (uint64_t)(kw_trap_stack + 256));
+    wr32(PLIC_PRIO(PU_PLIC, WATCHDOG_SRC), 1);
+    wr32(PLIC_ENABLE(PU_PLIC, KW_PLIC_CTX, WATCHDOG_SRC),
+         1u << (WATCHDOG_SRC % 32));
+    wr32(PLIC_THRESH(PU_PLIC, KW_PLIC_CTX), 0);
+    csr_set(mie, MIP_MEIP);     /* mstatus.MIE: only in kw_wait */
+}
+
+static void watchdog_arm(void)
+{
+    watchdog_fired = 0;
+    wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_CONTROL), 0);
+    wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_LOADCOUNT), WATCHDOG_TICKS);
+    /* user-defined mode, interrupt unmasked (bit 2 clear) */
+    wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_CONTROL),
+         TIMER_ENABLE | TIMER_USER_MODE);
+}
+
+/*
+ * Stop the timer and forget an expiry that raced with the end of the
+ * kernel: the PLIC keeps the source pending until it is claimed, and
+ * that would time out the next launch at once.
+ */
+static void watchdog_disarm(void)
+{
+    uint32_t src;
+
+    wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_CONTROL), 0);
+    (void)rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_EOI));
+    while ((src = rd32(KW_CLAIM)) != 0) {
+        wr32(KW_CLAIM, src);
+    }
+}
+
+/* The KW's machine external interrupt (from fw_trap). */
+void kw_interrupt(struct trap_frame *f)
+{
+    uint32_t src = rd32(KW_CLAIM);
+
+    if (src == WATCHDOG_SRC) {
+        /* a claim left from a disarmed timer shows no IntStatus */
+        if (rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_INTSTAT)) & 1) {
+            watchdog_fired = 1;
+        }
+        (void)rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_EOI));
+    }
+    if (src) {
+        wr32(KW_CLAIM, src);
+    }
+    /* mret would re-execute the fcc and halt again: step over it */
+    if (f->mepc == (uint64_t)kw_fcc_insn) {
+        f->mepc += 4;
+    }
+}
+
+/* Halt for one credit on counter 0, or until the watchdog interrupts. */
+static void __attribute__((noinline)) kw_wait(void)
+{
+    __asm__ volatile("csrsi mstatus, %0\n"
+                     ".globl kw_fcc_insn\n"
+                     "kw_fcc_insn:\n"
+                     "csrwi 0x821, 0\n"
+                     "csrci mstatus, %0"
+                     :: "i"(MSTATUS_MIE) : "memory");
+}
+
 static void __attribute__((noreturn)) kernel_worker(void)
 {
+    watchdog_init();
     for (;;) {
-        uint64_t start, timed_out = 0, stopped = 0, waiters;
+        uint64_t timed_out = 0, stopped = 0, waiters;
         uint32_t st;
 
         fcc_wait(FCC_WORK);
@@ -555,7 +641,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
-        start = cycles();
+        watchdog_arm();
         for (unsigned s = 0; s < 32; s++) {
             if (kw.mask >> s & 1) {
                 esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
@@ -565,7 +651,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
             kernels_stop();     /* aborted before it started */
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
-            fcc_wait(FCC_WORK);
+            kw_wait();
             if (stopped) {
                 continue;
             }
@@ -573,11 +659,12 @@ static void __attribute__((noreturn)) kernel_worker(void)
             if (et_amoorg_d(&launch.exception_shires, 0)) {
                 stopped = 1;
                 kernels_stop();
-            } else if (cycles() - start > LAUNCH_TIMEOUT_CYCLES) {
+            } else if (watchdog_fired) {
                 timed_out = stopped = 1;
                 kernels_stop();
             }
         }
+        watchdog_disarm();
         et_amoswapg_d(&kw.running, 0);
         et_amoswapg_d(&kw.active, 0);
         st = kw.host_abort ? KL_HOST_ABORTED :
@@ -695,10 +782,6 @@ static void __attribute__((noreturn)) dispatcher(void)
             if (vq_used(worker_queue(w))) {
                 mm_notify(worker_hart(w), FCC_WORK);
             }
-        }
-        /* no timer: host activity is when a kernel's timeout is checked */
-        if (et_amoorg_d(&kw.running, 0)) {
-            mm_notify(HART_KW, FCC_WORK);
         }
     }
 }
