@@ -1289,7 +1289,7 @@ GROUPS = {
     'memory': memory_timing_tests, 'cli': cli_tests,
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: fw_tests.fw_tests(report, ROOT),
-    'sysemu': lambda: sysemu_tests.sysemu_tests(report, ROOT),
+    'sysemu': lambda: sysemu_tests.sysemu_tests(sys.modules[__name__]),
 }
 
 

@@ -8,7 +8,6 @@ CRC, an ECHO through MM SQ0/CQ0).  Its TAP lines count as tests.
 """
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -16,7 +15,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, '..', 'host', 'sysemu')
-TAP_LINE = re.compile(r'^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*)$')
 
 
 def _run(cmd, timeout, **kw):
@@ -25,8 +23,9 @@ def _run(cmd, timeout, **kw):
                           timeout=timeout, **kw)
 
 
-def sysemu_tests(report, root=None):
-    root = os.path.abspath(root or os.path.join(HERE, '..', 'build'))
+def sysemu_tests(run):
+    """@run is tests/run.py (ROOT, report, relay_tap)."""
+    root, report = run.ROOT, run.report
     build = os.path.join(root, 'sysemu')
     if not shutil.which('cmake'):
         report(False, 'sysemu: cmake', 'cmake is not installed '
@@ -63,12 +62,7 @@ def sysemu_tests(report, root=None):
         out, _ = proc.communicate()
         out += '\ntimed out'
     out += f'\n(run directory {run_dir})'
-    seen = 0
-    for line in out.splitlines():
-        m = TAP_LINE.match(line.strip())
-        if m:
-            seen += 1
-            report(m.group(1) == 'ok', f'sysemu: {m.group(2)}', out)
+    seen = run.relay_tap('sysemu', out)
     if proc.returncode != 0 and seen == 0:
         report(False, 'sysemu: sysemu-test ran', out)
     if proc.returncode == 0:

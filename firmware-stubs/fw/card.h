@@ -165,6 +165,41 @@ static inline uint32_t crc32(const uint8_t *p, size_t n)
     return c ^ 0xffffffff;
 }
 
+/* One 32-byte mem_region entry of a DIR (spec 3.5). */
+static inline void dir_region(uint8_t *r, uint8_t type, uint8_t bar,
+                              uint32_t attr, uint64_t bar_off,
+                              uint64_t size, uint64_t dev)
+{
+    put16(r + 0, 32);
+    r[2] = type;
+    r[3] = bar;
+    put32(r + 4, attr);
+    put64(r + 8, bar_off);
+    put64(r + 16, size);
+    put64(r + 24, dev);
+}
+
+/*
+ * Publish the DIR @d (@size bytes) at @at: CRC32 at @crc_off over all that
+ * follows the generic attributes (@gen_size bytes), then copy it out.
+ */
+static inline void dir_publish(uint64_t at, uint8_t *d, unsigned size,
+                               unsigned gen_size, unsigned crc_off)
+{
+    put32(d + crc_off, crc32(d + gen_size, size - gen_size));
+    for (unsigned i = 0; i < size; i++) {
+        wr8(at + i, d[i]);
+    }
+}
+
+/* A boot status the host polls: ordered after everything before it. */
+static inline void dir_set_status(uint64_t at, int16_t st)
+{
+    __asm__ volatile("fence" ::: "memory");
+    wr16(at, st);
+    __asm__ volatile("fence" ::: "memory");
+}
+
 /* Send one MSI vector to the host (written 1 << vec, then 0). */
 static inline void msi_send(unsigned vec)
 {

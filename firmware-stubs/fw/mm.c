@@ -105,34 +105,16 @@ static void mm_dir_publish(void)
     put32(vq + 24, MM_HP_OFFSET);
     put16(vq + 28, MM_HP_COUNT);
     put16(vq + 30, MM_HP_SIZE);
-    /* region 0: VQ_BUFFER */
-    put16(r + 0, 32);
-    r[2] = 0;
-    r[3] = 2;
-    put32(r + 4, VQ_ATTR);
-    put64(r + 8, MM_VQ_BAR_OFFSET);
-    put64(r + 16, MM_VQ_SIZE);
-    put64(r + 24, MM_VQ);
-    /* region 1: OPS_HOST_MANAGED */
-    r += 32;
-    put16(r + 0, 32);
-    r[2] = 1;
-    r[3] = 0;
-    put32(r + 4, HOST_MANAGED_ATTR);
-    put64(r + 8, HOST_MANAGED_START - DRAM_MEMMAP_BEGIN);
-    put64(r + 16, dram_end - HOST_MANAGED_START);
-    put64(r + 24, HOST_MANAGED_START);
-    put32(d + MM_DIR_CRC, crc32(vq, MM_DIR_SIZE - MM_DIR_GEN_SIZE));
-    for (unsigned i = 0; i < MM_DIR_SIZE; i++) {
-        wr8(PU_MBOX_PC_MM + i, d[i]);
-    }
+    dir_region(r, 0, 2, VQ_ATTR, MM_VQ_BAR_OFFSET, MM_VQ_SIZE, MM_VQ);
+    dir_region(r + 32, 1, 0, HOST_MANAGED_ATTR,
+               HOST_MANAGED_START - DRAM_MEMMAP_BEGIN,
+               dram_end - HOST_MANAGED_START, HOST_MANAGED_START);
+    dir_publish(PU_MBOX_PC_MM, d, MM_DIR_SIZE, MM_DIR_GEN_SIZE, MM_DIR_CRC);
 }
 
 static void mm_status(int16_t st)
 {
-    __asm__ volatile("fence" ::: "memory");
-    wr16(PU_MBOX_PC_MM + MM_DIR_STATUS, st);
-    __asm__ volatile("fence" ::: "memory");
+    dir_set_status(PU_MBOX_PC_MM + MM_DIR_STATUS, st);
 }
 
 /* ---- responses ---- */

@@ -188,25 +188,15 @@ static void dir_build(uint32_t shires)
     put16(vq + 22, SP_CQ_SIZE);
 
     for (unsigned i = 0; i < 8; i++, r += 32) {
-        put16(r + 0, 32);
-        r[2] = i;                       /* type */
-        r[3] = sp_regions[i].bar;
-        put32(r + 4, SP_REGION_ATTR);
-        put64(r + 8, sp_regions[i].off);
-        put64(r + 16, sp_regions[i].size);
-        put64(r + 24, sp_regions[i].dev);
+        dir_region(r, i, sp_regions[i].bar, SP_REGION_ATTR,
+                   sp_regions[i].off, sp_regions[i].size, sp_regions[i].dev);
     }
-    put32(g + SP_DIR_CRC, crc32(vq, SP_DIR_SIZE - SP_DIR_GEN_SIZE));
-    for (unsigned i = 0; i < SP_DIR_SIZE; i++) {
-        wr8(PU_MBOX_PC_SP + i, dir[i]);
-    }
+    dir_publish(PU_MBOX_PC_SP, dir, SP_DIR_SIZE, SP_DIR_GEN_SIZE, SP_DIR_CRC);
 }
 
 static void dir_status(int16_t st)
 {
-    __asm__ volatile("fence" ::: "memory");
-    wr16(PU_MBOX_PC_SP + SP_DIR_STATUS, st);
-    __asm__ volatile("fence" ::: "memory");
+    dir_set_status(PU_MBOX_PC_SP + SP_DIR_STATUS, st);
 }
 
 /* ---- inbound iATU (docs/host-interface.md) ---- */
