@@ -138,8 +138,11 @@ private:
   std::string runDir_;
   uint64_t hostBar0_, hostBar2_;   // as the device layer chose them
   uint64_t cardBar0_ = 0, cardBar2_ = 0; // as the card reported
-  std::atomic<bool> paused_{false};
-  bool pauseHonoured_ = true;
+  // Pause hints (see pause()); pauseMutex_ keeps the flag and the card's
+  // state in step when the hint and an access race.
+  bool pauseHonoured_ = false;
+  std::mutex pauseMutex_;
+  bool paused_ = false;
 
   // stop() must wake waitForInterrupt, and the destructor must not free
   // the link while a waiter is still inside it (the device layer's
@@ -190,7 +193,7 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
   }
   argv.push_back(nullptr);
 
-  pauseHonoured_ = envOr("ETSOC1_SYSEMU_PAUSE", "1") != "0";
+  pauseHonoured_ = envOr("ETSOC1_SYSEMU_PAUSE", "0") == "1";
 
   runDir_ = makeRunDir(opts.runDir);
   Etsoc1HostOptions ho{};
@@ -306,10 +309,14 @@ uint64_t QemuSysEmu::toCard(uint64_t a) const {
   return a;
 }
 
-// sysemu resumes on every access.  Here writes and doorbells resume (the
-// firmware only gets work through them), and only when paused.
+// As in sysemu, every access resumes a paused card.
 void QemuSysEmu::wakeIfPaused() {
-  if (paused_.exchange(false)) {
+  if (!pauseHonoured_) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(pauseMutex_);
+  if (paused_) {
+    paused_ = false;
     etsoc1_host_resume(host_);
   }
 }
@@ -345,10 +352,8 @@ uint32_t QemuSysEmu::waitForInterrupt(uint32_t bitmask) {
   return bits;
 }
 
-// Reads do not resume: the runtime polls the CQ every 500 us and hints
-// inactivity after each empty poll, and a VM stop/start per poll would
-// cost more than the pause saves.  The card serves MMIO while paused.
 void QemuSysEmu::mmioRead(uint64_t address, size_t size, std::byte* dst) {
+  wakeIfPaused();
   check(etsoc1_host_mmio_read(host_, toCard(address), dst,
                               static_cast<uint32_t>(size)),
         "mmio read", address);
@@ -386,12 +391,19 @@ void QemuSysEmu::stop() {
   }
 }
 
-// The runtime's inactivity hint.  ETSOC1_SYSEMU_PAUSE=0 ignores it.
+// The runtime's inactivity hint, ignored unless ETSOC1_SYSEMU_PAUSE=1.
+// The runtime gives it after any empty CQ poll, racing with its own
+// command sender: a hint can land just after a doorbell, so only a
+// resume on every access (the next poll) keeps the card from sleeping on
+// a command; that costs a VM stop and start per poll.  An idle card
+// costs almost no host time anyway (its harts wait for interrupts).
 void QemuSysEmu::pause() {
   if (!pauseHonoured_) {
     return;
   }
-  if (!paused_.exchange(true)) {
+  std::lock_guard<std::mutex> lock(pauseMutex_);
+  if (!paused_) {
+    paused_ = true;
     etsoc1_host_pause(host_);
   }
 }
