@@ -445,6 +445,25 @@ def _fw_tests(report, card, guest):
            f'{len(aborts)} aborted, {len(empty)} not started',
            card.logs())
 
+    # Bit 32 of the mask launches the "sync minions" (harts 2080-2111 of
+    # the master shire) too; their contexts follow hart 2047's.
+    card.to_card(exc, bytes(2080 * 320))
+    mid, rsp = card.wait(card.send(MSG['launch'], struct.pack(
+        '<QQQQ', entry, 0, exc, 1 << 32)), timeout=120)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    _, ctx = card.from_card(exc + 2048 * 320, 32 * 320)
+    sync = [struct.unpack_from('<8Q', ctx, 320 * i) for i in range(32)]
+    mine = sum(c[2] == 2080 + i and c[0] in (1, 2) for i, c in
+               enumerate(sync) if any(c))
+    faults = sum(c[0] == 1 and c[6] == 2 for c in sync)
+    report(st == 2 and faults and mine == sum(any(c) for c in sync),
+           f'firmware: exception.elf on shire mask 1 << 32 (the sync '
+           f'minions): status {st} (2), {faults} faults, contexts at slots '
+           f'2048-2079 from harts 2080-2111: {mine}', card.logs())
+    st = card.launch_status(card.launch(entry, 0, 0xffffffff00000000))
+    report(st == 12, f'firmware: shire mask 0xffffffff00000000: status '
+           f'{st} (12)')
+
     entry = card.load_elf(os.path.join(guest, 'fault1.elf'))
     st = card.launch_status(card.launch(entry, 0, 0x1))
     report(st == 2, f'firmware: fault1.elf (one hart faults, 63 spin): '
@@ -459,6 +478,27 @@ def _fw_tests(report, card, guest):
     report(mid == 524 and ab == 0 and st == 4,
            f'firmware: hang.elf + kernel abort: abort status {ab}, launch '
            f'status {st} (4 host aborted)', card.logs())
+    # A DMA with the barrier flag (header bit 0) waits for the kernel
+    # before it, as Esperanto's runtime expects of its copy back after a
+    # launch (its memcpy sets the flag): behind hang.elf it is answered
+    # only once the kernel is aborted (from SQ1: SQ0's worker waits).
+    tag = card.launch(entry, 0, 0x1)
+    dtag = card.send(MSG['readlist'], struct.pack(
+        '<QQQII', HOST_MEM, HOST_MEM, DEV_FREE, 4096, 0), flags=1)
+    try:    # without the wait it comes in 0.2-1.5 s (64 spinning harts)
+        card.wait(dtag, timeout=3)
+        early = True
+    except hl.LinkError:
+        early = False
+    card.command(MSG['kernel_abort'], struct.pack('<H6x', tag),
+                 sq=MM_VQ + 0x440)
+    dst = -1 if early else struct.unpack_from('<I', card.wait(dtag)[1],
+                                              32)[0]
+    st = card.launch_status(tag)
+    report(not early and dst == 0 and st == 4,
+           f'firmware: a DMA with the barrier flag behind hang.elf: '
+           f'{"answered before" if early else "held until"} the kernel '
+           f'abort, then status {dst}; launch status {st} (4)', card.logs())
     # a second launch (on SQ1) waits for the running one; ABORT (519)
     # stops the first, then the second runs
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))

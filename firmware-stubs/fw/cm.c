@@ -26,7 +26,7 @@ struct launch_block launch;
 static uint64_t print_lock;
 
 /* last launch generation each hart has run */
-static uint64_t seen_gen[MM_HART0];
+static uint64_t seen_gen[MM_HART0 + HARTS_PER_SHIRE];
 
 static unsigned my_hart(void)
 {
@@ -43,7 +43,7 @@ static void msip_clear(unsigned h)
 static void save_context(unsigned h, uint64_t type, int64_t user_error,
                          const struct trap_frame *f)
 {
-    uint64_t c = launch.exception_buffer + (uint64_t)h * CTX_SIZE;
+    uint64_t c = launch.exception_buffer + (uint64_t)CTX_INDEX(h) * CTX_SIZE;
 
     if (!launch.exception_buffer) {
         return;
@@ -95,6 +95,9 @@ static uint64_t user_stack(unsigned h)
 
     if (!launch.stack_size) {
         return UMODE_STACK_BASE - h * UMODE_STACK_SIZE;
+    }
+    if (IS_SYNC_HART(h)) {
+        rank -= SYNC_HARTS;     /* minions 16-31 of shire 32 */
     }
     below = launch.shire_mask & ((1ULL << hart_shire(h)) - 1);
     for (; below; below &= below - 1) {
@@ -154,7 +157,7 @@ void fw_trap(struct trap_frame *f)
         kw_interrupt(f);    /* the launch watchdog */
         return;
     }
-    if (!from_user || h >= MM_HART0) {
+    if (!from_user || (h >= MM_HART0 && !IS_SYNC_HART(h))) {
         print("fw: hart %u: unexpected M-mode trap: mcause 0x%lx "
               "mepc 0x%lx mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
         idle_forever();
@@ -194,7 +197,7 @@ void fw_main(uint64_t hartid);
 
 void fw_main(uint64_t hartid)
 {
-    if (hartid < MM_HART0) {
+    if (hartid < MM_HART0 || IS_SYNC_HART(hartid)) {
         cm_main(hartid);
     }
     if (hart_shire(hartid) == MASTER_SHIRE) {

@@ -14,6 +14,20 @@
 
 #define MASTER_SHIRE    32
 #define MM_HART0        (MASTER_SHIRE * HARTS_PER_SHIRE)    /* 2048 */
+/*
+ * The "sync minions": the upper 32 harts of the master shire (minions
+ * 16-31) run kernels too when a launch mask has bit 32, as on Esperanto's
+ * firmware; their exception contexts and stack ranks follow hart 2047.
+ */
+#define SYNC_HARTS      32
+#define SYNC_HART0      (MM_HART0 + HARTS_PER_SHIRE - SYNC_HARTS)   /* 2080 */
+#define SYNC_HART_MASK  0xFFFFFFFF00000000ULL   /* of shire 32's IPI_TRIGGER */
+#define COMPUTE_MASK    0xFFFFFFFFULL           /* shires 0-31 */
+#define IS_SYNC_HART(h) ((h) >= SYNC_HART0 && (h) < MM_HART0 + HARTS_PER_SHIRE)
+#define CTX_INDEX(h)    ((h) < MM_HART0 ? (h) : (h) - SYNC_HARTS)
+#define LAUNCH_HARTS(mask) \
+    (popcount64((mask) & COMPUTE_MASK) * HARTS_PER_SHIRE + \
+     ((mask) >> MASTER_SHIRE & 1) * SYNC_HARTS)
 
 /* Roles of the master-shire harts: one row per role. */
 #define HART_DISPATCHER (MM_HART0 + 0)  /* PU PLIC source 33 */
@@ -114,6 +128,17 @@ static inline void mm_notify(unsigned hart, unsigned counter)
 {
     fcc_send(MASTER_SHIRE, hart & 1, counter,
              1u << hart_minion(hart));
+}
+
+/* bits set; no libgcc here (__builtin_popcountll would call it) */
+static inline int64_t popcount64(uint64_t x)
+{
+    int64_t n = 0;
+
+    for (; x; x &= x - 1) {
+        n++;
+    }
+    return n;
 }
 
 static inline uint64_t cycles(void)

@@ -62,17 +62,6 @@ static unsigned worker_hart(unsigned w)
                            : HART_HP0 + 2 * (w - MM_SQ_COUNT);
 }
 
-/* bits set; no libgcc here (__builtin_popcountll would call it) */
-static inline int64_t popcount64(uint64_t x)
-{
-    int64_t n = 0;
-
-    for (; x; x &= x - 1) {
-        n++;
-    }
-    return n;
-}
-
 static uint64_t dram_end;
 static uint32_t cm_shires;
 
@@ -331,15 +320,24 @@ struct kw_job {
 };
 static struct kw_job kw;
 
+/* IPI every hart a launch of @mask runs on (to start or to stop it). */
+static void ipi_launch_harts(uint64_t mask)
+{
+    for (unsigned s = 0; s < 32; s++) {
+        if (mask >> s & 1) {
+            esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
+        }
+    }
+    if (mask >> MASTER_SHIRE & 1) {
+        esr_write(ESR_OTHER(PP_M, MASTER_SHIRE, IPI_TRIGGER), SYNC_HART_MASK);
+    }
+}
+
 static void kernels_stop(void)
 {
     launch.abort_gen = launch.gen;
     __asm__ volatile("fence" ::: "memory");
-    for (unsigned s = 0; s < 32; s++) {
-        if (launch.shire_mask >> s & 1) {
-            esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
-        }
-    }
+    ipi_launch_harts(launch.shire_mask);
 }
 
 /*
@@ -391,7 +389,7 @@ static uint32_t stack_config(const uint8_t *cmd, unsigned len,
 {
     uint16_t flags = get16(cmd + HDR_FLAGS);
     unsigned off = 40 + (flags & FLAG_TRACE_CFG ? 40 : 0);
-    uint64_t harts = popcount64(get64(cmd + 32)) * HARTS_PER_SHIRE;
+    uint64_t harts = LAUNCH_HARTS(get64(cmd + 32));
     uint64_t start, end, per;
 
     *base = 0;      /* the default stacks */
@@ -436,12 +434,16 @@ static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st,
 /* The exception buffer must hold a context for every launched hart. */
 static int exception_buffer_ok(uint64_t buf, uint64_t mask)
 {
-    uint64_t shires = 0;
+    uint64_t slots = 0;
 
-    for (; mask; mask >>= 1) {      /* up to the highest shire launched */
-        shires++;
+    /* slots up to the highest compute shire; all of them for sync harts */
+    for (uint64_t m = mask & COMPUTE_MASK; m; m >>= 1) {
+        slots += HARTS_PER_SHIRE;
     }
-    return !buf || dev_range_ok(buf, shires * HARTS_PER_SHIRE * CTX_SIZE);
+    if (mask >> MASTER_SHIRE & 1) {
+        slots = CTX_INDEX(MM_HART0 + HARTS_PER_SHIRE);
+    }
+    return !buf || dev_range_ok(buf, slots * CTX_SIZE);
 }
 
 static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
@@ -453,7 +455,8 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
 
     if (len < 40) {
         st = KL_INVALID_ADDRESS;
-    } else if (!mask || (mask & ~(uint64_t)cm_shires)) {
+    } else if (!mask ||
+               (mask & ~((uint64_t)cm_shires | 1ULL << MASTER_SHIRE))) {
         st = KL_BAD_SHIRE_MASK;
     } else if (code < KERNEL_ENTRY_MIN || code >= dram_end ||
                !exception_buffer_ok(get64(cmd + 24), mask)) {
@@ -617,18 +620,14 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.env.minor = 1;
         launch.env.shire_mask = kw.mask;
         launch.env.frequency_mhz = 1000;
-        launch.expected = popcount64(kw.mask) * HARTS_PER_SHIRE;
+        launch.expected = LAUNCH_HARTS(kw.mask);
         launch.done = 0;
         launch.exception_shires = 0;
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
         watchdog_arm();
-        for (unsigned s = 0; s < 32; s++) {
-            if (kw.mask >> s & 1) {
-                esr_write(ESR_OTHER(PP_M, s, IPI_TRIGGER), ~0ULL);
-            }
-        }
+        ipi_launch_harts(kw.mask);
         if (et_amoorg_d(&kw.host_abort, 0)) {
             kernels_stop();     /* aborted before it started */
         }
@@ -714,6 +713,19 @@ static void handle(const uint8_t *cmd, unsigned len, uint64_t t0,
     }
 }
 
+#define FLAG_BARRIER        (1u << 0)
+/* Barrier (header flag bit 0): wait, halted, until no kernel is running. */
+static void kw_wait_idle(unsigned me)
+{
+    while (et_amoorg_d(&kw.busy, 0)) {
+        et_amoorg_d(&kw.waiters, 1ULL << (me - MM_HART0));
+        if (!et_amoorg_d(&kw.busy, 0)) {
+            break;
+        }
+        fcc_wait(FCC_KW_FREE);
+    }
+}
+
 static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
 {
     uint64_t q = worker_queue(w);
@@ -732,6 +744,9 @@ static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
                 break;
             }
             msi_send(MSI_MM_SQ);    /* room in the SQ */
+            if (get16(cmd + HDR_FLAGS) & FLAG_BARRIER) {
+                kw_wait_idle(me);
+            }
             handle(cmd, n, t0, me);
         }
     }
