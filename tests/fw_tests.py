@@ -435,13 +435,14 @@ def _fw_tests(report, card, guest):
     # the first fault stops the others: the rest are system aborts (type
     # 2) or never started (empty)
     faults = [h for h, c in enumerate(ctxs) if c[0] == 1 and c[2] == h and
-              c[6] == 2 and c[3] > entry]
+              c[6] == 7 and c[3] > entry]
     aborts = [h for h, c in enumerate(ctxs) if c[0] == 2 and c[2] == h]
     empty = [h for h, c in enumerate(ctxs) if not any(c)]
     report(st == 2 and ptrs == (exc, 0, 1) and faults and
            len(faults) + len(aborts) + len(empty) == 64,
            f'firmware: exception.elf: status {st} (2 exception), error '
-           f'pointers {ptrs}, contexts: {len(faults)} faults (mcause 2), '
+           f'pointers {ptrs}, contexts: {len(faults)} faults (mcause 7: '
+           f'the store to address 0), '
            f'{len(aborts)} aborted, {len(empty)} not started',
            card.logs())
 
@@ -455,7 +456,7 @@ def _fw_tests(report, card, guest):
     sync = [struct.unpack_from('<8Q', ctx, 320 * i) for i in range(32)]
     mine = sum(c[2] == 2080 + i and c[0] in (1, 2) for i, c in
                enumerate(sync) if any(c))
-    faults = sum(c[0] == 1 and c[6] == 2 for c in sync)
+    faults = sum(c[0] == 1 and c[6] == 7 for c in sync)
     report(st == 2 and faults and mine == sum(any(c) for c in sync),
            f'firmware: exception.elf on shire mask 1 << 32 (the sync '
            f'minions): status {st} (2), {faults} faults, contexts at slots '

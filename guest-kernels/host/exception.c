@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Faults in U-mode: a store to address 0 as Esperanto's exception kernel
- * does (the model's Maxion space at 0 ignores it), then an instruction
- * that is illegal everywhere (all zeros).
+ * Faults in U-mode: a store to address 0, as Esperanto's exception kernel
+ * does; the Maxion region there answers a minion with a bus error, so
+ * this is a store access fault (mcause 7).  The instruction after it is
+ * illegal everywhere (all zeros), should the store ever pass.
  */
 #include <stdint.h>
 

@@ -78,7 +78,6 @@ static const struct {
     const char *name;
     int region;
 } etsoc1_unimplemented[] = {
-    { "etsoc1.maxion", ETSOC1_MAXION },
     { "etsoc1.pu-io", ETSOC1_PU_IO },
     { "etsoc1.pu-mailbox", ETSOC1_PU_MBOX },
     { "etsoc1.sp", ETSOC1_SP },
@@ -124,11 +123,57 @@ static const MemoryRegionOps etsoc1_hole_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
 };
 
+/*
+ * The Maxion cores' region is not modelled.  As in Esperanto's simulator,
+ * only the service processor reaches it (reads 0, writes ignored, logged
+ * as unimplemented); any other requester, a minion's null pointer say,
+ * gets a bus error: a load or store access fault.
+ */
+static bool etsoc1_sp_requester(void)
+{
+    return current_cpu && !etsoc1_minion_of(current_cpu);
+}
+
+static MemTxResult etsoc1_maxion_read(void *opaque, hwaddr addr,
+                                      uint64_t *data, unsigned size,
+                                      MemTxAttrs attrs)
+{
+    if (!etsoc1_sp_requester()) {
+        return etsoc1_hole_read(opaque, addr, data, size, attrs);
+    }
+    qemu_log_mask(LOG_UNIMP, "etsoc1.maxion: SP read at 0x%" HWADDR_PRIx
+                  "\n", addr);
+    *data = 0;
+    return MEMTX_OK;
+}
+
+static MemTxResult etsoc1_maxion_write(void *opaque, hwaddr addr,
+                                       uint64_t data, unsigned size,
+                                       MemTxAttrs attrs)
+{
+    if (!etsoc1_sp_requester()) {
+        return etsoc1_hole_write(opaque, addr, data, size, attrs);
+    }
+    qemu_log_mask(LOG_UNIMP, "etsoc1.maxion: SP write at 0x%" HWADDR_PRIx
+                  "\n", addr);
+    return MEMTX_OK;
+}
+
+static const MemoryRegionOps etsoc1_maxion_ops = {
+    .read_with_attrs = etsoc1_maxion_read,
+    .write_with_attrs = etsoc1_maxion_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
 static void etsoc1_map_hole(Etsoc1MachineState *s, MemoryRegion *mr,
                             const char *name, int region)
 {
-    memory_region_init_io(mr, OBJECT(s), &etsoc1_hole_ops, mr, name,
-                          etsoc1_memmap[region].size);
+    memory_region_init_io(mr, OBJECT(s),
+                          region == ETSOC1_MAXION ? &etsoc1_maxion_ops
+                                                  : &etsoc1_hole_ops,
+                          mr, name, etsoc1_memmap[region].size);
     memory_region_add_subregion_overlap(get_system_memory(),
                                         etsoc1_memmap[region].base, mr, -2000);
 }
@@ -530,6 +575,7 @@ static void etsoc1_machine_init(MachineState *ms)
         create_unimplemented_device("etsoc1.esr-ioshire",
             ETSOC1_ESR_ADDR(pp, ETSOC1_IO_SHIRE, 0), ETSOC1_ESR_WINDOW);
     }
+    etsoc1_map_hole(s, &s->maxion, "etsoc1.maxion", ETSOC1_MAXION);
     etsoc1_map_hole(s, &s->scp_hole, "etsoc1.scp-unmapped", ETSOC1_SCP);
     etsoc1_map_hole(s, &s->esr_hole, "etsoc1.esr-unmapped", ETSOC1_ESR);
 

@@ -357,6 +357,7 @@ struct Etsoc1MachineState {
 
     Etsoc1ShireState *shire;
     uint32_t num_shires;
+    MemoryRegion maxion;
     MemoryRegion scp_hole;
     MemoryRegion esr_hole;
     MemoryRegion dram_uc;
