@@ -10,6 +10,7 @@ runs them and relays their TAP:
 """
 
 import os
+import re
 
 FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
             'exception.elf')
@@ -34,3 +35,20 @@ def host_tests(r):
         if r.relay_tap(f'host {name}', out) == 0 or rc != 0:
             r.report(False, f'host {name} exited {rc} after {secs:.0f} s',
                      out)
+    if not missing:
+        demo_determinism(r)
+
+
+def demo_determinism(r):
+    """make demo's card part twice: the card's own times must be equal."""
+    env = dict(os.environ, ETSOC1_QEMU=r.QEMU, ETSOC1_GUEST_DIR=r.GUEST)
+    exe = os.path.join(r.GUEST, 'etsoc1-host-test')
+    runs = []
+    for _ in range(2):
+        rc, out, _ = r.run([exe, '--demo'], 300, env)
+        cycles = re.findall(r'^  (.+?)\s+(\d+) cycles', out, re.M)
+        runs.append((rc, cycles, out))
+    (rc0, c0, out0), (rc1, c1, _) = runs
+    r.report(rc0 == 0 and rc1 == 0 and len(c0) == 3 and c0 == c1,
+             f'host: the demo twice gives the same emulated cycles '
+             f'({", ".join(f"{w}: {n}" for w, n in c0)})', out0)

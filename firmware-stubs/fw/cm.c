@@ -82,6 +82,11 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
               "mtval 0x%lx\n", h, f->mcause, f->mepc, f->mtval);
         et_amoswapg_d(&print_lock, 0);
     }
+    /*
+     * The kernel ends when its latest hart does, whichever hart reports
+     * last in host time: a max keeps execute_dur deterministic.
+     */
+    et_amomaxug_d(&launch.end, cycles());
     if (et_amoaddg_d(&launch.done, 1) + 1 == launch.expected) {
         mm_notify(HART_KW, FCC_WORK);
     }

@@ -85,6 +85,7 @@ struct launch_block {
     uint64_t abort_gen;         /* == gen: stop now */
     uint64_t expected;          /* harts that will report */
     uint64_t done;              /* harts that reported */
+    uint64_t end;               /* the latest report's time (mcycle) */
     uint64_t exception_shires;  /* shires where a hart trapped */
 } __attribute__((aligned(64)));
 

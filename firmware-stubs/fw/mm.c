@@ -416,13 +416,13 @@ static uint32_t stack_config(const uint8_t *cmd, unsigned len,
  * does, kernel_rsp_error_ptr_t: the exception buffer, the trace buffer
  * (none) and the shires in error (@err_shires).
  */
-static void kernel_rsp(uint16_t tag, uint64_t t0, uint32_t st,
+static void kernel_rsp(uint16_t tag, uint64_t t0, uint64_t end, uint32_t st,
                        uint64_t exc_buf, uint64_t err_shires)
 {
     uint8_t rsp[64] = { 0 };
 
     put64(rsp + 8, t0);
-    put64(rsp + 16, cycles() - t0);
+    put64(rsp + 16, end > t0 ? end - t0 : 0);
     put64(rsp + 24, 0);
     put32(rsp + 32, st);
     put64(rsp + 40, exc_buf);
@@ -468,7 +468,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
         st = stack_config(cmd, len, &stack_base, &stack_size);
     }
     if (st) {
-        kernel_rsp(get16(cmd + HDR_TAG), t0, st, 0, 0);
+        kernel_rsp(get16(cmd + HDR_TAG), t0, cycles(), st, 0, 0);
         return;
     }
     /* one kernel at a time: wait (halted) until the kernel worker is free */
@@ -622,6 +622,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.env.frequency_mhz = 1000;
         launch.expected = LAUNCH_HARTS(kw.mask);
         launch.done = 0;
+        launch.end = 0;
         launch.exception_shires = 0;
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
@@ -651,7 +652,9 @@ static void __attribute__((noreturn)) kernel_worker(void)
         st = kw.host_abort ? KL_HOST_ABORTED :
              timed_out ? KL_TIMEOUT :
              launch.exception_shires ? KL_EXCEPTION : KL_COMPLETED;
-        kernel_rsp(kw.tag, kw.t0, st, kw.exc_buf,
+        /* a kernel that ran ends at its latest hart's report */
+        kernel_rsp(kw.tag, kw.t0, st == KL_COMPLETED ? launch.end : cycles(),
+                   st, kw.exc_buf,
                    st == KL_EXCEPTION ? launch.exception_shires : kw.mask);
         et_amoswapg_d(&kw.busy, 0);
         waiters = et_amoswapg_d(&kw.waiters, 0);

@@ -279,6 +279,8 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
 
 static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
 {
+    Etsoc1MinionCPU *writer = etsoc1_current_minion();
+
     while (mask) {
         unsigned h = ctz64(mask);
         Etsoc1Event ev = {
@@ -289,12 +291,17 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
 
         mask &= mask - 1;
         if (raise) {
-            Etsoc1MinionCPU *sender = etsoc1_current_minion();
-
             /* our choice: an IPI travels as a credit does (docs/timing.md) */
-            etsoc1_credit_times(&ev, sender);
+            etsoc1_credit_times(&ev, writer);
             s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
             etsoc1_event_trace(&ev);
+        } else if (writer == &s->hart[h] &&
+                   (writer->parent_obj.env.mip & MIP_MSIP)) {
+            /*
+             * A hart that clears its own pending IPI has seen it arrive,
+             * even when it woke from WFI without taking the interrupt.
+             */
+            etsoc1_advance_to(writer, s->et[h].ipi_at);
         }
         riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
                              BOOL_TO_MASK(raise));
