@@ -446,6 +446,27 @@ static int exception_buffer_ok(uint64_t buf, uint64_t mask)
     return !buf || dev_range_ok(buf, slots * CTX_SIZE);
 }
 
+/*
+ * Wait, halted, until the kernel worker is free; with @claim, take it
+ * (a launch), else only wait (a barrier, header flag bit 0).  The waiter
+ * registers before it looks again, so the KW's "free" credit is not lost.
+ */
+static uint64_t kw_busy(int claim)
+{
+    return claim ? et_amoswapg_d(&kw.busy, 1) : et_amoorg_d(&kw.busy, 0);
+}
+
+static void kw_wait_free(unsigned me, int claim)
+{
+    while (kw_busy(claim)) {
+        et_amoorg_d(&kw.waiters, 1ULL << (me - MM_HART0));
+        if (!kw_busy(claim)) {
+            break;
+        }
+        fcc_wait(FCC_KW_FREE);
+    }
+}
+
 static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
                              unsigned me)
 {
@@ -471,14 +492,7 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
         kernel_rsp(get16(cmd + HDR_TAG), t0, cycles(), st, 0, 0);
         return;
     }
-    /* one kernel at a time: wait (halted) until the kernel worker is free */
-    while (et_amoswapg_d(&kw.busy, 1)) {
-        et_amoorg_d(&kw.waiters, 1ULL << (me - MM_HART0));
-        if (!et_amoswapg_d(&kw.busy, 1)) {
-            break;
-        }
-        fcc_wait(FCC_KW_FREE);
-    }
+    kw_wait_free(me, 1);       /* one kernel at a time */
     kw.tag = get16(cmd + HDR_TAG);
     kw.t0 = t0;
     kw.code = code;
@@ -717,17 +731,6 @@ static void handle(const uint8_t *cmd, unsigned len, uint64_t t0,
 }
 
 #define FLAG_BARRIER        (1u << 0)
-/* Barrier (header flag bit 0): wait, halted, until no kernel is running. */
-static void kw_wait_idle(unsigned me)
-{
-    while (et_amoorg_d(&kw.busy, 0)) {
-        et_amoorg_d(&kw.waiters, 1ULL << (me - MM_HART0));
-        if (!et_amoorg_d(&kw.busy, 0)) {
-            break;
-        }
-        fcc_wait(FCC_KW_FREE);
-    }
-}
 
 static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
 {
@@ -748,7 +751,7 @@ static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
             }
             msi_send(MSI_MM_SQ);    /* room in the SQ */
             if (get16(cmd + HDR_FLAGS) & FLAG_BARRIER) {
-                kw_wait_idle(me);
+                kw_wait_free(me, 0);
             }
             handle(cmd, n, t0, me);
         }
