@@ -7,6 +7,8 @@
  * ends when every hart has passed), anything else = FAIL (the run ends
  * with exit status 1).  .bss is not cleared: the ELF loader zero-fills it.
  */
+#include "trap-frame.h"
+
 #define STACK_SHIFT 12
 
     .section .text.start, "ax"
@@ -45,24 +47,11 @@ failed:
     .align 4
     .globl trap_entry
 trap_entry:
-    addi    sp, sp, -280
-    .irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-    sd      x\n, (\n*8)(sp)
-    .endr
-    addi    t0, sp, 280
+    addi    sp, sp, -TRAP_FRAME_SIZE
+    trap_frame_save
+    addi    t0, sp, TRAP_FRAME_SIZE
     sd      t0, 16(sp)              /* the interrupted sp */
-    csrr    t0, mcause
-    sd      t0, 256(sp)
-    csrr    t0, mepc
-    sd      t0, 264(sp)
-    csrr    t0, mtval
-    sd      t0, 272(sp)
-    mv      a0, sp
-    call    trap_handler
-    ld      t0, 264(sp)
-    csrw    mepc, t0
-    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-    ld      x\n, (\n*8)(sp)
-    .endr
-    addi    sp, sp, 280
+    trap_frame_call trap_handler
+    trap_frame_restore
+    addi    sp, sp, TRAP_FRAME_SIZE
     mret

@@ -4,8 +4,9 @@
  * a 4 KiB M-mode stack whose top also sits in mscratch: a trap from
  * U-mode swaps to it.  fw_main(hartid) picks the role.
  */
+#include "trap-frame.h"
+
 #define STACK_SHIFT 12
-#define FRAME 288
 
     .section .text.start, "ax"
     .globl _start
@@ -81,39 +82,19 @@ enter_umode:
 /*
  * Trap entry: swap to the M-mode stack (mscratch), save every register,
  * call fw_trap(frame).  If it returns, restore and resume at frame->mepc.
- * Frame: x1..x31 at 8*n (x2 = the interrupted sp), mcause 256, mepc 264,
- * mtval 272.
+ * The frame: trap-frame.h.
  */
     .align 4
     .globl fw_trap_entry
 fw_trap_entry:
     csrrw   sp, mscratch, sp
-    addi    sp, sp, -FRAME
-    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16
-    sd      x\n, (\n*8)(sp)
-    .endr
-    .irp n,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-    sd      x\n, (\n*8)(sp)
-    .endr
+    addi    sp, sp, -TRAP_FRAME_SIZE
+    trap_frame_save
     csrr    t0, mscratch
-    sd      t0, 16(sp)
-    csrr    t0, mcause
-    sd      t0, 256(sp)
-    csrr    t0, mepc
-    sd      t0, 264(sp)
-    csrr    t0, mtval
-    sd      t0, 272(sp)
-    mv      a0, sp
-    call    fw_trap
-    ld      t0, 264(sp)
-    csrw    mepc, t0
-    addi    t0, sp, FRAME
+    sd      t0, 16(sp)              /* the interrupted sp */
+    trap_frame_call fw_trap
+    addi    t0, sp, TRAP_FRAME_SIZE
     csrw    mscratch, t0
-    .irp n,1,3,4,5,6,7,8,9,10,11,12,13,14,15,16
-    ld      x\n, (\n*8)(sp)
-    .endr
-    .irp n,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-    ld      x\n, (\n*8)(sp)
-    .endr
+    trap_frame_restore
     ld      sp, 16(sp)
     mret
