@@ -64,7 +64,7 @@ fi
 # --- 3. link the project's code into the tree ----------------------------------
 ln -sfn "$PROJ/hw/etsoc1" "$SRC/hw/etsoc1"
 ln -sfn "$PROJ/tests/qtest" "$SRC/tests/qtest/etsoc1"
-for t in "$PROJ"/tests/qtest/*.c; do
+for t in "$PROJ"/tests/qtest/*.c "$PROJ"/tests/qtest/*.h; do
     [ -e "$t" ] && ln -sfn "$t" "$SRC/tests/qtest/$(basename "$t")"
 done
 

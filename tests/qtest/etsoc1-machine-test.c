@@ -15,6 +15,7 @@
 #include "qapi/qmp/qdict.h"
 #include "qapi/qmp/qlist.h"
 #include "qapi/qmp/qnum.h"
+#include "etsoc1-fixture.h"
 
 #define DRAM_BASE       0x8000000000ULL
 #define SCP_BASE        0x80000000ULL
@@ -26,48 +27,15 @@
 #define OTHER(pp, shire, reg)     ESR(pp, shire, 0x340000ULL | (reg))
 #define NEIGH(pp, shire, n, reg)  ESR(pp, shire, 0x100000ULL | ((n) << 16) | (reg))
 
-typedef struct {
-    QTestState *qts;
-    char *log;
-} Fixture;
-
 /* Two shires, guest errors and unimplemented accesses logged to a file. */
-static void fixture_start(Fixture *f)
-{
-    int fd = g_file_open_tmp("etsoc1-qtest-XXXXXX.log", &f->log, NULL);
-
-    g_assert(fd >= 0);
-    close(fd);
-    f->qts = qtest_initf("-M etsoc1,shires=2 -smp 128 -m 256M "
-                         "-d guest_errors,unimp -D %s", f->log);
-}
-
-static void fixture_stop(Fixture *f)
-{
-    qtest_quit(f->qts);
-    unlink(f->log);
-    g_free(f->log);
-}
-
-/* Has the log gained a line containing @needle? */
-static bool log_has(Fixture *f, const char *needle)
-{
-    g_autofree char *text = NULL;
-
-    g_assert(g_file_get_contents(f->log, &text, NULL, NULL));
-    if (!strstr(text, needle)) {
-        g_test_message("log has no \"%s\"; it says:\n%s", needle, text);
-        return false;
-    }
-    return true;
-}
+#define MACHINE "-M etsoc1,shires=2 -smp 128 -m 256M"
 
 static void test_memory_map(void)
 {
     Fixture f;
     g_autofree char *mtree = NULL;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     mtree = qtest_hmp(f.qts, "info mtree");
 
     /* DRAM: -m sized, at 0x80_0000_0000, plus the uncacheable alias */
@@ -113,7 +81,7 @@ static void test_holes_log(void)
 {
     Fixture f;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     /* past the 4 MiB of a shire's scratchpad */
     g_assert_cmphex(qtest_readq(f.qts, SCP_BASE + SCP_SIZE), ==, 0);
     g_assert(log_has(&f, "etsoc1.scp-unmapped: read of 8 bytes at "
@@ -129,7 +97,7 @@ static void test_unimplemented_log(void)
 {
     Fixture f;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     g_assert_cmphex(qtest_readl(f.qts, 0x10000004), ==, 0);   /* PU PLIC */
     g_assert(log_has(&f, "etsoc1.pu-io: unimplemented device read"));
     qtest_writeq(f.qts, ESR(3, 232, 0x0), 1);                 /* memshire 0 */
@@ -147,7 +115,7 @@ static void test_esr_decode(void)
 {
     Fixture f;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     /* each register answers at its own PP, in its own shire */
     g_assert_cmphex(qtest_readq(f.qts, OTHER(3, 0, 0x8)), ==, 0x0392a000);
     g_assert_cmphex(qtest_readq(f.qts, OTHER(3, 1, 0x8)), ==, 0x0392a001);
@@ -193,7 +161,7 @@ static void test_esr_broadcast(void)
 {
     Fixture f;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     /* ubroadcast: a U register (FLB 3) in both shires */
     qtest_writeq(f.qts, OTHER(0, 1, 0x1fff0), 0x77);
     g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 1, 0x1fff0)), ==, 0x77);
@@ -221,7 +189,7 @@ static void test_esr_errors(void)
 {
     Fixture f;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     /* an M register seen through its PP=U alias decodes as nothing */
     g_assert_cmphex(qtest_readq(f.qts, NEIGH(0, 0, 0, 0x18)), ==, 0);
     g_assert(log_has(&f, "ESR 0x100100018: read (no register): bus error"));
@@ -271,7 +239,7 @@ static void test_credits(void)
     Fixture f;
     unsigned i;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     /* fcc_credinc_N: N = thread * 2 + counter, value = minion mask */
     qtest_writeq(f.qts, OTHER(0, 1, 0xc0), 0x80000001);   /* t0 fcc0 */
     qtest_writeq(f.qts, OTHER(0, 1, 0xd8), 0x4);          /* t1 fcc1 */
@@ -297,7 +265,7 @@ static void test_reset_values(void)
     Fixture f;
     QDict *rsp;
 
-    fixture_start(&f);
+    fixture_start(&f, MACHINE);
     g_assert_cmphex(qtest_readq(f.qts, NEIGH(3, 1, 2, 0x18)), ==,
                     0x8000001000ULL);                       /* minion_boot */
     g_assert_cmphex(qtest_readq(f.qts, NEIGH(3, 1, 2, 0x20)), ==, 0x13);

@@ -14,6 +14,7 @@
 #include "libqtest.h"
 #include "qapi/qmp/qdict.h"
 #include "qemu/bswap.h"
+#include "etsoc1-fixture.h"
 
 #define DRAM            0x8000000000ULL
 #define LL_BASE         0x8004000000ULL     /* DMA_LL_BASE */
@@ -58,38 +59,10 @@
 #define RD 1
 #define WR 0
 
-typedef struct {
-    QTestState *qts;
-    char *log;
-} Fixture;
-
+/* One shire; the log as etsoc1-fixture.h keeps it. */
 static void start(Fixture *f)
 {
-    int fd = g_file_open_tmp("etsoc1-pcie-XXXXXX.log", &f->log, NULL);
-
-    g_assert(fd >= 0);
-    close(fd);
-    f->qts = qtest_initf("-M etsoc1 -m 256M -d guest_errors,unimp -D %s",
-                         f->log);
-}
-
-static void stop(Fixture *f)
-{
-    qtest_quit(f->qts);
-    unlink(f->log);
-    g_free(f->log);
-}
-
-static bool log_has(Fixture *f, const char *needle)
-{
-    g_autofree char *text = NULL;
-
-    g_assert(g_file_get_contents(f->log, &text, NULL, NULL));
-    if (!strstr(text, needle)) {
-        g_test_message("log has no \"%s\"; it says:\n%s", needle, text);
-        return false;
-    }
-    return true;
+    fixture_start(f, "-M etsoc1 -m 256M");
 }
 
 static uint32_t er(Fixture *f, uint64_t r)
@@ -189,7 +162,7 @@ static void test_reset_values(void)
     ew(&f, INT_STATUS(RD), 0xffffffff);
     g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 0);
     g_assert(log_has(&f, "write to read-only register"));
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* ---- iATU ---------------------------------------------------------------- */
@@ -250,20 +223,25 @@ static void test_iatu(void)
     g_assert_cmphex(qtest_readl(f.qts, BAR0 + 128 * MiB), ==, 0);
     qtest_writel(f.qts, IATU_IN(1, 0x04), 0);
     g_assert_cmphex(qtest_readl(f.qts, BAR2 + 0x8), ==, 0);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* ---- doorbells and MSI --------------------------------------------------- */
 
-static uint32_t msi_sent(Fixture *f)
+/* An integer property of a QOM object. */
+static int64_t qom_get_int(Fixture *f, const char *path, const char *prop)
 {
     QDict *rsp = qtest_qmp(f->qts, "{ 'execute': 'qom-get', 'arguments': "
-                           "{ 'path': '/machine/pcie', "
-                           "'property': 'msi-sent' } }");
-    uint32_t v = qdict_get_int(rsp, "return");
+                           "{ 'path': %s, 'property': %s } }", path, prop);
+    int64_t v = qdict_get_int(rsp, "return");
 
     qobject_unref(rsp);
     return v;
+}
+
+static uint32_t msi_sent(Fixture *f)
+{
+    return qom_get_int(f, "/machine/pcie", "msi-sent");
 }
 
 static void test_doorbells(void)
@@ -308,7 +286,7 @@ static void test_doorbells(void)
     qtest_writel(f.qts, DBI + 0x940, 0x1000 | 1);
     qtest_writel(f.qts, 0x4000001000ULL, 1);
     g_assert_cmphex(msi_sent(&f), ==, 0xa);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* ---- eDMA transfers ------------------------------------------------------ */
@@ -344,7 +322,7 @@ static void test_h2d(void)
     g_assert_cmphex(er(&f, CH(RD, 1, LLP_LO)), ==, (uint32_t)base);
     ew(&f, INT_CLEAR(RD), 1u << 1);
     g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 0);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 static void test_d2h(void)
@@ -361,7 +339,7 @@ static void test_d2h(void)
     g_assert_cmphex(er(&f, INT_STATUS(WR)), ==, 1u << 3);
     g_assert(same(&f, DRAM + 0x300000, HOST + 0x20000, 0x8000));
     g_assert_cmpuint(CS(er(&f, CH(WR, 3, CONTROL1))), ==, CS_STOPPED);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /*
@@ -375,13 +353,7 @@ static void test_d2h(void)
 
 static uint64_t step_bytes(Fixture *f)
 {
-    QDict *rsp = qtest_qmp(f->qts, "{ 'execute': 'qom-get', 'arguments': "
-                           "{ 'path': '/machine/pcie/edma', "
-                           "'property': 'step-bytes' } }");
-    uint64_t v = qdict_get_int(rsp, "return");
-
-    qobject_unref(rsp);
-    return v;
+    return qom_get_int(f, "/machine/pcie/edma", "step-bytes");
 }
 
 /*
@@ -483,7 +455,7 @@ static void test_rates(void)
                        step_lag(&f, d_dup, D2H_RATE) + steps(&f, size)));
     /* the card copy of host [0, size) went back to host [size * 2, ..) */
     g_assert(same(&f, HOST, HOST + 2 * size, size));
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* ---- abort, errors, interrupts ------------------------------------------- */
@@ -510,7 +482,7 @@ static void test_abort(void)
     start_one(&f, RD, 2, 64, 0, DRAM + 0x400000);
     qtest_clock_step(f.qts, 100);
     g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 1u << 2);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* Start @rd channel 0, let it run, check abort and the error bit. */
@@ -591,7 +563,7 @@ static void test_errors(void)
     g_assert(log_has(&f, "while the channel runs"));
     qtest_clock_step(f.qts, 100000);
     g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 1);
-    stop(&f);
+    fixture_stop(&f);
 }
 
 static void test_interrupts(void)
@@ -619,7 +591,7 @@ static void test_interrupts(void)
     g_assert(qtest_get_irq(f.qts, 2));
     ew(&f, INT_CLEAR(WR), 1u << 18);
     g_assert(!qtest_get_irq(f.qts, 2));
-    stop(&f);
+    fixture_stop(&f);
 }
 
 /* ---- the PLICs and the service processor -------------------------------- */
@@ -687,15 +659,12 @@ static char *write_sp_elf(const uint32_t *code, size_t n)
 
 static void test_plic(void)
 {
-    static const uint32_t code[] = { 0x10500073, 0xffdff06f }; /* wfi; j . */
+    static const uint32_t code[] = { 0x10500073, 0xffdff06f }; /* 1: wfi; j 1b */
     g_autofree char *elf = write_sp_elf(code, ARRAY_SIZE(code));
     Fixture f;
-    int fd = g_file_open_tmp("etsoc1-pcie-XXXXXX.log", &f.log, NULL);
 
-    g_assert(fd >= 0);
-    close(fd);
-    f.qts = qtest_initf("-M etsoc1,shires=33,sp-firmware=%s -smp 2113 "
-                        "-m 256M -d guest_errors -D %s", elf, f.log);
+    fixture_start(&f, "-M etsoc1,shires=33,sp-firmware=%s -smp 2113 "
+                  "-m 256M", elf);
     program_iatus(&f);
 
     /* the SP's image is in its SRAM */
@@ -717,7 +686,7 @@ static void test_plic(void)
     qtest_writel(f.qts, TRG_MMIN + 8, 1);
     plic_claim(&f, PU_PLIC, 0, PCIE_MESSAGE);       /* context 0: hart 2048 */
     g_assert(!plic_pending(&f, PU_PLIC, PCIE_MESSAGE));
-    stop(&f);
+    fixture_stop(&f);
     unlink(elf);
 }
 
