@@ -228,30 +228,22 @@ def fw_tests(report, root=None):
     root = os.path.abspath(root or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', 'build'))
     guest = os.path.join(root, 'guest')
-    try:
-        card = Card(root)
-    except (hl.LinkError, OSError) as e:
-        report(False, f'firmware: card boots ({e})')
-        return
-    try:
-        _fw_tests(report, card, guest)
-    except (hl.LinkError, AssertionError, OSError) as e:
-        report(False, f'firmware: tests stopped: {e}', card.logs())
-    finally:
-        card.close()
-    # the launch watchdog, on a firmware whose timeout is 200 ms
-    try:
-        card = Card(root, fw='etsoc1-fw-short-timeout.elf')
-    except (hl.LinkError, OSError) as e:
-        report(False, f'firmware (200 ms timeout): card boots ({e})')
-        return
-    try:
-        _timeout_tests(report, card, guest)
-    except (hl.LinkError, AssertionError, OSError) as e:
-        report(False, f'firmware (200 ms timeout): tests stopped: {e}',
-               card.logs())
-    finally:
-        card.close()
+    # the default firmware, then the launch watchdog on one whose timeout
+    # is 200 ms
+    for label, fw, tests in (('firmware', 'etsoc1-fw.elf', _fw_tests),
+                             ('firmware (200 ms timeout)',
+                              'etsoc1-fw-short-timeout.elf', _timeout_tests)):
+        try:
+            card = Card(root, fw=fw)
+        except (hl.LinkError, OSError) as e:
+            report(False, f'{label}: card boots ({e})')
+            return
+        try:
+            tests(report, card, guest)
+        except (hl.LinkError, AssertionError, OSError) as e:
+            report(False, f'{label}: tests stopped: {e}', card.logs())
+        finally:
+            card.close()
 
 
 def _fw_tests(report, card, guest):
