@@ -10,7 +10,7 @@
  *    firmware programs (etsoc1_pcie_host_read/write: the host link's API);
  *  - the PU mailbox trigger registers: host doorbells to the SP
  *    (IPI_TRIGGER) and the master minion (MMM_INT_INC), raised as GPIO
- *    lines until the PLICs exist, and their acknowledgements;
+ *    lines wired to the SP and PU PLICs, and their acknowledgements;
  *  - MSI to the host: NOPCIESR.MSI_TX_VEC and the MSI-X address match,
  *    delivered to a handler the host link installs;
  *  - the PC_MM and PC_SP mailbox SRAMs that BAR2 exposes.
@@ -135,6 +135,24 @@ static uint64_t iatu_target(const uint32_t *r)
 {
     return ((uint64_t)r[R_IATU_UPPER_TARGET] << 32 | r[R_IATU_LWR_TARGET]) &
            ~(uint64_t)(IATU_GRANULE - 1);
+}
+
+/*
+ * What a register reads as: the low bits below the 4 KiB granule are
+ * read-only, zero in base and target, ones in the limit (DesignWare's
+ * minimum region size).
+ */
+static uint32_t iatu_read_view(unsigned idx, uint32_t val)
+{
+    switch (idx) {
+    case R_IATU_LWR_BASE:
+    case R_IATU_LWR_TARGET:
+        return val & ~(IATU_GRANULE - 1);
+    case R_IATU_LIMIT:
+        return val | (IATU_GRANULE - 1);
+    default:
+        return val;
+    }
 }
 
 bool etsoc1_pcie_iatu_enabled(Etsoc1PcieState *s, unsigned region)
@@ -278,7 +296,7 @@ static uint64_t pcie_dbi_read(void *opaque, hwaddr addr, unsigned size)
     default:
         reg = pcie_iatu_reg(s, addr, &region);
         if (reg) {
-            val = *reg;
+            val = iatu_read_view(reg - s->iatu[region], *reg);
         } else {
             qemu_log_mask(LOG_UNIMP, "etsoc1-pcie: DBI read at 0x%"
                           HWADDR_PRIx "\n", addr);

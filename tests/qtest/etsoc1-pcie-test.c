@@ -223,6 +223,21 @@ static void test_iatu(void)
     g_assert_cmphex(qtest_readl(f.qts, BAR0 + 128 * MiB), ==, 0);
     qtest_writel(f.qts, IATU_IN(1, 0x04), 0);
     g_assert_cmphex(qtest_readl(f.qts, BAR2 + 0x8), ==, 0);
+
+    /* below the 4 KiB granule: base and target read 0, the limit ones */
+    iatu(&f, 4, BAR0 + 512 * MiB + 0x123, DRAM + 0x100abc, 0x1000);
+    g_assert_cmphex(qtest_readl(f.qts, IATU_IN(4, 0x08)), ==, 0x20000000);
+    g_assert_cmphex(qtest_readl(f.qts, IATU_IN(4, 0x14)), ==, 0x00100000);
+    g_assert_cmphex(qtest_readl(f.qts, IATU_IN(4, 0x10)), ==, 0x20001fff);
+    qtest_writel(f.qts, DRAM + 0x100010, 0x5a5a);
+    g_assert_cmphex(qtest_readl(f.qts, BAR0 + 512 * MiB + 0x10), ==, 0x5a5a);
+    /* only memory TLPs in address match mode translate */
+    qtest_writel(f.qts, IATU_IN(4, 0x00), (1u << 13) | 2);     /* TYPE IO */
+    g_assert_cmphex(qtest_readl(f.qts, BAR0 + 512 * MiB + 0x10), ==, 0);
+    qtest_writel(f.qts, IATU_IN(4, 0x00), 1u << 13);
+    qtest_writel(f.qts, IATU_IN(4, 0x04), (1u << 31) | (1u << 30));
+    g_assert(log_has(&f, "BAR match mode is not modelled"));
+    g_assert_cmphex(qtest_readl(f.qts, BAR0 + 512 * MiB + 0x10), ==, 0);
     fixture_stop(&f);
 }
 
@@ -349,6 +364,7 @@ static void test_d2h(void)
 #define H2D_RATE    12.5
 #define D2H_RATE    10.5
 #define PAIR        1.01
+#define SAME_STREAM 0.49
 #define DUPLEX      1.075
 
 static uint64_t step_bytes(Fixture *f)
@@ -405,6 +421,28 @@ static void expect_done(Fixture *f, bool rd, uint32_t bits, int64_t t0,
 }
 
 /*
+ * Channels 0 and 2 of one direction, @size bytes each, started together:
+ * each moves at @factor x @rate / 2.  The first one's first step went
+ * alone, at @rate.
+ */
+static void expect_pair(Fixture *f, bool rd, uint64_t size, double rate,
+                        double factor)
+{
+    double each = rate * factor / 2;
+    int64_t t0 = qtest_clock_step(f->qts, 0);
+
+    if (rd) {
+        start_one(f, RD, 0, size, 0, DRAM + 0x400000);
+        start_one(f, RD, 2, size, size, DRAM + 0x400000 + size);
+    } else {
+        start_one(f, WR, 0, size, DRAM + 0x400000, 2 * size);
+        start_one(f, WR, 2, size, DRAM + 0x400000 + size, 3 * size);
+    }
+    expect_done(f, rd, 5, t0,
+                window(f, size, size / each, step_lag(f, each, rate), 0));
+}
+
+/*
  * Two host->card channels share the link (timing.md 6: 1.01 of one), and
  * both directions share 1.075 of the faster one in proportion to their
  * rates.  Each doorbell's first step runs before the next doorbell is
@@ -414,7 +452,6 @@ static void expect_done(Fixture *f, bool rd, uint32_t bits, int64_t t0,
 static void test_rates(void)
 {
     const uint64_t size = 1 * MiB;
-    double h_pair = H2D_RATE * PAIR / 2;
     double share = MIN(1.0, DUPLEX * MAX(H2D_RATE, D2H_RATE) /
                             (H2D_RATE + D2H_RATE));
     double h_dup = H2D_RATE * share, d_dup = D2H_RATE * share;
@@ -429,13 +466,9 @@ static void test_rates(void)
     start_one(&f, RD, 0, size, 0, DRAM + 0x400000);
     expect_done(&f, RD, 1, t0, window(&f, size, size / H2D_RATE, 0, 0));
 
-    /* two at once: the first one's first step went alone */
-    t0 = qtest_clock_step(f.qts, 0);
-    start_one(&f, RD, 0, size, 0, DRAM + 0x400000);
-    start_one(&f, RD, 2, size, 1 * MiB, DRAM + 0x600000);
-    expect_done(&f, RD, 5, t0,
-                window(&f, size, size / h_pair,
-                       step_lag(&f, h_pair, H2D_RATE), 0));
+    /* two at once, each direction */
+    expect_pair(&f, RD, size, H2D_RATE, PAIR);
+    expect_pair(&f, WR, size, D2H_RATE, PAIR);
 
     /*
      * Both directions.  Card->host moves at d_dup while host->card runs,
@@ -455,6 +488,22 @@ static void test_rates(void)
                        step_lag(&f, d_dup, D2H_RATE) + steps(&f, size)));
     /* the card copy of host [0, size) went back to host [size * 2, ..) */
     g_assert(same(&f, HOST, HOST + 2 * size, size));
+    fixture_stop(&f);
+}
+
+/*
+ * With same-stream=on, two host->card commands in flight move 0.49 of
+ * one command's rate together (timing.md 6, "in one stream").
+ */
+static void test_same_stream(void)
+{
+    const uint64_t size = 1 * MiB;
+    Fixture f;
+
+    fixture_start(&f, "-M etsoc1 -m 256M -global etsoc1-edma.same-stream=on");
+    fill(&f, HOST, 2 * size, 9);
+    expect_pair(&f, RD, size, H2D_RATE, SAME_STREAM);
+    g_assert(same(&f, HOST, DRAM + 0x400000, 2 * size));
     fixture_stop(&f);
 }
 
@@ -482,6 +531,17 @@ static void test_abort(void)
     start_one(&f, RD, 2, 64, 0, DRAM + 0x400000);
     qtest_clock_step(f.qts, 100);
     g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 1u << 2);
+    ew(&f, INT_CLEAR(RD), 1u << 2);
+
+    /* disabling the engine stops its running channels, without interrupt */
+    start_one(&f, RD, 1, 4 * MiB, 0, DRAM + 0x800000);
+    qtest_clock_step(f.qts, 10000);
+    g_assert_cmpuint(CS(er(&f, CH(RD, 1, CONTROL1))), ==, CS_RUNNING);
+    ew(&f, ENGINE_EN(RD), 0);
+    g_assert_cmpuint(CS(er(&f, CH(RD, 1, CONTROL1))), ==, CS_STOPPED);
+    qtest_clock_step(f.qts, 1000000);
+    g_assert_cmphex(er(&f, INT_STATUS(RD)), ==, 0);
+    g_assert_cmphex(qtest_readl(f.qts, DRAM + 0x800000 + 4 * MiB - 4), ==, 0);
     fixture_stop(&f);
 }
 
@@ -539,9 +599,11 @@ static void test_errors(void)
     elem(&f, base, CB | LLP | TCB, 0, 0x3000000000ULL, 0);
     expect_error(&f, RD, ERR_LOW(RD), 1u << 16);
     /* the host read fails (past the loopback): completer abort */
+    fill(&f, HOST + HOST_SIZE - 0x800, 0x800, 1);
     elem(&f, base, CB | LIE, 0x1000, HOST_SIZE - 0x800, DRAM + 0x100000);
     expect_error(&f, RD, RD_ERR_HIGH, 1u << 8);
     g_assert(log_has(&f, "host-access"));
+    g_assert_cmphex(qtest_readq(f.qts, DRAM + 0x100000), ==, 0);
     /* card -> host: source outside card memory: local read error */
     elem(&f, wbase, CB | LIE, 0x100, 0x3000000000ULL, 0);
     expect_error(&f, WR, ERR_LOW(WR), 1u << 0);
@@ -699,6 +761,7 @@ int main(int argc, char **argv)
     qtest_add_func("etsoc1-pcie/edma-h2d", test_h2d);
     qtest_add_func("etsoc1-pcie/edma-d2h", test_d2h);
     qtest_add_func("etsoc1-pcie/edma-rates", test_rates);
+    qtest_add_func("etsoc1-pcie/edma-same-stream", test_same_stream);
     qtest_add_func("etsoc1-pcie/edma-abort", test_abort);
     qtest_add_func("etsoc1-pcie/edma-errors", test_errors);
     qtest_add_func("etsoc1-pcie/edma-interrupts", test_interrupts);
