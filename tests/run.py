@@ -1242,10 +1242,18 @@ def hostlink_tests():
              'MMIO_READ before HELLO'),
             ('stray reply', hl.frame(hl.HOSTMEM_WRITE | hl.REPLY, seq=999),
              'sequence id 999 matches no request'),
+            ('second HELLO', hl.frame(hl.HELLO, struct.pack('<II', 1, 1)),
+             'second HELLO'),
+            ('HELLO for version 2', hl.frame(hl.HELLO,
+                                             struct.pack('<II', 2, 1)),
+             'HELLO for protocol version 2'),
+            ('misdirected type', hl.frame(hl.READY, b'\0' * 16),
+             'misdirected frame type 0x10'),
         ]
+        after_hello = ('stray reply', 'second HELLO', 'misdirected type')
         for name, raw, reason in bad:
             link = fresh()
-            if name == 'stray reply':
+            if name in after_hello:
                 link.hello()
             link.send_raw(raw)
             fatal = link.wait_closed()
@@ -1263,6 +1271,19 @@ def hostlink_tests():
         report(ok and ver == 1 and proc.poll() is None,
                'hostlink: a truncated frame is logged; a new client '
                'connects and says HELLO')
+
+        # a HOSTMEM_READ reply of the wrong length: closed, channel aborts
+        link.short_reads = True
+        st = edma_run(False, 4096, link.mem_base, DRAM_BAR0 + 0x200000)
+        fatal = link.wait_closed()
+        reason = 'HOSTMEM_READ reply of 4095 bytes for a 4096 byte request'
+        report(st is not None and st & 0x10000 and fatal is not None and
+               reason in fatal and log_has(reason) and proc.poll() is None,
+               f'hostlink: a short HOSTMEM_READ reply closes the connection '
+               f'(FATAL "{fatal}") and aborts the channel '
+               f'(status 0x{st or 0:x}), QEMU up')
+        link = fresh()
+        link.hello()
 
         status, _ = link.request(hl.STOP)
         rc = proc.wait(timeout=10)
