@@ -39,6 +39,7 @@ TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
 # timing.md 4: L3 and DRAM legs in cycles at 600 MHz (fixed in ns), the
 # remote scratchpad in cycles + ns
 L3_HIT_600, DRAM_LEG_600 = 110, 91
+L2_HIT = 47                                  # cycles, own shire
 SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
 
 

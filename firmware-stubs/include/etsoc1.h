@@ -15,6 +15,7 @@
 #define LOCAL_SHIRE         0xff
 
 #define DRAM_BASE           0x8000000000ULL
+#define DRAM_UC             0xc000000000ULL     /* uncacheable alias */
 #define SCP_BASE            0x80000000ULL
 #define SCP_WINDOW          (8ULL << 20)
 #define SCP_LOCAL           (SCP_BASE + 0x7fULL * SCP_WINDOW)

@@ -2,8 +2,10 @@
 /*
  * Cache-control and cache-maintenance CSRs (isa.md section 3), hart 0,
  * TAP: the mcache_control transition rules, ucache_control's view of them,
- * the minion_feature bits that take cache ops away from U-mode, and that
- * the maintenance operations and tensor_wait on idle engines complete.
+ * the minion_feature bits that take cache ops away from U-mode, that the
+ * maintenance operations and tensor_wait on idle engines complete, the
+ * lines a cache op may not name (tensor_error[7]), tensor_conv_size/ctrl
+ * and tex_send.
  */
 #include "etsoc1.h"
 #include "tap.h"
@@ -11,6 +13,7 @@
 #define MCACHE 0x7e0
 #define UCACHE 0x810
 #define TMASK 0x805
+#define TERROR 0x808
 
 static volatile uint64_t trap_cause, traps;
 
@@ -91,6 +94,58 @@ int main(uint64_t hartid, const void *fdt)
         csr_write(0x830, e);
     }
     CHECK(traps == 0, "cache ops and tensor_wait on idle engines complete");
+
+    /*
+     * Lines a cache op may not name end it with tensor_error[7], no trap:
+     * the uncacheable DRAM alias, registers, a scratchpad line beyond the
+     * L2 (evict, flush) or the L1 (prefetch).  Scratchpad lines stop
+     * there legally.
+     */
+    csr_write(TERROR, 0);
+    csr_write(0x89f, (3ULL << 58) | (DRAM_UC + 0x100000));
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "evict_va on uncacheable DRAM: "
+             "tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write(0x8bf, (2ULL << 58) | ESR_OTHER(PP_U, 0, 0));
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "flush_va on registers: "
+             "tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write(0x89f, (2ULL << 58) | SCP_LOCAL);
+    csr_write(0x81f, (1ULL << 58) | SCP_LOCAL);
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "evict_va to the L3, prefetch_va "
+             "to the L2 of a scratchpad line: tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write(0x89f, (1ULL << 58) | SCP_LOCAL | 3);
+    csr_write(0x81f, (0ULL << 58) | SCP_LOCAL | 3);
+    csr_write(0x81f, (3ULL << 58) | (DRAM_UC + 0x100000));
+    CHECK(traps == 0 && csr_read(TERROR) == 0, "scratchpad lines to the L2 "
+          "(evict) and L1 (prefetch), a prefetch to memory: no error");
+    csr_write(TERROR, 0);
+
+    /*
+     * tensor_conv_size/ctrl make tensor_mask the rows i of a window whose
+     * (row + i * srow, col + i * scol) lie inside nrow x ncol; they read
+     * as zero.  Rows 2..6 are inside [0, 5) from -2 by 1; columns from -3
+     * by 2 are inside [0, 3) only at i = 2 (1); by 0 from 1 always.
+     */
+    csr_write(0x802, 1ULL << 56 | 5ULL << 32 | 0ULL << 24 | 3);
+    csr_write(0x803, 0xfffeULL << 32 | 1);          /* row -2, col 1 */
+    CHECK_EQ(csr_read(TMASK), 0x7c, "tensor_conv: rows 2..6 of the window");
+    csr_write(0x802, 1ULL << 56 | 5ULL << 32 | 2ULL << 24 | 3);
+    csr_write(0x803, 0xfffeULL << 32 | 0xfffd);     /* row -2, col -3 */
+    CHECK_EQ(csr_read(TMASK), 0x04, "tensor_conv: signed starts and steps");
+    CHECK(csr_read(0x802) == 0 && csr_read(0x803) == 0,
+          "tensor_conv_size/ctrl read as zero");
+
+    /* tex_send is a graphics CSR: it traps while graphics is off */
+    traps = 0;
+    csr_write(0x807, 1);
+    CHECK(traps == 1 && trap_cause == 2, "tex_send traps with graphics off");
+    esr_write(feat, 0);
+    traps = 0;
+    csr_write(0x807, 1);
+    CHECK(traps == 0, "tex_send is a no-op with graphics on");
+    esr_write(feat, 0x1);
 
     /* minion_feature takes cache ops away from U-mode */
     traps = 0;

@@ -18,6 +18,10 @@
  *   probe l3-lru shire=S home=H ways=W fill=F cycles=C
  *        F fresh lines of one set, then the first again: still there
  *        while F <= W, evicted (least recently used) at F = W + 1
+ *   probe l3-cacheop shire=0 op=O dest=D lines=16 issue=C wait=C
+ *        a cache op by VA (O: prefetch, evict, flush; D its level) on 16
+ *        lines of homes 0..15: the cycles its CSR write took, and those
+ *        until tensor_wait (6, or 4 for the prefetch) returned
  *
  * The slice geometry comes from the device tree.  hops and memhops label
  * the output from timing.md's map; they are not used to compute anything.
@@ -159,6 +163,63 @@ static void lru_probe(unsigned home, unsigned ways, uint64_t set_stride,
           ways, fill, median(v, PROBE_RUNS));
 }
 
+/*
+ * mcycle across "csrw @csr, val; csrw tensor_wait, ev" with x31 = one line
+ * (the stride, prefetch id 0); *issue is the part up to the first csrw's
+ * end.
+ */
+#define CACHEOP_TIMED(name, csr)                                            \
+    static uint64_t name(uint64_t val, uint64_t ev, uint64_t *issue)        \
+    {                                                                       \
+        register uint64_t x31 __asm__("x31") = LINE;                        \
+        uint64_t a, b, c;                                                   \
+        __asm__ volatile("csrr %0, mcycle\n\t"                              \
+                         "csrw " #csr ", %4\n\t"                            \
+                         "csrr %1, mcycle\n\t"                              \
+                         "csrw 0x830, %5\n\t"                               \
+                         "csrr %2, mcycle"                                  \
+                         : "=&r"(a), "=&r"(b), "=&r"(c)                     \
+                         : "r"(x31), "r"(val), "r"(ev) : "memory");         \
+        *issue = b - a;                                                     \
+        return c - a;                                                       \
+    }
+
+CACHEOP_TIMED(prefetch_va, 0x81f)
+CACHEOP_TIMED(evict_va, 0x89f)
+CACHEOP_TIMED(flush_va, 0x8bf)
+
+typedef uint64_t (*cacheop_fn)(uint64_t val, uint64_t ev, uint64_t *issue);
+
+/* One cache op on the 16 lines at @base, less an op that does nothing. */
+static void cacheop_probe(const char *name, cacheop_fn op, uint64_t ev,
+                          unsigned dest, uint64_t base)
+{
+    uint64_t issue, idle, o, t;
+
+    o = evict_va(base | 15, 6, &idle);      /* to the L1: nothing to do */
+    t = op((uint64_t)dest << 58 | base | 15, ev, &issue);
+    print("probe l3-cacheop shire=0 op=%s dest=%u lines=16 issue=%lu "
+          "wait=%lu\n", name, dest, issue > idle ? issue - idle : 0,
+          t > o ? t - o : 0);
+}
+
+/*
+ * Fresh lines, homes 0..15: prefetched into the L3 (misses), again
+ * (hits), evicted to memory, prefetched (misses again), flushed to the
+ * L3, evicted to the L2.
+ */
+static void cacheops(void)
+{
+    uint64_t base = FRESH_AREA(0) + 200 * ROW;  /* above the other rows */
+
+    cacheop_probe("prefetch", prefetch_va, 4, 2, base);
+    cacheop_probe("prefetch", prefetch_va, 4, 2, base);
+    cacheop_probe("evict", evict_va, 6, 3, base);
+    cacheop_probe("prefetch", prefetch_va, 4, 2, base);
+    cacheop_probe("flush", flush_va, 6, 2, base);
+    cacheop_probe("evict", evict_va, 6, 1, base);
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
@@ -196,6 +257,7 @@ int main(uint64_t hartid, const void *fdt)
     }
 
     install_probe();
+    cacheops();
     if (ways && slice) {
         uint64_t set_stride = (uint64_t)slice / LINE / ways * ROW;
 

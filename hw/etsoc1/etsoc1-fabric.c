@@ -58,8 +58,6 @@ enum {
     TR_IMIN = 7, TR_MOVE = 8,
 };
 
-#define TENSOR_ERROR_SEND_RECV (1u << 9)
-
 static const char *const etsoc1_reduce_func_name[16] = {
     [TR_FADD] = "fadd", [TR_FMAX] = "fmax", [TR_FMIN] = "fmin",
     [TR_IADD] = "iadd", [TR_IMAX] = "imax", [TR_IMIN] = "imin",
@@ -131,8 +129,8 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: tensor send of %u registers "
                       "from minion %u meets a receive of %u at minion %u\n",
                       s->count, etsoc1_gid(snd), r->count, etsoc1_gid(rcv));
-        snd->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
-        rcv->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
+        snd->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
+        rcv->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
         return;
     }
     set_float_rounding_mode(etsoc1_rm(r->frm), st);
@@ -277,7 +275,7 @@ static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_reduce "
                   "0x%" PRIx64 ": %s\n", (uint64_t)cpu->parent_obj.env.mhartid,
                   val, why);
-    cpu->et->tensor_error |= TENSOR_ERROR_SEND_RECV;
+    cpu->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
     return RISCV_EXCP_NONE;
 }
 

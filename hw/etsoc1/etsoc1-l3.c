@@ -29,6 +29,7 @@
 #include "qemu/osdep.h"
 #include <math.h>
 #include "qemu/lockable.h"
+#include "qemu/log.h"
 #include "qapi/error.h"
 #include "exec/exec-all.h"
 #include "hw/qdev-properties.h"
@@ -125,6 +126,24 @@ static uint64_t etsoc1_cycles(double t)
 }
 
 /*
+ * The round trip from @cpu to the home slice of line @pa, and on to the
+ * line's memory shire and back if @to_mem, in minion cycles.
+ */
+static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
+{
+    unsigned home = etsoc1_l3_home(pa);
+    double hop = etsoc1_t(ETSOC1_T_MESH_HOP_RTT);
+    double t = etsoc1_t(ETSOC1_T_L3_HIT) +
+               etsoc1_hops(cpu->shire->shire_id, home) * hop;
+
+    if (to_mem) {
+        t += etsoc1_t(ETSOC1_T_DRAM_LEG) +
+             etsoc1_hops_to_memshire(home, etsoc1_memshire_of(pa)) * hop;
+    }
+    return t;
+}
+
+/*
  * A global atomic or coherent store by @cpu to line @pa: it executes at
  * the line's home slice.  The hart waits for the round trip to the home
  * (L3 hit), plus, on a miss, the leg from the home to the line's memory
@@ -132,9 +151,8 @@ static uint64_t etsoc1_cycles(double t)
  */
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
-    unsigned home = etsoc1_l3_home(pa), mem = etsoc1_memshire_of(pa);
+    unsigned home = etsoc1_l3_home(pa);
     Etsoc1L3SliceState *s = etsoc1_l3_slice[home];
-    double hop = etsoc1_t(ETSOC1_T_MESH_HOP_RTT), t;
     uint64_t cycles;
     bool hit;
 
@@ -144,13 +162,7 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa)
     WITH_QEMU_LOCK_GUARD(&s->lock) {
         hit = l3_lookup(s, pa, true);
     }
-    t = etsoc1_t(ETSOC1_T_L3_HIT) +
-        etsoc1_hops(cpu->shire->shire_id, home) * hop;
-    if (!hit) {
-        t += etsoc1_t(ETSOC1_T_DRAM_LEG) +
-             etsoc1_hops_to_memshire(home, mem) * hop;
-    }
-    cycles = etsoc1_cycles(t);
+    cycles = etsoc1_cycles(l3_path(cpu, pa, !hit));
     etsoc1_stall(cpu, cycles);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
@@ -200,39 +212,57 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
 }
 
 /*
- * A cache op on line @pa, as far as the L3 sees it (isa.md sections 3
- * and 11).  Evicting or flushing to the L3 writes the line back into its
- * home slice: it is there afterwards.  Evicting to memory takes it out of
- * the L3 too; flushing to memory writes it back and keeps it.  A prefetch
- * to any cache level brings the line through its home slice (our choice:
- * the sources do not say whether the L3 is inclusive); one to memory does
- * nothing.  Ops that stop at the L1 or L2 leave the L3 alone.
+ * A cache op by @cpu on line @pa, as far as the L3 sees it
+ * (isa.md sections 3 and 11), and its time in minion cycles.  Evicting
+ * or flushing to the L3 writes the line back into its home slice: it is
+ * there afterwards.  Evicting to memory takes it out of the L3 too;
+ * flushing to memory writes it back and keeps it.  A prefetch brings the
+ * line through its home slice (our choice: the sources do not say whether
+ * the L3 is inclusive), from memory if it was not there.  An op that
+ * stops at the L2, or names a scratchpad line, costs an L2 access and
+ * leaves the L3 alone.
  */
-void etsoc1_l3_cacheop(hwaddr pa, Etsoc1CacheLevel dest, Etsoc1CacheOp op)
+static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
+                         Etsoc1CacheLevel dest, Etsoc1CacheOp op)
 {
     Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+    bool hit = true;
 
-    if (!s || !etsoc1_l3_cacheable(pa)) {
-        return;
-    }
     trace_etsoc1_l3_cacheop(pa, dest, op);
-    QEMU_LOCK_GUARD(&s->lock);
-    switch (op) {
-    case ETSOC1_CACHEOP_PREFETCH:
-        if (dest != ETSOC1_CACHE_MEM) {
-            l3_lookup(s, pa, true);
-        }
-        break;
-    case ETSOC1_CACHEOP_EVICT:
-    case ETSOC1_CACHEOP_FLUSH:
-        if (dest == ETSOC1_CACHE_L3) {
-            l3_lookup(s, pa, true);
-        } else if (dest == ETSOC1_CACHE_MEM &&
-                   op == ETSOC1_CACHEOP_EVICT) {
+    if (!etsoc1_l3_cacheable(pa) ||
+        (op != ETSOC1_CACHEOP_PREFETCH && dest == ETSOC1_CACHE_L2)) {
+        return etsoc1_t(ETSOC1_T_L2_HIT);   /* a scratchpad line too */
+    }
+    if (s) {
+        QEMU_LOCK_GUARD(&s->lock);
+        if (op == ETSOC1_CACHEOP_PREFETCH || dest == ETSOC1_CACHE_L3) {
+            hit = l3_lookup(s, pa, true);
+        } else if (op == ETSOC1_CACHEOP_EVICT) {
             l3_invalidate(s, pa);
         }
-        break;
     }
+    if (op == ETSOC1_CACHEOP_PREFETCH) {
+        return l3_path(cpu, pa, !hit);
+    }
+    return l3_path(cpu, pa, dest == ETSOC1_CACHE_MEM);
+}
+
+/*
+ * What a cache op by VA may name (as Esperanto's simulator checks it):
+ * cacheable DRAM at every level; a scratchpad line only while the op
+ * stops at the L2 (evict, flush) or the L1 (prefetch).
+ */
+static bool cacheop_target_ok(hwaddr pa, Etsoc1CacheLevel dest,
+                              Etsoc1CacheOp op)
+{
+    if (etsoc1_l3_cacheable(pa)) {
+        return true;
+    }
+    if (etsoc1_in(ETSOC1_SCP, pa) || etsoc1_in(ETSOC1_SCP_LINEAR, pa)) {
+        return dest == (op == ETSOC1_CACHEOP_PREFETCH ? ETSOC1_CACHE_L1
+                                                      : ETSOC1_CACHE_L2);
+    }
+    return false;
 }
 
 /* evict_va, flush_va, prefetch_va: the CSR value and x31 (isa.md 3) */
@@ -243,20 +273,32 @@ FIELD(CACHEOP_VA, TMASK, 63, 1)         /* only lines set in tensor_mask */
 FIELD(CACHEOP_X31, STRIDE, 6, 42)       /* bytes between lines, [47:6] */
 
 /*
- * The L3 side of a cache op by VA written by @cpu: each line is
- * translated as the hart would, and a line that does not translate is
- * skipped (the op's own fault rules are the CSR's).  Called from the
- * hart's thread.
+ * A cache op by VA (CSR value @val, x31) issued by @cpu.  It runs in the
+ * background, as on the chip: the lines leave one per cacheop.line
+ * cycles, and *@done is when the last of them is back, for tensor_wait
+ * to wait for.  An evict or flush to the L1, or a prefetch to memory,
+ * does nothing.  A line that does not translate or may not be named
+ * (cacheop_target_ok) ends the op: the chip suppresses the fault and
+ * reports it in tensor_error[7]; false here.  Called from the hart's
+ * thread.
  */
-void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val)
+bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                          uint64_t val, uint64_t *done)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     target_ulong va = sextract64(FIELD_EX64(val, CACHEOP_VA, ADDR) << 6,
                                  0, 48);
     target_ulong stride = FIELD_EX64(env->gpr[31], CACHEOP_X31, STRIDE) << 6;
-    unsigned dest = FIELD_EX64(val, CACHEOP_VA, DEST), i;
+    Etsoc1CacheLevel dest = FIELD_EX64(val, CACHEOP_VA, DEST);
+    uint64_t issue = etsoc1_now(cpu);
+    double line = etsoc1_t(ETSOC1_T_CACHEOP_LINE);
+    unsigned i;
 
+    *done = issue;
+    if (op == ETSOC1_CACHEOP_PREFETCH ? dest == ETSOC1_CACHE_MEM
+                                      : dest == ETSOC1_CACHE_L1) {
+        return true;
+    }
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
         hwaddr pa;
 
@@ -264,11 +306,20 @@ void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
             !(cpu->et->tensor_mask >> i & 1)) {
             continue;
         }
-        if (etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
-                                   &pa)) {
-            etsoc1_l3_cacheop(pa, dest, op);
+        if (!etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
+                                    &pa) ||
+            !cacheop_target_ok(pa, dest, op)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": cache "
+                          "op on VA 0x%" PRIx64 " (line %u): not a cacheable "
+                          "line for level %u\n", (uint64_t)env->mhartid,
+                          (uint64_t)(va + i * stride), i, dest);
+            return false;
         }
+        *done = MAX(*done, issue + etsoc1_cycles(i * line +
+                                                 l3_cacheop(cpu, pa, dest,
+                                                            op)));
     }
+    return true;
 }
 
 /* ---- remote scratchpad ------------------------------------------------- */

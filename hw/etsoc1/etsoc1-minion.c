@@ -44,8 +44,11 @@ enum {
     CSR_ET_LOCK_SW = 0x7fd,
     CSR_ET_UNLOCK_SW = 0x7ff,
     CSR_ET_TENSOR_REDUCE = 0x800,
+    CSR_ET_TENSOR_CONV_SIZE = 0x802,
+    CSR_ET_TENSOR_CONV_CTRL = 0x803,
     CSR_ET_TENSOR_COOP = 0x804,
     CSR_ET_TENSOR_MASK = 0x805,
+    CSR_ET_TEX_SEND = 0x807,
     CSR_ET_TENSOR_ERROR = 0x808,
     CSR_ET_UCACHE_CONTROL = 0x810,
     CSR_ET_PREFETCH_VA = 0x81f,
@@ -72,10 +75,6 @@ enum {
 #define ETSOC1_VALIDATION1_CMD_PUTCHAR 1
 #define ETSOC1_EOT 0x04
 
-#define MINION_FEATURE_ML_OFF  (1u << 1)
-#define MINION_FEATURE_U_CACHEOPS_OFF  (1u << 2)
-#define MINION_FEATURE_U_SCP_OFF       (1u << 3)
-#define MINION_FEATURE_LOCK_VA_OFF     (1u << 5)
 
 /* mcache_control / ucache_control [1:0] (isa.md section 3) */
 #define CACHE_D1SPLIT   (1u << 0)
@@ -285,6 +284,16 @@ static RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
     return RISCV_EXCP_NONE;
 }
 
+/* Graphics CSRs trap while minion_feature disables graphics. */
+static RISCVException etsoc1_pred_gfx(CPURISCVState *env, int csrno)
+{
+    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
+        (env_minion(env)->shire->minion_feature & MINION_FEATURE_GFX_OFF)) {
+        return RISCV_EXCP_ILLEGAL_INST;
+    }
+    return RISCV_EXCP_NONE;
+}
+
 /* "T0" CSRs: thread 1 gets an illegal-instruction trap. */
 static RISCVException etsoc1_pred_ml_t0(CPURISCVState *env, int csrno)
 {
@@ -480,6 +489,53 @@ static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     *ctl = want;
 }
 
+/*
+ * evict_va, flush_va, prefetch_va: they run in the background; tensor_wait
+ * 6 (evict, flush) or 4/5 (prefetch, id x31[0]) waits for the last one
+ * issued.  A line that may not be named ends the op with tensor_error[7].
+ */
+static void etsoc1_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
+                              target_ulong val)
+{
+    Etsoc1HartEt *et = cpu->et;
+    Etsoc1CacheOp op = csrno == CSR_ET_EVICT_VA ? ETSOC1_CACHEOP_EVICT :
+                       csrno == CSR_ET_FLUSH_VA ? ETSOC1_CACHEOP_FLUSH :
+                       ETSOC1_CACHEOP_PREFETCH;
+    unsigned t = op != ETSOC1_CACHEOP_PREFETCH ? ETSOC1_TT_CACHEOP :
+                 ETSOC1_TT_PREFETCH0 + (cpu->parent_obj.env.gpr[31] & 1);
+    uint64_t done;
+
+    if (!etsoc1_l3_cacheop_va(cpu, op, val, &done)) {
+        et->tensor_error |= ETSOC1_TENSOR_ERROR_FAULT;
+    }
+    et->t_tensor[t] = MAX(et->t_tensor[t], done);
+}
+
+/*
+ * tensor_conv_size/ctrl: tensor_mask becomes the rows of a convolution
+ * window that fall inside the image.  Row i (0-15) is at (row start +
+ * i * srow, col start + i * scol) and is set when both lie in [0, nrow)
+ * and [0, ncol); the steps and starts are signed (isa.md section 3).
+ */
+static void etsoc1_tensor_conv_update(Etsoc1HartEt *et)
+{
+    int srow = (int8_t)extract64(et->tensor_conv_size, 56, 8);
+    int nrow = extract64(et->tensor_conv_size, 32, 16);
+    int scol = (int8_t)extract64(et->tensor_conv_size, 24, 8);
+    int ncol = extract64(et->tensor_conv_size, 0, 16);
+    int row = (int16_t)extract64(et->tensor_conv_ctrl, 32, 16);
+    int col = (int16_t)extract64(et->tensor_conv_ctrl, 0, 16);
+    uint64_t mask = 0;
+    unsigned i;
+
+    for (i = 0; i < 16; i++, row += srow, col += scol) {
+        if (row >= 0 && row < nrow && col >= 0 && col < ncol) {
+            mask |= 1u << i;
+        }
+    }
+    et->tensor_mask = mask;
+}
+
 static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
                                        target_ulong val)
 {
@@ -526,25 +582,31 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     case CSR_ET_FLUSH_SW:
     case CSR_ET_LOCK_SW:
     case CSR_ET_UNLOCK_SW:
-    case CSR_ET_PREFETCH_VA:
-    case CSR_ET_EVICT_VA:
-    case CSR_ET_FLUSH_VA:
     case CSR_ET_LOCK_VA:
     case CSR_ET_UNLOCK_VA:
         /*
-         * Cache maintenance.  QEMU's memory is always coherent and its
-         * translations follow stores to code, so these complete at once
-         * (lock_sw never fails); the L3 tag model follows the VA forms.
+         * Cache maintenance on the L1 and by set/way.  QEMU's memory is
+         * always coherent and its translations follow stores to code, so
+         * these complete at once (lock_sw never fails).
          */
         trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
-        if (csrno == CSR_ET_PREFETCH_VA || csrno == CSR_ET_EVICT_VA ||
-            csrno == CSR_ET_FLUSH_VA) {
-            etsoc1_l3_cacheop_va(cpu, csrno == CSR_ET_EVICT_VA ?
-                                 ETSOC1_CACHEOP_EVICT :
-                                 csrno == CSR_ET_FLUSH_VA ?
-                                 ETSOC1_CACHEOP_FLUSH :
-                                 ETSOC1_CACHEOP_PREFETCH, val);
-        }
+        break;
+    case CSR_ET_PREFETCH_VA:
+    case CSR_ET_EVICT_VA:
+    case CSR_ET_FLUSH_VA:
+        trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
+        etsoc1_cacheop_va(cpu, csrno, val);
+        break;
+    case CSR_ET_TENSOR_CONV_SIZE:
+        et->tensor_conv_size = val & 0xff00ffffff00ffffULL;
+        etsoc1_tensor_conv_update(et);
+        break;
+    case CSR_ET_TENSOR_CONV_CTRL:
+        et->tensor_conv_ctrl = val & 0x0000ffff0000ffffULL;
+        etsoc1_tensor_conv_update(et);
+        break;
+    case CSR_ET_TEX_SEND:
+        /* a texture sample request: no texture unit, nothing to do */
         break;
     case CSR_ET_TENSOR_REDUCE: {
         RISCVException r;
@@ -655,6 +717,11 @@ static const Etsoc1Csr etsoc1_csrs[] = {
       true },
     { CSR_ET_TENSOR_MASK, "tensor_mask", etsoc1_pred_ml, etsoc1_read_csr,
       true },
+    { CSR_ET_TENSOR_CONV_SIZE, "tensor_conv_size", etsoc1_pred_ml,
+      etsoc1_read_zero, true },
+    { CSR_ET_TENSOR_CONV_CTRL, "tensor_conv_ctrl", etsoc1_pred_ml,
+      etsoc1_read_zero, true },
+    { CSR_ET_TEX_SEND, "tex_send", etsoc1_pred_gfx, etsoc1_read_zero, true },
     { CSR_ET_GSC_PROGRESS, "gsc_progress", etsoc1_pred_minion,
       etsoc1_read_csr, true },
     { CSR_ET_UCACHE_CONTROL, "ucache_control", etsoc1_pred_cacheop,

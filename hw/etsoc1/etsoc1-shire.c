@@ -239,7 +239,7 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
     if (old == UINT16_MAX) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: shire %u hart %u fcc%u "
                       "overflow\n", s->shire_id, hart, counter);
-        et->tensor_error |= 1 << 3;
+        et->tensor_error |= ETSOC1_TENSOR_ERROR_FCC_WRAP;
         return false;
     }
     return true;
@@ -856,6 +856,8 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
         VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor_conv_size, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor_conv_ctrl, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
         VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),

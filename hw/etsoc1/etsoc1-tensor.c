@@ -29,12 +29,6 @@
 #define SCP_LINES   ETSOC1_L1SCP_LINES
 #define LINE        64
 
-#define TERR_TRANSFORM  (1u << 1)
-#define TERR_TENB       (1u << 6)
-#define TERR_SCP_OFF    (1u << 4)
-#define TERR_FAULT      (1u << 7)
-#define TERR_STORE      (1u << 8)
-
 FIELD(TLOAD, ROWS, 0, 4)            /* rows - 1 */
 FIELD(TLOAD, BOFF, 4, 2)
 FIELD(TLOAD, ADDR, 6, 42)           /* 64-byte aligned */
@@ -138,7 +132,7 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor "
                       "access at 0x" TARGET_FMT_lx " faults; aborted\n",
                       (uint64_t)env->mhartid, va);
-        cpu->et->tensor_error |= TERR_FAULT;
+        cpu->et->tensor_error |= ETSOC1_TENSOR_ERROR_FAULT;
         return false;
     }
     return true;
@@ -228,7 +222,8 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31,
         }
         return;
     default:
-        tensor_error(cpu, TERR_TRANSFORM, "TensorLoad: reserved transform");
+        tensor_error(cpu, ETSOC1_TENSOR_ERROR_TRANSFORM,
+                     "TensorLoad: reserved transform");
     }
 }
 
@@ -525,8 +520,8 @@ void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
         }
         if (address_space_write(CPU(cpu)->as, pa, MEMTXATTRS_UNSPECIFIED,
                                 row, LINE) != MEMTX_OK) {
-            tensor_error(cpu, TERR_FAULT, "TensorLoadL2: line beyond the "
-                         "L2 scratchpad; aborted");
+            tensor_error(cpu, ETSOC1_TENSOR_ERROR_FAULT, "TensorLoadL2: line "
+                         "beyond the L2 scratchpad; aborted");
             return;
         }
     }
@@ -656,7 +651,8 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     tenb_rows = s->tenb_rows[m];
     s->tenb_rows[m] = 0;
     if (FIELD_EX64(ctl, TFMA, TENB) ? tenb_rows != t.passes : tenb_rows != 0) {
-        tensor_error(cpu, TERR_TENB, "TensorFMA and TenB load do not pair");
+        tensor_error(cpu, ETSOC1_TENSOR_ERROR_TENB,
+                     "TensorFMA and TenB load do not pair");
         return;
     }
     if (type == TFMA_INT8) {
@@ -764,7 +760,8 @@ static RISCVException tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl,
         unsigned line = FIELD_EX64(ctl, TSTORE, SCPLINE);
 
         if (!scp_enabled(cpu)) {
-            tensor_error(cpu, TERR_SCP_OFF, "TensorStore: L1 SCP disabled");
+            tensor_error(cpu, ETSOC1_TENSOR_ERROR_SCP_OFF,
+                         "TensorStore: L1 SCP disabled");
             return RISCV_EXCP_NONE;
         }
         for (r = 0; r < rows; r++, line += inc) {
@@ -781,8 +778,9 @@ static RISCVException tensor_store(Etsoc1MinionCPU *cpu, uint64_t ctl,
         unsigned freg = FIELD_EX64(ctl, TSTORE, FREG);
 
         if (!tstore_coop_ok[coop - 1][cols - 1]) {
-            tensor_error(cpu, TERR_STORE, "TensorStore: illegal combination "
-                         "of cooperating minions and blocks per row");
+            tensor_error(cpu, ETSOC1_TENSOR_ERROR_STORE, "TensorStore: illegal "
+                         "combination of cooperating minions and blocks per "
+                         "row");
             return RISCV_EXCP_NONE;
         }
         if (coop > 1 && !cpu->shire->coop_mode) {
@@ -829,7 +827,8 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
     for (t = 0; t < 10; t++) {
         code = extract64(ctl, 4 * t, 4);
         if (code >= 4 && code <= 7 && !scp_enabled(cpu)) {
-            tensor_error(cpu, TERR_SCP_OFF, "TensorQuant: L1 SCP disabled");
+            tensor_error(cpu, ETSOC1_TENSOR_ERROR_SCP_OFF,
+                         "TensorQuant: L1 SCP disabled");
             return;
         }
     }
@@ -910,8 +909,8 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
     }
     if (!scp_enabled(cpu) && csrno != ETSOC1_CSR_TENSOR_STORE &&
         csrno != ETSOC1_CSR_TENSOR_QUANT) {
-        tensor_error(cpu, TERR_SCP_OFF, "tensor operation with the L1 SCP "
-                     "disabled (mcache_control != 3)");
+        tensor_error(cpu, ETSOC1_TENSOR_ERROR_SCP_OFF, "tensor operation with "
+                     "the L1 SCP disabled (mcache_control != 3)");
         return RISCV_EXCP_NONE;
     }
     if (csrno == ETSOC1_CSR_TENSOR_FMA &&
@@ -941,23 +940,33 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
 }
 
 /* tensor_wait (CSR 0x830) events with something to wait for */
-enum { TWAIT_LOAD0 = 0, TWAIT_LOAD1 = 1, TWAIT_REDUCE = 9 };
+enum {
+    TWAIT_LOAD0 = 0, TWAIT_LOAD1 = 1, TWAIT_LOAD_L2_0 = 2,
+    TWAIT_LOAD_L2_1 = 3, TWAIT_REDUCE = 9,
+};
 
 /* The tensor unit time each tensor_wait event waits for (-1: none) */
 static const int8_t twait_time[16] = {
     [0] = ETSOC1_TT_LOAD0, [1] = ETSOC1_TT_LOAD1,
     [2] = ETSOC1_TT_LOAD_L2, [3] = ETSOC1_TT_LOAD_L2,
-    [4 ... 6] = -1, [7] = ETSOC1_TT_FMA, [8] = ETSOC1_TT_STORE, [9] = -1,
-    [10] = ETSOC1_TT_QUANT, [11 ... 15] = -1,
+    [4] = ETSOC1_TT_PREFETCH0, [5] = ETSOC1_TT_PREFETCH1,
+    [6] = ETSOC1_TT_CACHEOP, [7] = ETSOC1_TT_FMA, [8] = ETSOC1_TT_STORE,
+    [9] = -1, [10] = ETSOC1_TT_QUANT, [11 ... 15] = -1,
 };
 
 /*
- * Block until the named engine is idle.  Everything else ran at issue: a
- * wait for it, or for an event id with no engine, returns at once.
+ * Block until the named engine is idle.  The other engines' data moved at
+ * issue: a wait for one of them takes the emulated time it finishes, and
+ * an event id with no engine returns at once.  On thread 1 only the
+ * TensorLoadL2 events do anything (isa.md section 10).
  */
 RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
 {
     bool thread0 = !(cpu->parent_obj.env.mhartid & 1);
+
+    if (!thread0 && event != TWAIT_LOAD_L2_0 && event != TWAIT_LOAD_L2_1) {
+        return RISCV_EXCP_NONE;
+    }
 
     if (thread0 && event == TWAIT_REDUCE) {
         if (!etsoc1_reduce_done(cpu)) {

@@ -31,8 +31,6 @@ FIELD(GINSN, RS1, 15, 5)
 FIELD(GINSN, RS2, 20, 5)
 FIELD(GINSN, F7, 25, 7)
 
-#define MINION_FEATURE_GFX_OFF  (1u << 0)
-
 #define F32_SIGN    0x80000000u
 #define F32_ONE     0x3f800000u
 

@@ -122,6 +122,22 @@ enum {
 };
 
 /* When the hart's tensor unit finishes or frees each part (timing model) */
+/* tensor_error (CSR 0x808) bits, sticky (isa.md section 3) */
+#define ETSOC1_TENSOR_ERROR_TRANSFORM   (1u << 1)   /* bad TensorLoad op */
+#define ETSOC1_TENSOR_ERROR_FCC_WRAP    (1u << 3)   /* credit overflow */
+#define ETSOC1_TENSOR_ERROR_SCP_OFF     (1u << 4)   /* L1 SCP disabled */
+#define ETSOC1_TENSOR_ERROR_TENB        (1u << 6)   /* TenB/TFMA pairing */
+#define ETSOC1_TENSOR_ERROR_FAULT       (1u << 7)   /* memory fault */
+#define ETSOC1_TENSOR_ERROR_STORE       (1u << 8)   /* bad coop store */
+#define ETSOC1_TENSOR_ERROR_SEND_RECV   (1u << 9)   /* bad tensor send/recv */
+
+/* minion_feature ESR bits: each takes a feature away (isa.md section 3) */
+#define MINION_FEATURE_GFX_OFF          (1u << 0)
+#define MINION_FEATURE_ML_OFF           (1u << 1)
+#define MINION_FEATURE_U_CACHEOPS_OFF   (1u << 2)
+#define MINION_FEATURE_U_SCP_OFF        (1u << 3)
+#define MINION_FEATURE_LOCK_VA_OFF      (1u << 5)
+
 typedef enum Etsoc1TensorT {
     ETSOC1_TT_LOAD0,        /* TensorLoad id 0 done (tensor_wait 0) */
     ETSOC1_TT_LOAD1,        /* id 1 (tensor_wait 1) */
@@ -133,6 +149,9 @@ typedef enum Etsoc1TensorT {
     ETSOC1_TT_STORE,        /* tensor_wait 8 */
     ETSOC1_TT_QUANT,        /* tensor_wait 10 */
     ETSOC1_TT_FREG,         /* the f registers are written by then */
+    ETSOC1_TT_PREFETCH0,    /* prefetch_va id 0 done (tensor_wait 4) */
+    ETSOC1_TT_PREFETCH1,    /* id 1 (tensor_wait 5) */
+    ETSOC1_TT_CACHEOP,      /* evict_va/flush_va done (tensor_wait 6) */
     ETSOC1_TT_COUNT
 } Etsoc1TensorT;
 #define ETSOC1_L1SCP_LINES 48   /* 64-byte L1 scratchpad lines per minion */
@@ -161,6 +180,8 @@ typedef struct Etsoc1HartEt {
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
     uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint64_t tensor_mask;   /* CSR 0x805 */
+    uint64_t tensor_conv_size;  /* CSR 0x802, which recomputes tensor_mask */
+    uint64_t tensor_conv_ctrl;  /* CSR 0x803, likewise */
     uint8_t m[8];           /* packed mask registers m0-m7 */
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
@@ -282,7 +303,7 @@ struct Etsoc1ShireState {
     uint64_t mprot[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t ipi_redirect_pc[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t neigh_chicken[ETSOC1_NEIGHS_PER_SHIRE];
-    uint64_t minion_feature;
+    uint64_t minion_feature;    /* MINION_FEATURE_* */
     uint64_t shire_config;
     uint64_t thread0_disable;
     uint64_t thread1_disable;
@@ -455,10 +476,12 @@ typedef enum Etsoc1TimingId {
     ETSOC1_T_CREDIT_RTT_MESH,
     ETSOC1_T_CREDIT_HOP_RTT,
     ETSOC1_T_L1_HIT,
+    ETSOC1_T_L2_HIT,
     ETSOC1_T_L3_HIT,
     ETSOC1_T_DRAM_LEG,
     ETSOC1_T_SCP_REMOTE_CYC,
     ETSOC1_T_SCP_REMOTE_NS,
+    ETSOC1_T_CACHEOP_LINE,
     ETSOC1_T_TFMA_FP32,
     ETSOC1_T_TFMA_FP32_PIPE,
     ETSOC1_T_TFMA_FP16,
@@ -659,9 +682,8 @@ static inline unsigned etsoc1_memshire_of(hwaddr pa)
 
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
-void etsoc1_l3_cacheop(hwaddr pa, Etsoc1CacheLevel dest, Etsoc1CacheOp op);
-void etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val);
+bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                          uint64_t val, uint64_t *done);
 void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, unsigned target,
                               uintptr_t insn);
 void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, unsigned target,
