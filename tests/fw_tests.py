@@ -23,6 +23,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostlink as hl  # noqa: E402
+import timing_ref  # noqa: E402
 
 HOST_MEM = 0x1_0000_0000            # host "physical" addresses we serve
 HOST_MEM_SIZE = 8 << 20
@@ -414,6 +415,32 @@ def _fw_tests(report, card, guest):
     st = card.launch_status(card.launch(entry, vargs, 1 << 40))
     report(st == 12, f'firmware: kernel launch on an absent shire: status '
            f'{st} (12)')
+
+    # host copies land in their lines' home L3 slices (timing.md 4): a
+    # global atomic on a copied line costs an L3 hit, on a fresh one DRAM
+    copied, fresh, out, l3args = (DEV_FREE + 0x60_0000 + 0x1_0000 * k
+                                  for k in range(4))
+    entry = card.load_elf(os.path.join(guest, 'l3dma.elf'))
+    card.to_card(copied, bytes(range(256)) * 8)
+    card.to_card(l3args, struct.pack('<QQQ', copied, fresh, out))
+    st = card.launch_status(card.launch(entry, l3args, 0x1))
+    _, back = card.from_card(out, 64 * 8)
+    got = struct.unpack('<64Q', back)
+    hop = timing_ref.MESH_HOP_NS * 600 / 1000
+    bad = []
+    for k in range(32):
+        hit = timing_ref.L3_HIT_600 + timing_ref.hops(0, k) * hop
+        miss = (hit + timing_ref.DRAM_LEG_600 +
+                timing_ref.memshire_hops(k, k % 8) * hop)
+        for what, cycles, want in (('copied', got[2 * k], hit),
+                                   ('fresh', got[2 * k + 1], miss)):
+            if abs(cycles - want) > want * timing_ref.TOLERANCE:
+                bad.append(f'{what} line of home {k}: {cycles} cycles, '
+                           f'want {want:.0f}')
+    report(st == 0 and not bad,
+           f'firmware: l3dma.elf: a host copy lands in the L3 (32 copied '
+           f'lines cost an L3 hit, 32 fresh ones the DRAM path, within '
+           f'5%; status {st})', '\n'.join(bad) + f'\n{got}')
 
     entry = card.load_elf(os.path.join(guest, 'exception.elf'))
     exc = DEV_FREE + 0x60_0000

@@ -139,6 +139,14 @@ void cm_idle(void)
 
 void cm_main(uint64_t hartid)
 {
+    /*
+     * As Esperanto's machine-minion firmware: kernels may read
+     * hpmcounter3-8 (not cycle, time or instret), and hpmcounter3 counts
+     * cycles (PMU event 1).
+     */
+    csr_write(mcounteren, 0x1f8);
+    csr_write(scounteren, 0x1f8);
+    csr_write(mhpmevent3, 1);
     csr_set(mie, MIP_MSIP);     /* WFI wakes on MSIP; mstatus.MIE stays 0 */
     cm_idle();
 }
