@@ -28,6 +28,7 @@ import timing_ref  # noqa: E402
 HOST_MEM = 0x1_0000_0000            # host "physical" addresses we serve
 HOST_MEM_SIZE = 8 << 20
 DEV_FREE = 0x80_0700_0000           # host-managed DRAM the tests use
+IDLE_CPU_MAX = 0.10                 # of one host CPU, for an idle card
 
 MM_VQ = 0x100                       # BAR2 offsets (spec 3.4)
 MM_SQ0, MM_CQ = MM_VQ + 0x000, MM_VQ + 0x900
@@ -103,6 +104,18 @@ class Card:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def cpu_share(self, seconds):
+        """QEMU's CPU time over @seconds of wall time, per second."""
+        def cpu():
+            with open(f'/proc/{self.proc.pid}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf(
+                'SC_CLK_TCK')
+
+        before = cpu()
+        time.sleep(seconds)
+        return (cpu() - before) / seconds
 
     # ---- BAR2 helpers ----
     def r64(self, off):
@@ -271,6 +284,12 @@ def _fw_tests(report, card, guest):
            vq[4:] == (0, 2, 0x440, 0x900, 1, 0x600, 0x880, 2, 0x40),
            f'firmware: MM DIR v1, 112 B, CRC ok, status {st} (MM_READY), '
            f'queues as spec 3.4 ({time.monotonic() - t0:.1f} s)', card.logs())
+    # ---- idle: 2,113 harts wait halted, not spinning ----
+    busy = card.cpu_share(2.0)
+    report(busy < IDLE_CPU_MAX,
+           f'firmware: the booted, idle card uses {100 * busy:.1f}% of a '
+           f'host CPU over 2 s (at most {100 * IDLE_CPU_MAX:.0f}%): its '
+           f'harts halt', card.logs())
     dev_size, dev_base = struct.unpack_from('<QQ', mm, 48 + 32 + 16)
     report(dev_base == 0x80_0580_1000 and
            dev_base + dev_size == 0x80_8000_0000,
