@@ -11,11 +11,16 @@
  *   (broadcast), b = IN[j], c = IN[(i + j) % 16] for the fused ops; the
  *   fp16 conversions take b from their own tables, and so do the
  *   transcendentals in line 0 (their special cases), which in lines 1-15
- *   take pseudo-random normals from transc_in() instead.
+ *   take pseudo-random normals from random_in() instead; the int32
+ *   conversions likewise, with special cases in lines 0 and 1.
+ *   The compares into a mask (feqm, fltm, flem; md = m1) print bit j of
+ *   m1 as lane j's result, then the mask of a run with every lane on:
+ *   "<op> mask <rm> <i>: <m1, lanes 0-7> <8-15> | <fflags> <fflags>"
  *
  * The scalar F instructions with the same operands print the same lines
  * ("fadd.s ..."): they flush subnormals as the packed ones do.
  */
+#include <stdbool.h>
 #include "etsoc1.h"
 #include "et-vpu.h"
 
@@ -60,20 +65,44 @@ static const uint32_t in_rcp[16] __attribute__((aligned(32))) = {
     0x7f7fffff, 0x00800000, 0x40400000, 0xbdcccccd,
 };
 
+/* fcvt.pw[u].ps: ties, the int32 and uint32 bounds, flushes, NaNs */
+static const uint32_t in_to_int[32] __attribute__((aligned(32))) = {
+    0x00000000, 0x80000000, 0x3f000000, 0xbf000000, 0x3fc00000, 0xbfc00000,
+    0x40200000, 0xbf400000, 0x3f7fffff, 0x3f800000, 0x4b7fffff, 0x4effffff,
+    0x4f000000, 0xcf000000, 0xcf000001, 0xceffffff, 0x4f7fffff, 0x4f800000,
+    0x00000001, 0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
+    0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f812345, 0xff812345,
+    0x4b000001, 0xcb400001,
+};
+
+/* fcvt.ps.pw[u]: 0, +-1, the int32 bounds, 2^24 +- 1, ties at 2^24..2^31 */
+static const uint32_t in_from_int[32] __attribute__((aligned(32))) = {
+    0x00000000, 0x00000001, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001,
+    0x00ffffff, 0x01000000, 0x01000001, 0x01000003, 0xfeffffff, 0xff000001,
+    0x7fffffc0, 0x7fffffbf, 0x7fffff80, 0xffffff80, 0x00000003, 0x12345678,
+    0x89abcdef, 0xfffffffe, 0x01000002, 0x02000006, 0x00800001, 0x40000040,
+    0x400000c0, 0xc0000040, 0x7ffffff0, 0x0000ffff, 0x00010000, 0xfffe0000,
+    0x55555555, 0xaaaaaaaa,
+};
+
 static uint32_t cvec[32] __attribute__((aligned(32)));
 static uint32_t out[8] __attribute__((aligned(32)));
 
 enum {
     ADD, SUB, MUL, DIV, SQRT, MIN, MAX, FMADD, FMSUB, FNMSUB, FNMADD,
-    FROUND, FFRC, CVT_F16, CVT_PS_F16, FEXP, FLOG, FRCP, NOPS
+    FROUND, FFRC, CVT_F16, CVT_PS_F16, FEXP, FLOG, FRCP, FSGNJ, FSGNJN,
+    FSGNJX, FEQ, FLT, FLE, FEQM, FLTM, FLEM, FCLASS, CVT_PW, CVT_PWU,
+    CVT_PS_PW, CVT_PS_PWU, NOPS
 };
 static const char *const names[NOPS] = {
     "fadd", "fsub", "fmul", "fdiv", "fsqrt", "fmin", "fmax",
     "fmadd", "fmsub", "fnmsub", "fnmadd", "fround", "ffrc",
-    "fcvt.f16.ps", "fcvt.ps.f16", "fexp", "flog", "frcp",
+    "fcvt.f16.ps", "fcvt.ps.f16", "fexp", "flog", "frcp", "fsgnj",
+    "fsgnjn", "fsgnjx", "feq", "flt", "fle", "feqm", "fltm", "flem",
+    "fclass", "fcvt.pw.ps", "fcvt.pwu.ps", "fcvt.ps.pw", "fcvt.ps.pwu",
 };
 
-/* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 */
+/* f1 = a (broadcast), f2 = b lanes, f3 = c lanes -> f4 (or m1) */
 static void run(unsigned op)
 {
     switch (op) {
@@ -94,16 +123,32 @@ static void run(unsigned op)
     case CVT_PS_F16: VOP(0x68, 0, f4, f2, f10); break; /* rs2 10 */
     case FEXP: VOP(0x2c, 0, f4, f2, f4); break;         /* rs2 4 */
     case FLOG: VOP(0x2c, 0, f4, f2, f3); break;         /* rs2 3 */
-    default: VOP(0x2c, 0, f4, f2, f7); break;           /* frcp: rs2 7 */
+    case FRCP: VOP(0x2c, 0, f4, f2, f7); break;         /* rs2 7 */
+    case FSGNJ: VOP(0x10, 0, f4, f1, f2); break;
+    case FSGNJN: VOP(0x10, 1, f4, f1, f2); break;
+    case FSGNJX: VOP(0x10, 2, f4, f1, f2); break;
+    case FLE: VOP(0x50, 0, f4, f1, f2); break;
+    case FLT: VOP(0x50, 1, f4, f1, f2); break;
+    case FEQ: VOP(0x50, 2, f4, f1, f2); break;
+    case FLEM: VOP(0x50, 4, f1, f1, f2); break;         /* md = m1 */
+    case FLTM: VOP(0x50, 5, f1, f1, f2); break;
+    case FEQM: VOP(0x50, 6, f1, f1, f2); break;
+    case FCLASS: VOP(0x70, 1, f4, f2, f0); break;
+    case CVT_PW: VOP(0x60, 7, f4, f2, f0); break;       /* rs2 0 */
+    case CVT_PWU: VOP(0x60, 7, f4, f2, f1); break;      /* rs2 1 */
+    case CVT_PS_PW: VOP(0x68, 7, f4, f2, f0); break;
+    default: VOP(0x68, 7, f4, f2, f1); break;           /* fcvt.ps.pwu */
     }
 }
 
 /*
- * Input @n = 16 i + j (i >= 1) of a transcendental: a pseudo-random
- * normal in the function's domain, so that the reference sees 240 more
- * than the special cases.  tests/run.py repeats this computation.
+ * Input @n = 16 i + j of a transcendental (i >= 1) or an int32 conversion
+ * (i >= 2): a pseudo-random normal in the function's domain (from fp32:
+ * 2^-3 <= |x| < 2^33, past both bounds), or an int32 of any magnitude,
+ * so that the reference sees more than the special cases.  tests/run.py
+ * repeats this computation.
  */
-static uint32_t transc_in(unsigned op, unsigned n)
+static uint32_t random_in(unsigned op, unsigned n)
 {
     uint32_t h = (n + 1) * 0x9e3779b9u, e;
 
@@ -111,7 +156,12 @@ static uint32_t transc_in(unsigned op, unsigned n)
     h *= 0x2c1b3c6du;
     h ^= h >> 12;
     e = h >> 23 & 0xff;
-    if (op == FEXP) {
+    if (op == CVT_PS_PW || op == CVT_PS_PWU) {
+        return h & 1 ? -(h >> e % 32) : h >> e % 32;
+    }
+    if (op == CVT_PW || op == CVT_PWU) {
+        e = 0x7c + e % 36;
+    } else if (op == FEXP) {
         e = 0x66 + e % 32;                  /* 2^-25 <= |x| < 128 */
     } else if (op == FLOG) {
         /* positive; half of them in [0.5, 2), where log2 is near zero */
@@ -133,13 +183,17 @@ static const uint32_t *inputs(unsigned op, unsigned i)
     case CVT_F16: return in_cvt16;
     case CVT_PS_F16: return in_f16;
     case FEXP: case FLOG: case FRCP: break;
+    case CVT_PW: case CVT_PWU: case CVT_PS_PW: case CVT_PS_PWU: break;
     default: return in;
     }
-    if (i == 0) {
+    if (i == 0 && op >= FEXP && op <= FRCP) {
         return op == FEXP ? in_exp : op == FLOG ? in_log : in_rcp;
     }
+    if (i < 2 && op >= CVT_PW) {
+        return (op <= CVT_PWU ? in_to_int : in_from_int) + 16 * i;
+    }
     for (k = 0; k < 16; k++) {
-        gen[k] = transc_in(op, 16 * i + k);
+        gen[k] = random_in(op, 16 * i + k);
     }
     return gen;
 }
@@ -195,9 +249,64 @@ static void print_line(const char *name, const char *suffix, unsigned rm,
     print("\n");
 }
 
+static bool writes_mask(unsigned op)
+{
+    return op == FEQM || op == FLTM || op == FLEM;
+}
+
+/*
+ * Line @i of @op: lane j of f4 (bit j of m1 for a compare into a mask)
+ * and its fflags, each lane computed alone (m0 = that lane).
+ */
+static void run_line(unsigned op, unsigned i, uint32_t *res,
+                     uint32_t *flags)
+{
+    unsigned half, e;
+
+    set_m0(0xff);
+    FBC_PS(f1, &in[i]);
+    for (half = 0; half < 2; half++) {
+        set_m0(0xff);
+        FLW_PS(f2, &inputs(op, i)[half * 8]);
+        FLW_PS(f3, &cvec[i + half * 8]);
+        for (e = 0; e < 8; e++) {
+            set_m0(1u << e);
+            csr_write(fflags, 0);
+            run(op);
+            flags[half * 8 + e] = read_flags();
+            res[half * 8 + e] = mova_x_m() >> (8 + e) & 1;
+        }
+        if (!writes_mask(op)) {
+            set_m0(0xff);
+            FSW_PS(f4, out);
+            for (e = 0; e < 8; e++) {
+                res[half * 8 + e] = out[e];
+            }
+        }
+    }
+}
+
+/* A compare into m1 with all eight lanes on, after run_line() */
+static void print_mask_line(unsigned op, unsigned rm, unsigned i)
+{
+    uint32_t m[2], flags[2];
+    unsigned half;
+
+    set_m0(0xff);
+    for (half = 0; half < 2; half++) {
+        FLW_PS(f2, &inputs(op, i)[half * 8]);
+        csr_write(fflags, 0);
+        run(op);
+        flags[half] = read_flags();
+        m[half] = mova_x_m() >> 8 & 0xff;
+    }
+    print("%s mask %u %u: %02x %02x | %02x %02x\n", names[op], rm, i,
+          m[0], m[1], flags[0], flags[1]);
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
-    unsigned op, rm, i, half, e, k;
+    unsigned op, rm, i, k;
     uint32_t res[16], flags[16];
 
     if (hartid != 0) {
@@ -210,25 +319,11 @@ int main(uint64_t hartid, const void *fdt)
         for (rm = 0; rm < 5; rm++) {
             csr_write(frm, rm);
             for (i = 0; i < 16; i++) {
-                set_m0(0xff);
-                FBC_PS(f1, &in[i]);
-                for (half = 0; half < 2; half++) {
-                    set_m0(0xff);
-                    FLW_PS(f2, &inputs(op, i)[half * 8]);
-                    FLW_PS(f3, &cvec[i + half * 8]);
-                    for (e = 0; e < 8; e++) {
-                        set_m0(1u << e);
-                        csr_write(fflags, 0);
-                        run(op);
-                        flags[half * 8 + e] = read_flags();
-                    }
-                    set_m0(0xff);
-                    FSW_PS(f4, out);
-                    for (e = 0; e < 8; e++) {
-                        res[half * 8 + e] = out[e];
-                    }
-                }
+                run_line(op, i, res, flags);
                 print_line(names[op], "", rm, i, res, flags);
+                if (writes_mask(op)) {
+                    print_mask_line(op, rm, i);
+                }
             }
         }
     }
