@@ -631,6 +631,7 @@ def vpu_fp_test():
                f'isa {label}: {what} against the reference',
                '\n'.join(bad[:20]))
     vpu_fp_mask_test(rc, out)
+    vpu_fp_masked_test(rc, out)
 
 
 def vpu_fp_mask_test(rc, out):
@@ -714,6 +715,36 @@ def vpu_gfx_test():
     report(rc == 0 and len(pops) == 48 and not bad,
            f'isa maskpopc.rast: 16 quad selects x 3 mask pairs ({len(pops)}) '
            'against the reference', '\n'.join(bad[:20]))
+
+
+def vpu_fp_masked_test(rc, out):
+    """vpu_fp's runs with m0 = 0xa5 over f4 = 0x5e5e5e5e: active lanes as
+    tests/f32ref.py says, the others kept, fflags those of the active
+    lanes only (the inputs make the inactive ones raise other flags)."""
+    import f32ref
+    hexs = r'((?: [0-9a-f]{8}){8})'
+    m = re.search(rf'^masked in:{hexs} \|{hexs} \|{hexs}$', out, re.M)
+    a, b, c = ([int(x, 16) for x in g.split()] for g in
+               (m.groups() if m else ('',) * 3))
+    for op in ('fadd', 'fmadd', 'fcvt.pw.ps', 'feq'):
+        got = re.search(rf'^{re.escape(op)} masked:{hexs} \| ([0-9a-f]{{2}})$',
+                        out, re.M)
+        want = [f32ref.OPS[op](*abc, 0) for abc in zip(a, b, c)]
+        flags = {True: 0, False: 0}
+        for e, w in enumerate(want):
+            flags[bool(0xa5 >> e & 1)] |= w[1]
+        lanes = [w[0] if 0xa5 >> e & 1 else 0x5e5e5e5e
+                 for e, w in enumerate(want)]
+        ok = (rc == 0 and got is not None and len(want) == 8 and
+              [int(x, 16) for x in got.group(1).split()] == lanes and
+              int(got.group(2), 16) == flags[True] and
+              flags[False] & ~flags[True] != 0)
+        report(ok, f'isa {op if "." in op else op + ".ps"} with m0 = 0xa5: '
+               'inactive lanes keep fd and raise no flags, active lanes '
+               'bit-exact against the reference',
+               f'got {got and got.group(0)}\nwant '
+               f'{" ".join(f"{x:08x}" for x in lanes)} | {flags[True]:02x}'
+               f', inactive lanes\' flags {flags[False]:02x}')
 
 
 # vpu_fp's operations whose lanes do not depend on the rounding mode

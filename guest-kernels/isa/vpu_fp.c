@@ -17,6 +17,9 @@
  *   m1 as lane j's result, then the mask of a run with every lane on:
  *   "<op> mask <rm> <i>: <m1, lanes 0-7> <8-15> | <fflags> <fflags>"
  *
+ *   "masked in: <8 a> | <8 b> | <8 c>", then "<op> masked: <8 f4> | <fflags>"
+ *   for a few operations run once with m0 = 0xa5 over f4 = SENTINEL.
+ *
  * The scalar F instructions with the same operands print the same lines
  * ("fadd.s ..."): they flush subnormals as the packed ones do.
  */
@@ -83,6 +86,29 @@ static const uint32_t in_from_int[32] __attribute__((aligned(32))) = {
     0x89abcdef, 0xfffffffe, 0x01000002, 0x02000006, 0x00800001, 0x40000040,
     0x400000c0, 0xc0000040, 0x7ffffff0, 0x0000ffff, 0x00010000, 0xfffe0000,
     0x55555555, 0xaaaaaaaa,
+};
+
+/*
+ * Masked runs, m0 = 0xa5 (lanes 0, 2, 5 and 7 on), fd preset to SENTINEL:
+ * the active lanes raise at most NX in fadd, fmadd, fcvt.pw.ps and feq;
+ * the others would raise NV, DN, OF or UF.
+ */
+#define SENTINEL 0x5e5e5e5eu
+static const uint32_t masked_a[8] __attribute__((aligned(32))) = {
+    0x3f800000, 0x7f812345, 0xbfc00000, 0x7f7fffff, 0xff800000, 0x80000000,
+    0x00800000, 0x40490fdb,
+};
+static const uint32_t masked_b[8] __attribute__((aligned(32))) = {
+    0x40000000, 0x00000001, 0xbfc00000, 0x7f7fffff, 0x7f800000, 0x80000000,
+    0x3f000000, 0xcb7fffff,
+};
+static const uint32_t masked_c[8] __attribute__((aligned(32))) = {
+    0x40400000, 0x7f7fffff, 0x3e800000, 0x7f7fffff, 0x00000000, 0x80000000,
+    0x80800000, 0x3f800000,
+};
+static const uint32_t sentinel[8] __attribute__((aligned(32))) = {
+    SENTINEL, SENTINEL, SENTINEL, SENTINEL,
+    SENTINEL, SENTINEL, SENTINEL, SENTINEL,
 };
 
 static uint32_t cvec[32] __attribute__((aligned(32)));
@@ -233,15 +259,22 @@ static uint32_t read_flags(void)
     return (f & 0x1f) | (f >> 31) << 5;
 }
 
+static void print_hex(const uint32_t *v, unsigned n)
+{
+    unsigned k;
+
+    for (k = 0; k < n; k++) {
+        print(" %08x", v[k]);
+    }
+}
+
 static void print_line(const char *name, const char *suffix, unsigned rm,
                        unsigned i, const uint32_t *res, const uint32_t *flags)
 {
     unsigned k;
 
     print("%s%s %u %u:", name, suffix, rm, i);
-    for (k = 0; k < 16; k++) {
-        print(" %08x", res[k]);
-    }
+    print_hex(res, 16);
     print(" |");
     for (k = 0; k < 16; k++) {
         print(" %02x", flags[k]);
@@ -304,6 +337,38 @@ static void print_mask_line(unsigned op, unsigned rm, unsigned i)
           m[0], m[1], flags[0], flags[1]);
 }
 
+/* fadd, fmadd, fcvt.pw.ps and feq with m0 = 0xa5, frm = RNE */
+static void print_masked_lines(void)
+{
+    static const unsigned ops[] = { ADD, FMADD, CVT_PW, FEQ };
+    unsigned k, flags;
+
+    print("masked in:");
+    print_hex(masked_a, 8);
+    print(" |");
+    print_hex(masked_b, 8);
+    print(" |");
+    print_hex(masked_c, 8);
+    print("\n");
+    csr_write(frm, 0);
+    for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        set_m0(0xff);
+        FLW_PS(f1, masked_a);
+        FLW_PS(f2, masked_b);
+        FLW_PS(f3, masked_c);
+        FLW_PS(f4, sentinel);
+        set_m0(0xa5);
+        csr_write(fflags, 0);
+        run(ops[k]);
+        flags = read_flags();
+        set_m0(0xff);
+        FSW_PS(f4, out);
+        print("%s masked:", names[ops[k]]);
+        print_hex(out, 8);
+        print(" | %02x\n", flags);
+    }
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned op, rm, i, k;
@@ -327,6 +392,7 @@ int main(uint64_t hartid, const void *fdt)
             }
         }
     }
+    print_masked_lines();
     for (op = 0; op <= FNMADD; op++) {
         for (rm = 0; rm < 5; rm++) {
             csr_write(frm, rm);
