@@ -601,13 +601,19 @@ def vpu_fp_test():
     """Packed FP lanes and flags against tests/f32ref.py, per operation."""
     import f32ref
     rc, out, _ = run(qemu_cmd('vpu_fp', 1), 120)
+    if relay_tap('isa vpu_fp', out) != 10:
+        report(False, 'isa vpu_fp: 10 TAP checks (reserved rounding modes)',
+               out[-2000:])
     lines = re.findall(r'^([\w.]+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
                        r'((?: [0-9a-f]{2}){16})$', out, re.M)
     checks = [(op, op, op if '.' in op else op + '.ps') for op in f32ref.OPS]
+    checks += [(op + '.rm', op, ('fadd.ps', 'fmul.ps', 'fcvt.pw.ps')[k] +
+                 ' with rm in funct3, frm = rm + 2 mod 5')
+               for k, op in enumerate(('fadd', 'fmul', 'fcvt.pw.ps'))]
     checks += [(op + '.s', op, op + '.s') for op in SCALAR_F]
     for name_want, op, label in checks:
         checked, bad = 0, []
-        ins = VPU_IN_OF.get(name_want, VPU_IN)
+        ins = VPU_IN_OF.get(op, VPU_IN)
         for name, rm, i, res, flags in lines:
             if name != name_want:
                 continue

@@ -19,6 +19,9 @@
  *
  *   "masked in: <8 a> | <8 b> | <8 c>", then "<op> masked: <8 f4> | <fflags>"
  *   for a few operations run once with m0 = 0xa5 over f4 = SENTINEL.
+ *   "<op>.rm <rm> <i>: ..." as above for fadd, fmul and fcvt.pw.ps with
+ *   the rounding mode in funct3 and frm = rm + 2 (mod 5).
+ * TAP: reserved rounding modes are illegal instructions.
  *
  * The scalar F instructions with the same operands print the same lines
  * ("fadd.s ..."): they flush subnormals as the packed ones do.
@@ -26,6 +29,7 @@
 #include <stdbool.h>
 #include "etsoc1.h"
 #include "et-vpu.h"
+#include "tap.h"
 
 static const uint32_t in[16] __attribute__((aligned(32))) = {
     0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
@@ -167,6 +171,29 @@ static void run(unsigned op)
     }
 }
 
+/* the operations also run with a static rounding mode */
+static const unsigned rm_ops[3] = { ADD, MUL, CVT_PW };
+
+/* fadd, fmul or fcvt.pw.ps with rounding mode @rm in funct3 (0-6) */
+#define RM_CASE(rm)                                                     \
+    case rm:                                                            \
+        if (op == ADD) {                                                \
+            VOP(0x00, rm, f4, f1, f2);                                  \
+        } else if (op == MUL) {                                         \
+            VOP(0x08, rm, f4, f1, f2);                                  \
+        } else {                                                        \
+            VOP(0x60, rm, f4, f2, f0);                                  \
+        }                                                               \
+        break
+static void run_static(unsigned op, unsigned rm)
+{
+    switch (rm) {
+    RM_CASE(0); RM_CASE(1); RM_CASE(2); RM_CASE(3); RM_CASE(4);
+    RM_CASE(5); RM_CASE(6);
+    }
+}
+#undef RM_CASE
+
 /*
  * Input @n = 16 i + j of a transcendental (i >= 1) or an int32 conversion
  * (i >= 2): a pseudo-random normal in the function's domain (from fp32:
@@ -289,9 +316,10 @@ static bool writes_mask(unsigned op)
 
 /*
  * Line @i of @op: lane j of f4 (bit j of m1 for a compare into a mask)
- * and its fflags, each lane computed alone (m0 = that lane).
+ * and its fflags, each lane computed alone (m0 = that lane).  @srm < 0:
+ * as run() has it, else run_static() with rounding mode @srm.
  */
-static void run_line(unsigned op, unsigned i, uint32_t *res,
+static void run_line(unsigned op, int srm, unsigned i, uint32_t *res,
                      uint32_t *flags)
 {
     unsigned half, e;
@@ -305,9 +333,15 @@ static void run_line(unsigned op, unsigned i, uint32_t *res,
         for (e = 0; e < 8; e++) {
             set_m0(1u << e);
             csr_write(fflags, 0);
-            run(op);
+            if (srm < 0) {
+                run(op);
+            } else {
+                run_static(op, srm);
+            }
             flags[half * 8 + e] = read_flags();
-            res[half * 8 + e] = mova_x_m() >> (8 + e) & 1;
+            if (writes_mask(op)) {
+                res[half * 8 + e] = mova_x_m() >> (8 + e) & 1;
+            }
         }
         if (!writes_mask(op)) {
             set_m0(0xff);
@@ -369,6 +403,85 @@ static void print_masked_lines(void)
     }
 }
 
+static volatile uint64_t trap_cause, traps;
+static volatile bool catching;
+
+/* Skips the instruction while trapped() runs one; any other trap fails */
+void trap_handler(struct trap_frame *f)
+{
+    if (!catching) {
+        print("unexpected trap: mcause 0x%lx mepc 0x%lx\n", f->mcause,
+              f->mepc);
+        fail("unexpected trap");
+    }
+    trap_cause = f->mcause;
+    traps++;
+    f->mepc += 4;
+}
+
+/*
+ * Run @op with funct3 @rm (run_static(); 7: run()) and frm = @dyn over
+ * f4 = SENTINEL: 1 if it was an illegal instruction that left f4 and
+ * fflags alone, 0 if it ran without a trap, -1 otherwise.
+ */
+static int trapped(unsigned op, unsigned rm, unsigned dyn)
+{
+    unsigned e, kept = 1;
+
+    set_m0(0xff);
+    FLW_PS(f4, sentinel);
+    csr_write(frm, dyn);
+    csr_write(fflags, 0);
+    traps = 0;
+    trap_cause = 0;
+    catching = true;
+    if (rm == 7) {
+        run(op);
+    } else {
+        run_static(op, rm);
+    }
+    catching = false;
+    FSW_PS(f4, out);
+    for (e = 0; e < 8; e++) {
+        kept &= out[e] == SENTINEL;
+    }
+    if (traps == 0) {
+        return 0;
+    }
+    return traps == 1 && trap_cause == 2 && kept && csr_read(fflags) == 0
+           ? 1 : -1;
+}
+
+/* Reserved rounding modes (isa.md section 9, RISC-V F): TAP */
+static void check_reserved_rm(void)
+{
+    static const unsigned no_rm[] = { FSGNJ, FEQ, FEQM, FCLASS };
+    unsigned k, op, rm, dyn, n;
+
+    for (k = 0; k < 3; k++) {
+        op = rm_ops[k];
+        CHECK(trapped(op, 5, 0) == 1 && trapped(op, 6, 0) == 1,
+              "%s: rm 5 and 6 in funct3 are illegal instructions, fd and "
+              "fflags kept", names[op]);
+        CHECK(trapped(op, 7, 5) == 1 && trapped(op, 7, 6) == 1 &&
+              trapped(op, 7, 7) == 1, "%s: funct3 7 with frm 5, 6 or 7 is "
+              "an illegal instruction, fd and fflags kept", names[op]);
+        for (rm = n = 0; rm < 5; rm++) {
+            for (dyn = 5; dyn < 8; dyn++) {
+                n += trapped(op, rm, dyn) == 0;
+            }
+        }
+        CHECK(n == 15, "%s: rm 0-4 in funct3 run with frm 5, 6 and 7 "
+              "(%u of 15)", names[op], n);
+    }
+    for (k = n = 0; k < sizeof(no_rm) / sizeof(no_rm[0]); k++) {
+        n += trapped(no_rm[k], 7, 7) == 0;
+    }
+    CHECK_EQ(n, 4, "fsgnj, feq, feqm and fclass.ps (no rounding) run with "
+             "frm = 7");
+    csr_write(frm, 0);
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned op, rm, i, k;
@@ -384,7 +497,7 @@ int main(uint64_t hartid, const void *fdt)
         for (rm = 0; rm < 5; rm++) {
             csr_write(frm, rm);
             for (i = 0; i < 16; i++) {
-                run_line(op, i, res, flags);
+                run_line(op, -1, i, res, flags);
                 print_line(names[op], "", rm, i, res, flags);
                 if (writes_mask(op)) {
                     print_mask_line(op, rm, i);
@@ -393,6 +506,16 @@ int main(uint64_t hartid, const void *fdt)
         }
     }
     print_masked_lines();
+    for (k = 0; k < 3; k++) {
+        for (rm = 0; rm < 5; rm++) {
+            csr_write(frm, (rm + 2) % 5);
+            for (i = 0; i < 16; i++) {
+                run_line(rm_ops[k], rm, i, res, flags);
+                print_line(names[rm_ops[k]], ".rm", rm, i, res, flags);
+            }
+        }
+    }
+    check_reserved_rm();
     for (op = 0; op <= FNMADD; op++) {
         for (rm = 0; rm < 5; rm++) {
             csr_write(frm, rm);
@@ -407,5 +530,6 @@ int main(uint64_t hartid, const void *fdt)
         }
     }
     print("vpu_fp: done\n");
+    tap_done();     /* tests/run.py reads the TAP lines */
     return 0;
 }
