@@ -9,7 +9,9 @@ The operations in OPS model the minion FPU, which flushes subnormals
 (docs/isa.md): a subnormal operand reads as a zero of its sign (daz) and
 raises the minion's denormal flag (DN), a
 result that is tiny after rounding becomes a zero of its sign with UF and NX
-(ftz).  F() and round_f32() are plain IEEE unless asked.
+(ftz); sign injection and fclass read them as they are.  F() and
+round_f32() are plain IEEE unless asked.  The conversions to integers
+follow RISC-V's rules (f32_to_int()).
 
 The approximate transcendentals (fexp, flog, frcp) accept any result
 within 1 ulp of the exact value: their expected result is a frozenset of
@@ -292,12 +294,81 @@ def minmax(a, b, is_max):
         return a, flags
 
     def key(f):
-        v = {'inf': Fraction(10) ** 50}.get(f.kind) if f.kind == 'inf' else f.val
-        if f.kind == 'inf' and f.neg:
-            v = -v
-        return (v, 0 if f.neg else 1)     # -0 below +0
+        return (_ordered(f), 0 if f.neg else 1)     # -0 below +0
     pick_a = key(fa) >= key(fb) if is_max else key(fa) <= key(fb)
     return (a if pick_a else b), flags
+
+
+def _ordered(f):
+    """The value of the non-NaN F f, infinities beyond every finite one."""
+    if f.kind == 'inf':
+        return -2 * MAX_FINITE if f.neg else 2 * MAX_FINITE
+    return f.val
+
+
+def sgnj(a, b, kind):
+    """fsgnj/fsgnjn/fsgnjx.ps (kind 0/1/2): a with the sign of b, of not b
+    or of a xor b; the bits as they are (subnormals and NaNs kept), no
+    flags."""
+    sign = (b, ~b, a ^ b)[kind] & 0x80000000
+    return (a & 0x7fffffff) | sign, 0
+
+
+def compare(a, b, kind):
+    """fle/flt/feq.ps (kind 'le', 'lt', 'eq'): (True or False, flags) of
+    the operands with subnormals read as zero; a NaN compares false and
+    raises NV for le and lt, for eq only if it is signalling."""
+    fa, fb = F(a, daz=True), F(b, daz=True)
+    if fa.kind == 'nan' or fb.kind == 'nan':
+        nv = kind != 'eq' or fa.snan or fb.snan
+        return False, NV if nv else 0
+    x, y = _ordered(fa), _ordered(fb)
+    return {'le': x <= y, 'lt': x < y, 'eq': x == y}[kind], 0
+
+
+def fclass(a):
+    """fclass.ps: the RISC-V class bit, subnormals as they are, no flags:
+    0 -inf, 1 -normal, 2 -subnormal, 3 -0, 4 +0, 5 +subnormal, 6 +normal,
+    7 +inf, 8 signalling NaN, 9 quiet NaN."""
+    f = F(a)
+    if f.kind == 'nan':
+        return 1 << (8 if f.snan else 9), 0
+    if f.kind == 'inf':
+        bit = 0
+    elif f.val == 0:
+        bit = 3
+    elif not (a >> 23) & 0xff:
+        bit = 2
+    else:
+        bit = 1
+    return 1 << (bit if f.neg else 7 - bit), 0
+
+
+def f32_to_int(a, rm, signed):
+    """fcvt.pw.ps / fcvt.pwu.ps: binary32 to int32 / uint32 (the lane's
+    bits) rounded by rm, by RISC-V's rules: NX if inexact; NV alone for a
+    NaN (the largest integer), an infinity or a rounded value out of
+    range (the bound on its side); a subnormal reads as zero."""
+    lo, hi = (-2 ** 31, 2 ** 31 - 1) if signed else (0, 2 ** 32 - 1)
+    f = F(a, daz=True)
+    if f.kind == 'nan':
+        return hi, NV
+    bound = (lo if f.neg else hi) & 0xffffffff
+    if f.kind == 'inf':
+        return bound, NV
+    mag = abs(f.val)
+    q = _round_int(mag, rm, f.neg)
+    r = -q if f.neg else q
+    if not lo <= r <= hi:
+        return bound, NV
+    return r & 0xffffffff, NX if q != mag else 0
+
+
+def int_to_f32(x, rm, signed):
+    """fcvt.ps.pw / fcvt.ps.pwu: the lane as int32 / uint32, rounded to
+    binary32 by rm (NX if inexact; +0 for 0)."""
+    v = x - (1 << 32) if signed and x >> 31 else x
+    return round_f32(Fraction(v), rm)
 
 
 def _within_ulp(x):
@@ -395,6 +466,12 @@ def _dn(result, *ops, f16=False):
     return result[0], result[1] | (DN if sub else 0)
 
 
+def _compare_lane(a, b, kind, true):
+    """A compare's lane: @true (all ones in f, 1 in a mask bit) or 0."""
+    t, flags = compare(a, b, kind)
+    return _dn((true if t else 0, flags), a, b)
+
+
 OPS = {
     'fadd': lambda a, b, c, rm: _dn(add(a, b, rm), a, b),
     'fsub': lambda a, b, c, rm: _dn(add(a, b, rm, negate_b=True), a, b),
@@ -417,4 +494,19 @@ OPS = {
     'fexp': lambda a, b, c, rm: _dn(exp2(b), b),
     'flog': lambda a, b, c, rm: _dn(log2(b), b),
     'frcp': lambda a, b, c, rm: _dn(rcp(b), b),
+    'fsgnj': lambda a, b, c, rm: sgnj(a, b, 0),
+    'fsgnjn': lambda a, b, c, rm: sgnj(a, b, 1),
+    'fsgnjx': lambda a, b, c, rm: sgnj(a, b, 2),
+    'fclass': lambda a, b, c, rm: fclass(b),
+    'feq': lambda a, b, c, rm: _compare_lane(a, b, 'eq', 0xffffffff),
+    'flt': lambda a, b, c, rm: _compare_lane(a, b, 'lt', 0xffffffff),
+    'fle': lambda a, b, c, rm: _compare_lane(a, b, 'le', 0xffffffff),
+    'feqm': lambda a, b, c, rm: _compare_lane(a, b, 'eq', 1),
+    'fltm': lambda a, b, c, rm: _compare_lane(a, b, 'lt', 1),
+    'flem': lambda a, b, c, rm: _compare_lane(a, b, 'le', 1),
+    'fcvt.pw.ps': lambda a, b, c, rm: _dn(f32_to_int(b, rm, True), b),
+    'fcvt.pwu.ps': lambda a, b, c, rm: _dn(f32_to_int(b, rm, False), b),
+    'fcvt.ps.pw': lambda a, b, c, rm: int_to_f32(b, rm, True),
+    'fcvt.ps.pwu': lambda a, b, c, rm: int_to_f32(b, rm, False),
 }
+

@@ -457,16 +457,21 @@ VPU_IN_OF = {
 }
 
 
-def transc_in(op, n):
-    """guest-kernels/isa/vpu_fp.c transc_in(): input n = 16 i + j of a
-    transcendental in lines i >= 1, a pseudo-random normal."""
+def random_in(op, n):
+    """guest-kernels/isa/vpu_fp.c random_in(): input n = 16 i + j of a
+    transcendental in lines i >= 1, a pseudo-random normal, or of an int32
+    conversion in lines i >= 2."""
     m = 0xffffffff
     h = (n + 1) * 0x9e3779b9 & m
     h ^= h >> 15
     h = h * 0x2c1b3c6d & m
     h ^= h >> 12
     e = h >> 23 & 0xff
-    if op == 'fexp':
+    if op in ('fcvt.ps.pw', 'fcvt.ps.pwu'):
+        return -(h >> e % 32) & m if h & 1 else h >> e % 32
+    if op in ('fcvt.pw.ps', 'fcvt.pwu.ps'):
+        e = 0x7c + e % 36
+    elif op == 'fexp':
         e = 0x66 + e % 32
     elif op == 'flog':
         e = 0x7e + e % 2 if h >> 31 else 1 + e % 254
@@ -490,7 +495,27 @@ for _op, _special in (
                   0xffc12345, 0x7f800000, 0xff800000, 0x7e800000, 0xfe800000,
                   0x7e800001, 0x7e7fffff, 0x7f7fffff, 0x00800000, 0x40400000,
                   0xbdcccccd])):
-    VPU_IN_OF[_op] = _special + [transc_in(_op, n) for n in range(16, 256)]
+    VPU_IN_OF[_op] = _special + [random_in(_op, n) for n in range(16, 256)]
+
+# the int32 conversions' special cases (lines 0 and 1), then 224 more
+VPU_TO_INT = [
+    0x00000000, 0x80000000, 0x3f000000, 0xbf000000, 0x3fc00000, 0xbfc00000,
+    0x40200000, 0xbf400000, 0x3f7fffff, 0x3f800000, 0x4b7fffff, 0x4effffff,
+    0x4f000000, 0xcf000000, 0xcf000001, 0xceffffff, 0x4f7fffff, 0x4f800000,
+    0x00000001, 0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
+    0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f812345, 0xff812345,
+    0x4b000001, 0xcb400001]
+VPU_FROM_INT = [
+    0x00000000, 0x00000001, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001,
+    0x00ffffff, 0x01000000, 0x01000001, 0x01000003, 0xfeffffff, 0xff000001,
+    0x7fffffc0, 0x7fffffbf, 0x7fffff80, 0xffffff80, 0x00000003, 0x12345678,
+    0x89abcdef, 0xfffffffe, 0x01000002, 0x02000006, 0x00800001, 0x40000040,
+    0x400000c0, 0xc0000040, 0x7ffffff0, 0x0000ffff, 0x00010000, 0xfffe0000,
+    0x55555555, 0xaaaaaaaa]
+for _op, _special in (('fcvt.pw.ps', VPU_TO_INT), ('fcvt.pwu.ps', VPU_TO_INT),
+                      ('fcvt.ps.pw', VPU_FROM_INT),
+                      ('fcvt.ps.pwu', VPU_FROM_INT)):
+    VPU_IN_OF[_op] = _special + [random_in(_op, n) for n in range(32, 256)]
 
 
 def tensor_test():
@@ -576,13 +601,19 @@ def vpu_fp_test():
     """Packed FP lanes and flags against tests/f32ref.py, per operation."""
     import f32ref
     rc, out, _ = run(qemu_cmd('vpu_fp', 1), 120)
+    if relay_tap('isa vpu_fp', out) != 10:
+        report(False, 'isa vpu_fp: 10 TAP checks (reserved rounding modes)',
+               out[-2000:])
     lines = re.findall(r'^([\w.]+) (\d) (\d+): ((?:[0-9a-f]{8} ){16})\|'
                        r'((?: [0-9a-f]{2}){16})$', out, re.M)
     checks = [(op, op, op if '.' in op else op + '.ps') for op in f32ref.OPS]
+    checks += [(op + '.rm', op, ('fadd.ps', 'fmul.ps', 'fcvt.pw.ps')[k] +
+                 ' with rm in funct3, frm = rm + 2 mod 5')
+               for k, op in enumerate(('fadd', 'fmul', 'fcvt.pw.ps'))]
     checks += [(op + '.s', op, op + '.s') for op in SCALAR_F]
     for name_want, op, label in checks:
         checked, bad = 0, []
-        ins = VPU_IN_OF.get(name_want, VPU_IN)
+        ins = VPU_IN_OF.get(op, VPU_IN)
         for name, rm, i, res, flags in lines:
             if name != name_want:
                 continue
@@ -598,10 +629,43 @@ def vpu_fp_test():
             what = (f'256 inputs x 5 frm values ({checked} lanes), results '
                     'within 1 ulp, special cases and fflags bit-exact')
         else:
-            what = ('256 operand pairs x 5 rounding modes '
+            modes = 'frm values (not used)' if op in VPU_NO_RM else \
+                'rounding modes'
+            what = (f'256 operand pairs x 5 {modes} '
                     f'({checked} lanes), results and fflags bit-exact')
         report(rc == 0 and checked == 5 * 256 and not bad,
                f'isa {label}: {what} against the reference',
+               '\n'.join(bad[:20]))
+    vpu_fp_mask_test(rc, out)
+    vpu_fp_masked_test(rc, out)
+
+
+def vpu_fp_mask_test(rc, out):
+    """vpu_fp's compares into a mask with all lanes on: m1 and the fflags
+    of each half against the lanes of tests/f32ref.py."""
+    import f32ref
+    lines = re.findall(r'^(f\w+m) mask (\d) (\d+): ([0-9a-f]{2}) ([0-9a-f]{2})'
+                       r' \| ([0-9a-f]{2}) ([0-9a-f]{2})$', out, re.M)
+    for op in ('feqm', 'fltm', 'flem'):
+        checked, bad = 0, []
+        for name, rm, i, m_lo, m_hi, f_lo, f_hi in lines:
+            if name != op:
+                continue
+            a = VPU_IN[int(i)]
+            for half, m, f in ((0, m_lo, f_lo), (1, m_hi, f_hi)):
+                want = [f32ref.OPS[op](a, b, 0, int(rm))
+                        for b in VPU_IN[8 * half:8 * half + 8]]
+                want_m = sum(w[0] << e for e, w in enumerate(want))
+                want_f = 0
+                for w in want:
+                    want_f |= w[1]
+                checked += 1
+                if (int(m, 16), int(f, 16)) != (want_m, want_f):
+                    bad.append(f'rm {rm} a {a:08x} half {half}: m1 {m} '
+                               f'flags {f}, want {want_m:02x} {want_f:02x}')
+        report(rc == 0 and checked == 5 * 32 and not bad,
+               f'isa {op}.ps: m1 with all 8 lanes on ({checked} masks) and '
+               'the fflags of each, bit-exact against the reference',
                '\n'.join(bad[:20]))
 
 
@@ -658,6 +722,40 @@ def vpu_gfx_test():
            f'isa maskpopc.rast: 16 quad selects x 3 mask pairs ({len(pops)}) '
            'against the reference', '\n'.join(bad[:20]))
 
+
+def vpu_fp_masked_test(rc, out):
+    """vpu_fp's runs with m0 = 0xa5 over f4 = 0x5e5e5e5e: active lanes as
+    tests/f32ref.py says, the others kept, fflags those of the active
+    lanes only (the inputs make the inactive ones raise other flags)."""
+    import f32ref
+    hexs = r'((?: [0-9a-f]{8}){8})'
+    m = re.search(rf'^masked in:{hexs} \|{hexs} \|{hexs}$', out, re.M)
+    a, b, c = ([int(x, 16) for x in g.split()] for g in
+               (m.groups() if m else ('',) * 3))
+    for op in ('fadd', 'fmadd', 'fcvt.pw.ps', 'feq'):
+        got = re.search(rf'^{re.escape(op)} masked:{hexs} \| ([0-9a-f]{{2}})$',
+                        out, re.M)
+        want = [f32ref.OPS[op](*abc, 0) for abc in zip(a, b, c)]
+        flags = {True: 0, False: 0}
+        for e, w in enumerate(want):
+            flags[bool(0xa5 >> e & 1)] |= w[1]
+        lanes = [w[0] if 0xa5 >> e & 1 else 0x5e5e5e5e
+                 for e, w in enumerate(want)]
+        ok = (rc == 0 and got is not None and len(want) == 8 and
+              [int(x, 16) for x in got.group(1).split()] == lanes and
+              int(got.group(2), 16) == flags[True] and
+              flags[False] & ~flags[True] != 0)
+        report(ok, f'isa {op if "." in op else op + ".ps"} with m0 = 0xa5: '
+               'inactive lanes keep fd and raise no flags, active lanes '
+               'bit-exact against the reference',
+               f'got {got and got.group(0)}\nwant '
+               f'{" ".join(f"{x:08x}" for x in lanes)} | {flags[True]:02x}'
+               f', inactive lanes\' flags {flags[False]:02x}')
+
+
+# vpu_fp's operations whose lanes do not depend on the rounding mode
+VPU_NO_RM = ('fsgnj', 'fsgnjn', 'fsgnjx', 'feq', 'flt', 'fle', 'feqm', 'fltm',
+             'flem', 'fclass')
 
 # the scalar F instructions vpu_fp also runs (subnormals flushed as packed)
 SCALAR_F = ['fadd', 'fsub', 'fmul', 'fdiv', 'fsqrt', 'fmin', 'fmax', 'fmadd',
