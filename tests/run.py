@@ -1014,7 +1014,36 @@ def scp_timing_test(mhz):
            f'cost one round trip each', diag)
 
 
+def handoff_test():
+    """A flag written by a hart far ahead in time and polled by one far
+    behind: the poller sees it at the write's arrival where the line is
+    kept plus its own way back (docs/timing.md, causality through memory),
+    the same on every run."""
+    t = MemTiming(600)
+    runs = [mem_probe('handoff', 3, 600) for _ in range(2)]
+    label, out, found = runs[0]
+
+    def legs(there, back):
+        go = round(there / 2)
+        return go + round(back) - round(back / 2)
+
+    want = {'l3': legs(t.l3_hit(0, 9), t.l3_hit(1, 9)),
+            'scp': legs(t.scp_remote(0, 2), t.scp_remote(1, 2))}
+    got = {k: f['seen'] for k, f in
+           (('l3' if 'home' in f else 'scp', f) for _, f in found)}
+    # the writer's and the poller's instructions around the two legs
+    ok = sorted(got) == ['l3', 'scp'] and all(
+        want[k] <= got[k] <= want[k] + 8 for k in want)
+    report(ok and runs[1][2] == found,
+           f'{label}: a flag handed off through memory is seen at the '
+           f'write\'s arrival plus the way back (L3 {got.get("l3")} cycles, '
+           f'want {want["l3"]} + up to 8 of instructions; remote scratchpad '
+           f'{got.get("scp")}, want {want["scp"]} + up to 8), equal on two '
+           f'runs', out)
+
+
 def memory_timing_tests():
+    handoff_test()
     for mhz in (600, 800):
         l3_timing_test(mhz)
         scp_timing_test(mhz)

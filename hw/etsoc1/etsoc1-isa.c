@@ -67,16 +67,12 @@ static MemoryRegion *etsoc1_scp_ram(hwaddr pa, unsigned size, hwaddr *off,
 }
 
 /*
- * Translate and check @addr; page faults come from the MMU as usual.  A
- * global operation that passes is charged its latency here, once per
- * atomic (per lane of a packed one): at its home L3 slice (PA[10:6]) for
- * DRAM, the mesh round trip for another shire's scratchpad.  Returns the
- * physical address.
+ * Translate and check @addr; page faults come from the MMU as usual.
+ * Returns the physical address.
  */
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra)
 {
-    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
     CPUTLBEntryFull *full;
     MemoryRegion *remote = NULL;
     unsigned shire = 0;
@@ -104,13 +100,29 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                               etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
         etsoc1_amo_fault(env, addr, "local atomic to the L2 scratchpad", ra);
     }
-    if (global && etsoc1_in(ETSOC1_DRAM, pa)) {
-        etsoc1_l3_access(cpu, pa);
-    } else if (global && is_amo && remote) {
-        /* a coherent store there is timed by the view, as any store */
-        etsoc1_scp_remote_amo(cpu, shire, ra);
-    }
     return pa;
+}
+
+/*
+ * The latency of a global operation at @pa that passed etsoc1_amo_check,
+ * once per atomic (per lane of a packed one), @wrote if it changed
+ * memory: at its home L3 slice (PA[10:6]) for DRAM, the mesh round trip
+ * for another shire's scratchpad; either way after the line's last
+ * global write (docs/timing.md, causality).
+ */
+void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
+                       bool global, bool is_amo, bool wrote, uintptr_t ra)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    unsigned shire;
+    hwaddr off;
+
+    if (global && etsoc1_in(ETSOC1_DRAM, pa)) {
+        etsoc1_l3_access(cpu, pa, wrote);
+    } else if (global && is_amo && etsoc1_scp_ram(pa, size, &off, &shire)) {
+        /* a coherent store there is timed by the view, as any store */
+        etsoc1_scp_remote_amo(cpu, pa, wrote, ra);
+    }
 }
 
 /*
@@ -154,7 +166,7 @@ static void etsoc1_amo_written(ram_addr_t ram, unsigned size)
 }
 
 /* The value an atomic leaves in memory; @bits wide, like its operands. */
-static uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
+uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                                   uint64_t cmp, unsigned bits)
 {
     int64_t sold = sextract64(old, 0, bits), sval = sextract64(val, 0, bits);
@@ -296,16 +308,22 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     bool d = FIELD_EX32(desc, AMO_DESC, D);
     bool global = FIELD_EX32(desc, AMO_DESC, GLOBAL);
     int mmu_idx = cpu_mmu_index(env, false);
-    hwaddr pa = etsoc1_amo_check(env, addr, d ? 8 : 4, global, true, ra);
+    unsigned bits = d ? 64 : 32;
+    hwaddr pa = etsoc1_amo_check(env, addr, bits / 8, global, true, ra);
+    uint64_t old;
 
-    trace_etsoc1_amo(env->mhartid, op, d ? 8 : 4, global, pa);
+    trace_etsoc1_amo(env->mhartid, op, bits / 8, global, pa);
     if (d) {
-        return etsoc1_amo64(env, op, addr, val,
-                            make_memop_idx(MO_LEUQ | MO_ALIGN, mmu_idx), ra);
+        old = etsoc1_amo64(env, op, addr, val,
+                           make_memop_idx(MO_LEUQ | MO_ALIGN, mmu_idx), ra);
+    } else {
+        old = etsoc1_amo32(env, op, addr, val,
+                           make_memop_idx(MO_LEUL | MO_ALIGN, mmu_idx), ra);
     }
-    return (int32_t)etsoc1_amo32(env, op, addr, val,
-                                 make_memop_idx(MO_LEUL | MO_ALIGN, mmu_idx),
-                                 ra);
+    etsoc1_amo_timing(env, pa, bits / 8, global, true,
+                      etsoc1_amo_result(op, old, val, env->gpr[31], bits) !=
+                      old, ra);
+    return d ? old : (int32_t)old;
 }
 
 /* sbl/sbg, shl/shg: coherent byte and (aligned) halfword stores. */
@@ -319,6 +337,7 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     hwaddr pa = etsoc1_amo_check(env, addr, size, global, false, ra);
 
     trace_etsoc1_coherent_store(env->mhartid, size, global, pa);
+    etsoc1_amo_timing(env, pa, size, global, false, true, ra);
     if (size == 1) {
         cpu_stb_mmu(env, addr, val, make_memop_idx(MO_UB, mmu_idx), ra);
     } else {

@@ -50,6 +50,7 @@ struct Etsoc1L3SliceState {
     uint64_t *tag;          /* line address | L3_VALID, way-major per set */
     uint64_t *used;         /* clock at the last use (LRU); 0 = never */
     uint64_t clock;         /* ticks at every lookup */
+    Etsoc1LineClock written;    /* global writes to the lines homed here */
 
     /* properties */
     uint32_t slice;
@@ -143,13 +144,64 @@ static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
     return t;
 }
 
+/* ---- causality through memory ------------------------------------------ */
+
+void etsoc1_line_clock_reset(Etsoc1LineClock *c)
+{
+    memset(c->line, 0, sizeof(c->line));
+    memset(c->at, 0, sizeof(c->at));
+}
+
+/*
+ * A request for line @pa arriving at @arrive where the line is kept: it
+ * takes effect at the latest of that and the line's last global write,
+ * and becomes the line's last write if @write.  Returns when it took
+ * effect.
+ */
+static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
+                           bool write)
+{
+    uint64_t line = pa / ETSOC1_LINE + 1;
+    unsigned i = line % ETSOC1_LINE_CLOCKS;
+    uint64_t t = arrive;
+
+    qemu_spin_lock(&c->lock);
+    if (c->line[i] == line) {
+        t = MAX(t, c->at[i]);
+    }
+    if (write) {
+        c->line[i] = line;
+        c->at[i] = t;
+    }
+    qemu_spin_unlock(&c->lock);
+    return t;
+}
+
+/*
+ * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
+ * the request gets there half way, takes effect no earlier than the
+ * line's last global write (line_clock), and the answer comes back.  The
+ * hart waits for it; returns the cycles it waited.
+ */
+static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
+                           hwaddr pa, double t, bool write)
+{
+    uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
+    uint64_t done = line_clock(c, pa, start + go, write) +
+                    etsoc1_cycles(t) - go;
+
+    etsoc1_advance_to(cpu, done);
+    return done - start;
+}
+
 /*
  * A global atomic or coherent store by @cpu to line @pa: it executes at
- * the line's home slice.  The hart waits for the round trip to the home
- * (L3 hit), plus, on a miss, the leg from the home to the line's memory
- * shire and back; the miss installs the line.
+ * the line's home slice, after the line's last global write, and is one
+ * if @write (it changed memory).  The hart waits for the round trip to
+ * the home (L3 hit), plus, on a miss, the leg from the home to the line's
+ * memory shire and back; the miss installs the line.
  */
-void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa)
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
 {
     unsigned home = etsoc1_l3_home(pa);
     Etsoc1L3SliceState *s = etsoc1_l3_slice[home];
@@ -162,8 +214,7 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa)
     WITH_QEMU_LOCK_GUARD(&s->lock) {
         hit = l3_lookup(s, pa, true);
     }
-    cycles = etsoc1_cycles(l3_path(cpu, pa, !hit));
-    etsoc1_stall(cpu, cycles);
+    cycles = round_trip(cpu, &s->written, pa, l3_path(cpu, pa, !hit), write);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
 }
@@ -334,14 +385,17 @@ static struct {
     uint64_t now;
 } etsoc1_scp_last[ETSOC1_MAX_HARTS];
 
-static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, unsigned target,
+static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn, bool each)
 {
+    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
     uint64_t hartid = cpu->parent_obj.env.mhartid;
     unsigned shire = cpu->shire->shire_id, hops;
+    unsigned target = (pa - etsoc1_memmap[ETSOC1_SCP].base) /
+                      ETSOC1_SCP_WINDOW;
     uint64_t cycles;
 
-    if (target == shire) {
+    if (target == shire || target >= m->num_shires) {
         return;     /* our own L2: no mesh */
     }
     if (!each && etsoc1_scp_last[hartid].insn == insn &&
@@ -349,36 +403,38 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, unsigned target,
         return;     /* another lane or row of the same instruction */
     }
     hops = etsoc1_hops(shire, target);
-    cycles = etsoc1_cycles(etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
-                           etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
-                           hops * etsoc1_t(ETSOC1_T_MESH_HOP_RTT));
-    etsoc1_stall(cpu, cycles);
+    cycles = round_trip(cpu, &m->shire[target].scp_written, pa,
+                        etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
+                        etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
+                        hops * etsoc1_t(ETSOC1_T_MESH_HOP_RTT), write);
     etsoc1_scp_last[hartid].insn = insn;
     etsoc1_scp_last[hartid].now = etsoc1_now(cpu);
     trace_etsoc1_scp_remote(hartid, target, hops, cycles);
 }
 
 /*
- * A load or store by @cpu to shire @target's L2 scratchpad, made by the
- * instruction whose host return address is @insn.  The hart waits for the
- * round trip over the mesh.  The accesses one instruction makes (the
+ * A load or store (@write) by @cpu to another shire's L2 scratchpad at
+ * @pa, made by the instruction whose host return address is @insn.  The
+ * hart waits for the round trip over the mesh; a load there sees the
+ * line's last global write.  The accesses one instruction makes (the
  * lanes of a packed load, a misaligned access split in two) are one
  * request and are charged once: the first one's path.
  */
-void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, unsigned target,
+void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn)
 {
-    etsoc1_scp_remote(cpu, target, insn, false);
+    etsoc1_scp_remote(cpu, pa, write, insn, false);
 }
 
 /*
- * A global atomic by @cpu at shire @target's scratchpad: each one (each
- * lane of a packed atomic) is a round trip of its own.
+ * A global atomic by @cpu at another shire's scratchpad, @write if it
+ * changed memory: each one (each lane of a packed atomic) is a round
+ * trip of its own.
  */
-void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, unsigned target,
+void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                            uintptr_t insn)
 {
-    etsoc1_scp_remote(cpu, target, insn, true);
+    etsoc1_scp_remote(cpu, pa, write, insn, true);
 }
 
 /* ---- the slice device -------------------------------------------------- */
@@ -391,6 +447,7 @@ static void etsoc1_l3_slice_reset_enter(Object *obj, ResetType type)
     memset(s->tag, 0, s->lines * sizeof(*s->tag));
     memset(s->used, 0, s->lines * sizeof(*s->used));
     s->clock = 0;
+    etsoc1_line_clock_reset(&s->written);
 }
 
 static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
@@ -423,6 +480,7 @@ static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
     s->tag = g_new0(uint64_t, s->lines);
     s->used = g_new0(uint64_t, s->lines);
     qemu_mutex_init(&s->lock);
+    qemu_spin_init(&s->written.lock);
     etsoc1_l3_slice[s->slice] = s;
 }
 
@@ -446,6 +504,10 @@ static const VMStateDescription vmstate_etsoc1_l3_slice = {
                               vmstate_info_uint64, uint64_t),
         VMSTATE_VARRAY_UINT32(used, Etsoc1L3SliceState, lines, 0,
                               vmstate_info_uint64, uint64_t),
+        VMSTATE_UINT64_ARRAY(written.line, Etsoc1L3SliceState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(written.at, Etsoc1L3SliceState,
+                             ETSOC1_LINE_CLOCKS),
         VMSTATE_END_OF_LIST()
     }
 };

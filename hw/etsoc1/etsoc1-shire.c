@@ -656,14 +656,15 @@ static const MemoryRegionOps etsoc1_esr_ops = {
  * and charges the hart the mesh round trip (etsoc1-l3.c).  Requesters
  * that are not one of our harts (qtest, gdb) are not charged.
  */
-static void etsoc1_scp_remote_timing(Etsoc1ShireState *s, hwaddr addr)
+static void etsoc1_scp_remote_timing(Etsoc1ShireState *s, hwaddr addr,
+                                     bool write)
 {
     Etsoc1MinionCPU *cpu = etsoc1_current_minion();
 
     /* a load or store instruction left its host address in mem_io_pc */
     if (cpu && cpu->shire == s) {
-        etsoc1_scp_remote_access(cpu, addr / ETSOC1_SCP_WINDOW,
-                                 CPU(cpu)->mem_io_pc);
+        etsoc1_scp_remote_access(cpu, etsoc1_memmap[ETSOC1_SCP].base + addr,
+                                 write, CPU(cpu)->mem_io_pc);
     }
 }
 
@@ -679,7 +680,7 @@ static MemTxResult etsoc1_scp_remote_read(void *opaque, hwaddr addr,
                            size);
     *data = r == MEMTX_OK ? ldn_le_p(buf, size) : 0;
     if (r == MEMTX_OK) {
-        etsoc1_scp_remote_timing(opaque, addr);
+        etsoc1_scp_remote_timing(opaque, addr, false);
     }
     return r;
 }
@@ -696,7 +697,7 @@ static MemTxResult etsoc1_scp_remote_write(void *opaque, hwaddr addr,
                             etsoc1_memmap[ETSOC1_SCP].base + addr, attrs, buf,
                             size);
     if (r == MEMTX_OK) {
-        etsoc1_scp_remote_timing(opaque, addr);
+        etsoc1_scp_remote_timing(opaque, addr, true);
     }
     return r;
 }
@@ -760,6 +761,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     s->coop_mode = 0;
     memset(s->coop_all, 0, sizeof(s->coop_all));
     memset(s->coop_arrived, 0, sizeof(s->coop_arrived));
+    etsoc1_line_clock_reset(&s->scp_written);
 }
 
 static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
@@ -779,6 +781,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         return;
     }
 
+    qemu_spin_init(&s->scp_written.lock);
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
     memory_region_init_ram(&s->scp, obj, name, ETSOC1_SCP_SIZE, errp);
@@ -954,6 +957,10 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
         VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
                              1, vmstate_etsoc1_reduce, Etsoc1Reduce),
+        VMSTATE_UINT64_ARRAY(scp_written.line, Etsoc1ShireState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(scp_written.at, Etsoc1ShireState,
+                             ETSOC1_LINE_CLOCKS),
         VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

@@ -580,33 +580,37 @@ static uint32_t vpu_fminmax_bits(uint32_t a, uint32_t b, bool is_max)
     return (ka > kb) == is_max ? a : b;
 }
 
+/*
+ * One lane of a packed atomic: the old value; *@wrote if it changed
+ * memory.  Integer lanes (funct7 [1:0] = 3) go through the scalar
+ * atomics' dispatcher, indexed by funct7 [5:2].
+ */
 static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
-                         uint32_t v, uintptr_t ra)
+                         uint32_t v, uintptr_t ra, bool *wrote)
 {
+    static const Etsoc1AmoOp kind[] = {
+        ETSOC1_AMO_ADD, ETSOC1_AMO_SWAP, ETSOC1_AMO_AND, ETSOC1_AMO_OR,
+        ETSOC1_AMO_XOR, ETSOC1_AMO_MIN, ETSOC1_AMO_MAX, ETSOC1_AMO_MINU,
+        ETSOC1_AMO_MAXU,
+    };
     MemOpIdx oi = make_memop_idx(MO_LEUL | MO_ALIGN, cpu_mmu_index(env, false));
-    uint32_t old, seen;
+    uint32_t old, seen, val;
 
-    switch (op) {       /* integer lanes: the scalar atomics' dispatcher */
-    case 0x03: return etsoc1_amo32(env, ETSOC1_AMO_ADD, addr, v, oi, ra);
-    case 0x07: return etsoc1_amo32(env, ETSOC1_AMO_SWAP, addr, v, oi, ra);
-    case 0x0b: return etsoc1_amo32(env, ETSOC1_AMO_AND, addr, v, oi, ra);
-    case 0x0f: return etsoc1_amo32(env, ETSOC1_AMO_OR, addr, v, oi, ra);
-    case 0x13: return etsoc1_amo32(env, ETSOC1_AMO_XOR, addr, v, oi, ra);
-    case 0x17: return etsoc1_amo32(env, ETSOC1_AMO_MIN, addr, v, oi, ra);
-    case 0x1b: return etsoc1_amo32(env, ETSOC1_AMO_MAX, addr, v, oi, ra);
-    case 0x1f: return etsoc1_amo32(env, ETSOC1_AMO_MINU, addr, v, oi, ra);
-    case 0x23: return etsoc1_amo32(env, ETSOC1_AMO_MAXU, addr, v, oi, ra);
-    default:        /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
-        old = cpu_ldl_le_data_ra(env, addr, ra);
-        for (;;) {
-            seen = etsoc1_cmpxchg32(env, addr, old,
-                                    vpu_fminmax_bits(old, v, op == 0x14),
-                                    oi, ra);
-            if (seen == old) {
-                return old;
-            }
-            old = seen;
+    if ((op & 3) == 3 && op >> 2 < ARRAY_SIZE(kind)) {
+        old = etsoc1_amo32(env, kind[op >> 2], addr, v, oi, ra);
+        *wrote = etsoc1_amo_result(kind[op >> 2], old, v, 0, 32) != old;
+        return old;
+    }
+    /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
+    old = cpu_ldl_le_data_ra(env, addr, ra);
+    for (;;) {
+        val = vpu_fminmax_bits(old, v, op == 0x14);
+        seen = etsoc1_cmpxchg32(env, addr, old, val, oi, ra);
+        if (seen == old) {
+            *wrote = val != old;
+            return old;
         }
+        old = seen;
     }
 }
 
@@ -660,11 +664,16 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             if (!(active & (1u << e))) {
                 continue;
             }
+            bool wrote;
+            uint32_t old;
+            hwaddr pa;
+
             et->gsc_progress = e;
             addr = x2 + (int32_t)idx[e];
-            etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);
-            etsoc1_set_flane(env, rd, e,
-                             vpu_famo(env, f7 & 0x3f, addr, data[e], ra));
+            pa = etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);
+            old = vpu_famo(env, f7 & 0x3f, addr, data[e], ra, &wrote);
+            etsoc1_amo_timing(env, pa, 4, f7 & 0x40, true, wrote, ra);
+            etsoc1_set_flane(env, rd, e, old);
         }
         et->gsc_progress = 0;
         return;

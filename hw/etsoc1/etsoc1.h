@@ -253,6 +253,23 @@ typedef struct Etsoc1Event {
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
+/*
+ * Causality through memory (docs/timing.md): when the last global write
+ * to a line took effect where the line is kept (its home L3 slice, or the
+ * shire of its scratchpad), direct-mapped by line address, so that a hart
+ * that reads the line there later takes at least that time.  An entry
+ * that another line displaced is forgotten: its next reader waits for
+ * nothing.  etsoc1-l3.c.
+ */
+#define ETSOC1_LINE_CLOCKS 4096
+typedef struct Etsoc1LineClock {
+    QemuSpin lock;
+    uint64_t line[ETSOC1_LINE_CLOCKS];  /* line address + 1; 0: empty */
+    uint64_t at[ETSOC1_LINE_CLOCKS];
+} Etsoc1LineClock;
+
+void etsoc1_line_clock_reset(Etsoc1LineClock *c);
+
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
 OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
 
@@ -311,6 +328,7 @@ struct Etsoc1ShireState {
     uint64_t broadcast_data;
     uint8_t flb[32];
     Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
+    Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
     uint8_t cache_ctl[ETSOC1_MINIONS_PER_SHIRE];    /* mcache_control */
     /* per minion: L1 scratchpad and the int8 TensorFMA accumulators */
@@ -620,6 +638,10 @@ uint64_t etsoc1_amo64(CPURISCVState *env, unsigned op, target_ulong addr,
                       uint64_t val, MemOpIdx oi, uintptr_t ra);
 hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
+void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
+                       bool global, bool is_amo, bool wrote, uintptr_t ra);
+uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
+                           uint64_t cmp, unsigned bits);
 
 /* etsoc1-vpu-transc.c: one lane of fexp.ps, flog.ps, frcp.ps */
 uint32_t etsoc1_fexp(uint32_t a, float_status *st);
@@ -680,13 +702,13 @@ static inline unsigned etsoc1_memshire_of(hwaddr pa)
     return extract64(pa, 6, 3);
 }
 
-void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa);
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done);
-void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, unsigned target,
+void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn);
-void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, unsigned target,
+void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                            uintptr_t insn);
 
 /* etsoc1-isa.c: a 32-bit compare-and-swap that also reaches remote SCPs */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Flag hand-offs through memory (docs/timing.md, "Causality through
+ * memory").  Hart 0 (shire 0) sets its clock far ahead (mcycle = T) and
+ * writes a flag; hart 64 (shire 1), whose clock is far behind, polls it.
+ * The poller cannot see the flag before the write took effect where the
+ * line is kept: it sees it at T + the writer's way there + its own way
+ * back, whatever its own clock said.
+ *
+ *   probe handoff kind=l3 home=H seen=C
+ *        a DRAM flag, written with amoswapg.d, polled with amoorg.d
+ *   probe handoff kind=scp target=2 seen=C
+ *        a flag in shire 2's scratchpad, written with sd, polled with ld
+ *
+ * C: the poller's mcycle when it saw the flag, less the writer's T.
+ */
+#include "etsoc1.h"
+#include "et-atomic.h"
+
+#define T       1000000000ULL
+#define HOME    9
+#define TARGET  2
+
+int main(uint64_t hartid, const void *fdt)
+{
+    volatile uint64_t *dflag = (volatile uint64_t *)(DRAM_BASE +
+                                                     (64ULL << 20) +
+                                                     HOME * 64);
+    volatile uint64_t *sflag = (volatile uint64_t *)(SCP_BASE +
+                                                     TARGET * SCP_WINDOW +
+                                                     0x1000);
+    uint64_t seen;
+
+    if (hartid == 0) {
+        et_amoorg_d(dflag, 0);              /* the line is in its slice */
+        csr_write(mcycle, T);
+        et_amoswapg_d(dflag, 1);
+        csr_write(mcycle, 2 * T);
+        *sflag = 1;
+    } else if (hartid == HARTS_PER_SHIRE) {
+        while (et_amoorg_d(dflag, 0) == 0) {
+        }
+        seen = csr_read(mcycle);
+        print("probe handoff kind=l3 home=%u seen=%lu\n", HOME, seen - T);
+        while (*sflag == 0) {
+        }
+        seen = csr_read(mcycle);
+        print("probe handoff kind=scp target=%u seen=%lu\n", TARGET,
+              seen - 2 * T);
+    }
+    return 0;
+}
