@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
+import intref  # noqa: E402
 import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
@@ -35,13 +36,17 @@ QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
 GUEST = os.path.join(ROOT, 'guest')
 QTEST_DIR = os.path.join(ROOT, 'qemu-build', 'tests', 'qtest')
 
-counts = {'passed': 0, 'failed': 0}
+counts = {'passed': 0, 'failed': 0, 'todo': 0}
 
 
-def report(ok, name, diag=None):
-    counts['passed' if ok else 'failed'] += 1
-    n = counts['passed'] + counts['failed']
-    print(f"{'ok' if ok else 'not ok'} {n} - {name}", flush=True)
+def report(ok, name, diag=None, todo=None):
+    """One TAP line.  @todo: why this check is a known failure (TAP's
+    TODO directive): printed with the line, and a failure of it is
+    counted apart, not as failed."""
+    counts['passed' if ok else 'todo' if todo else 'failed'] += 1
+    n = sum(counts.values())
+    print(f"{'ok' if ok else 'not ok'} {n} - {name}" +
+          (f' # TODO {todo}' if todo else ''), flush=True)
     if not ok and diag:
         for line in diag.strip().splitlines()[-25:]:
             print(f"#   {line}")
@@ -669,6 +674,40 @@ def vpu_fp_mask_test(rc, out):
                '\n'.join(bad[:20]))
 
 
+def atomics_test(accel=''):
+    """Scalar atomics: the faults (TAP), then every AMO over the edge
+    value pairs against tests/intref.py (guest-kernels/isa/atomics.c)."""
+    rc, out, wall = run(qemu_cmd('atomics', 1, accel), 120)
+    label = f'isa atomics ({accel or "mttcg"})'
+    relay_tap(label, out)
+    report(rc == 0 and bool(re.search(r'^1\.\.12$', out, re.M)),
+           f'{label}: faults, coherent stores, packb: exit status {rc}, '
+           f'{wall:.2f} s', out[-2000:])
+    h16 = '([0-9a-f]{16})'
+    lines = re.findall(rf'^amo(\w+?)([lg])\.([wd]) {h16} {h16}(?: {h16})? = '
+                       rf'{h16} {h16}$', out, re.M)
+    for op in intref.AMO_OPS:
+        for d in 'wd':
+            for g in 'lg':
+                checked, bad = 0, []
+                for name, g1, d1, mem, v, x31, old, after in lines:
+                    if (name, g1, d1) != (op, g, d):
+                        continue
+                    want = intref.amo(op, d == 'd', int(mem, 16), int(v, 16),
+                                      int(x31 or '0', 16))
+                    checked += 1
+                    if (int(old, 16), int(after, 16)) != want:
+                        bad.append(f'memory {mem} rs2 {v} x31 {x31 or "-"}: '
+                                   f'{old} {after}, want {want[0]:016x} '
+                                   f'{want[1]:016x}')
+                n = 81 * (3 if op == 'cmpswap' else 1)
+                report(checked == n and not bad,
+                       f'{label}: amo{op}{g}.{d}: {checked} cases (9 x 9 '
+                       f'edge values{", 3 x31 each" if n > 81 else ""}), '
+                       'rd and memory against the reference',
+                       '\n'.join(bad[:20]))
+
+
 def vpu_gfx_test():
     """Packed graphics instructions: the minion_feature[0] traps (TAP), then
     every lane, masked lanes and fflags against tests/gfxref.py."""
@@ -790,8 +829,7 @@ def mcode_tests():
 def isa_tests():
     mcode_tests()
     for accel in ('', 'thread=single'):
-        guest('isa atomics: known answers and faults', 'atomics', 1, accel,
-              expect=[r'^1\.\.51$'])
+        atomics_test(accel)
     guest('isa cache control and maintenance CSRs', 'cacheops', 1,
           expect=[r'^1\.\.28$'])
     guest('isa packed integer, mask, move and memory ops', 'vpu_int', 1,
@@ -1440,8 +1478,10 @@ def main():
         return 1
     for name in sys.argv[2:] or GROUPS:
         GROUPS[name]()
-    total = counts['passed'] + counts['failed']
+    total = sum(counts.values())
     print(f'1..{total}')
+    if counts['todo']:
+        print(f"# {counts['todo']} known failures (TODO)")
     print(f"{counts['passed']} passed, {counts['failed']} failed")
     return 1 if counts['failed'] else 0
 
