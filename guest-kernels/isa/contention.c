@@ -19,7 +19,12 @@
 #include "et-atomic.h"
 #include "tap.h"
 
-#define REPS 1000           /* rounds: AMOs per hart and word */
+/*
+ * Rounds (AMOs per hart and word): 1,000 on up to 2 shires, a quarter
+ * beyond, where more harts share the global words (and the run stays
+ * within a minute of two host CPUs on 32 shires).
+ */
+#define MAX_ROUNDS 1000
 #define LOCKS 6400          /* locked increments, about, of all harts */
 #define MAX_SHIRES 34
 #define MAX_HARTS (MAX_SHIRES * HARTS_PER_SHIRE)
@@ -78,7 +83,7 @@ static uint64_t operand(unsigned op, int d, uint64_t h, uint64_t k,
     case ET_AMOAND:
         return ~bit;
     default:                                /* xor, min, max, minu, maxu */
-        return mix(h * REPS + i);
+        return mix(h * MAX_ROUNDS + i);
     }
 }
 
@@ -156,12 +161,12 @@ static int swaps_ok(uint64_t last, const volatile uint64_t *olds,
 }
 
 /*
- * Check @w, hammered by harts @h0..@h0+@n-1 with the @g forms: sets
- * bit @bit of bad[d][op] for each wrong word.
+ * Check @w, hammered by harts @h0..@h0+@n-1 with the @g forms for
+ * @rounds rounds: sets bit @bit of bad[d][op] for each wrong word.
  */
 static void check_words(const volatile struct words *w, int g, uint64_t h0,
-                        uint64_t n, volatile uint64_t bad[2][ET_NAMO],
-                        unsigned bit)
+                        uint64_t n, uint64_t rounds,
+                        volatile uint64_t bad[2][ET_NAMO], unsigned bit)
 {
     unsigned op, d;
     uint64_t cell, h, i;
@@ -174,7 +179,7 @@ static void check_words(const volatile struct words *w, int g, uint64_t h0,
             } else {
                 cell = init.word[d][op];
                 for (h = h0; h < h0 + n; h++) {
-                    for (i = 0; i < REPS; i++) {
+                    for (i = 0; i < rounds; i++) {
                         step(op, d, g, &cell, h, h - h0, i);
                     }
                 }
@@ -227,12 +232,13 @@ int main(uint64_t hartid, const void *fdt)
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
     unsigned s = hart_shire(hartid), op, d, i;
     uint64_t harts = shires * HARTS_PER_SHIRE, h;
+    uint64_t rounds = harts <= 128 ? MAX_ROUNDS : MAX_ROUNDS / 4;
     /* spread over the rounds, while every hart hammers the words */
-    uint64_t lock_every = REPS * harts / LOCKS;
-    uint64_t locks = harts * ((REPS + lock_every - 1) / lock_every);
+    uint64_t lock_every = rounds * harts / LOCKS;
+    uint64_t locks = harts * ((rounds + lock_every - 1) / lock_every);
 
     start_together(hartid, shires);
-    for (i = 0; i < REPS; i++) {
+    for (i = 0; i < rounds; i++) {
         round_on(&glob, 1, hartid, hartid, i);
         round_on(&local[s], 0, hartid, hartid % HARTS_PER_SHIRE, i);
         if (i % lock_every == 0) {
@@ -248,7 +254,8 @@ int main(uint64_t hartid, const void *fdt)
     for (h = 1; h < HARTS_PER_SHIRE; h++) {
         fcc_wait(0);
     }
-    check_words(&local[s], 0, hartid, HARTS_PER_SHIRE, bad_local, s);
+    check_words(&local[s], 0, hartid, HARTS_PER_SHIRE, rounds, bad_local,
+                s);
     if (hartid != 0) {
         fcc_send(0, 0, 1, 1u << 0);
         return 0;
@@ -256,9 +263,9 @@ int main(uint64_t hartid, const void *fdt)
     for (i = 1; i < shires; i++) {
         fcc_wait(1);
     }
-    check_words(&glob, 1, 0, harts, bad_glob, 0);
+    check_words(&glob, 1, 0, harts, rounds, bad_glob, 0);
 
-    print("# %lu harts\n", harts);
+    print("# %lu harts\n# %lu rounds\n", harts, rounds);
     for (op = 0; op < ET_NAMO; op++) {
         for (d = 0; d < 2; d++) {
             CHECK(!bad_glob[d][op], "amo%sg.%c: %lu harts on one word",
