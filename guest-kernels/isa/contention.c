@@ -202,30 +202,6 @@ static unsigned popcount(uint64_t x)
     return n;
 }
 
-/*
- * Every hart of the chip waits here until all have arrived: a fast local
- * barrier in each shire, whose last arrival credits hart 0 (counter 1);
- * hart 0 then releases every hart with a credit on counter 1.
- */
-static void start_together(uint64_t hartid, unsigned shires)
-{
-    unsigned s;
-
-    if (flb_arrive(0, HARTS_PER_SHIRE)) {
-        fcc_send(0, 0, 1, 1u << 0);
-    }
-    if (hartid == 0) {
-        for (s = 0; s < shires; s++) {
-            fcc_wait(1);
-        }
-        for (s = 0; s < shires; s++) {
-            fcc_send(s, 0, 1, 0xffffffffu);
-            fcc_send(s, 1, 1, 0xffffffffu);
-        }
-    }
-    fcc_wait(1);
-}
-
 int main(uint64_t hartid, const void *fdt)
 {
     static volatile uint64_t bad_glob[2][ET_NAMO];
@@ -237,7 +213,7 @@ int main(uint64_t hartid, const void *fdt)
     uint64_t lock_every = rounds * harts / LOCKS;
     uint64_t locks = harts * ((rounds + lock_every - 1) / lock_every);
 
-    start_together(hartid, shires);
+    chip_barrier_of(hartid == 0, shires, HARTS_PER_SHIRE, 3);
     for (i = 0; i < rounds; i++) {
         round_on(&glob, 1, hartid, hartid, i);
         round_on(&local[s], 0, hartid, hartid % HARTS_PER_SHIRE, i);
