@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timing_ref  # noqa: E402  (beside this file)
+import intref  # noqa: E402
 import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
@@ -35,13 +36,17 @@ QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
 GUEST = os.path.join(ROOT, 'guest')
 QTEST_DIR = os.path.join(ROOT, 'qemu-build', 'tests', 'qtest')
 
-counts = {'passed': 0, 'failed': 0}
+counts = {'passed': 0, 'failed': 0, 'todo': 0}
 
 
-def report(ok, name, diag=None):
-    counts['passed' if ok else 'failed'] += 1
-    n = counts['passed'] + counts['failed']
-    print(f"{'ok' if ok else 'not ok'} {n} - {name}", flush=True)
+def report(ok, name, diag=None, todo=None):
+    """One TAP line.  @todo: why this check is a known failure (TAP's
+    TODO directive): printed with the line, and a failure of it is
+    counted apart, not as failed."""
+    counts['passed' if ok else 'todo' if todo else 'failed'] += 1
+    n = sum(counts.values())
+    print(f"{'ok' if ok else 'not ok'} {n} - {name}" +
+          (f' # TODO {todo}' if todo else ''), flush=True)
     if not ok and diag:
         for line in diag.strip().splitlines()[-25:]:
             print(f"#   {line}")
@@ -669,6 +674,107 @@ def vpu_fp_mask_test(rc, out):
                '\n'.join(bad[:20]))
 
 
+def atomics_test(accel=''):
+    """Scalar atomics: the faults (TAP), then every AMO over the edge
+    value pairs against tests/intref.py (guest-kernels/isa/atomics.c)."""
+    rc, out, wall = run(qemu_cmd('atomics', 1, accel), 120)
+    label = f'isa atomics ({accel or "mttcg"})'
+    relay_tap(label, out)
+    report(rc == 0 and bool(re.search(r'^1\.\.12$', out, re.M)),
+           f'{label}: faults, coherent stores, packb: exit status {rc}, '
+           f'{wall:.2f} s', out[-2000:])
+    h16 = '([0-9a-f]{16})'
+    lines = re.findall(rf'^amo(\w+?)([lg])\.([wd]) {h16} {h16}(?: {h16})? = '
+                       rf'{h16} {h16}$', out, re.M)
+    for op in intref.AMO_OPS:
+        for d in 'wd':
+            for g in 'lg':
+                checked, bad = 0, []
+                for name, g1, d1, mem, v, x31, old, after in lines:
+                    if (name, g1, d1) != (op, g, d):
+                        continue
+                    want = intref.amo(op, d == 'd', int(mem, 16), int(v, 16),
+                                      int(x31 or '0', 16))
+                    checked += 1
+                    if (int(old, 16), int(after, 16)) != want:
+                        bad.append(f'memory {mem} rs2 {v} x31 {x31 or "-"}: '
+                                   f'{old} {after}, want {want[0]:016x} '
+                                   f'{want[1]:016x}')
+                n = 81 * (3 if op == 'cmpswap' else 1)
+                report(checked == n and not bad,
+                       f'{label}: amo{op}{g}.{d}: {checked} cases (9 x 9 '
+                       f'edge values{", 3 x31 each" if n > 81 else ""}), '
+                       'rd and memory against the reference',
+                       '\n'.join(bad[:20]))
+
+
+# guest-kernels/isa/vpu_int.c: the immediates of the immediate forms
+PI_IMMS = {'fslli.pi': (0, 1, 17, 31), 'fsrli.pi': (0, 1, 17, 31),
+           'fsrai.pi': (0, 1, 17, 31), 'faddi.pi': (-512, -1, 1, 511),
+           'fandi.pi': (-512, -1, 0x1f0, 0x155)}
+# Lanes where the model differs from Esperanto's simulator (reported; the
+# spec is silent): op -> (the lanes, the simulator's result there, the
+# model's, whether a lane a, b is one of them)
+_MOD32 = 'the model shifts by the amount mod 32'
+PI_KNOWN = {
+    'fsll.pi': ('shift amounts >= 32', 'give 0', _MOD32,
+                lambda a, b: b >= 32),
+    'fsrl.pi': ('shift amounts >= 32', 'give 0', _MOD32,
+                lambda a, b: b >= 32),
+    'fsra.pi': ('shift amounts >= 32', 'shift by 31', _MOD32,
+                lambda a, b: b >= 32),
+    'fsat8.pi': ('negative results', 'zero-extend the byte',
+                 'the model sign-extends it', lambda a, b: a >> 31),
+}
+
+
+def vpu_int_test():
+    """Packed integer ops: the lane operations against tests/intref.py,
+    masks, moves and memory ops in the guest (TAP)."""
+    rc, out, wall = run(qemu_cmd('vpu_int', 1), 120)
+    relay_tap('isa vpu_int', out)
+    report(rc == 0 and bool(re.search(r'^1\.\.29$', out, re.M)),
+           'isa packed mask, move, select, swizzle, pack and memory ops: '
+           f'exit status {rc}, {wall:.2f} s', out[-2000:])
+    m = re.search(r'^in:((?: [0-9a-f]{8}){16})$', out, re.M)
+    ins = [int(x, 16) for x in m.group(1).split()] if m else [0] * 16
+    edges = {0, 1, intref.M32, 0x7fffffff, 0x80000000, 32}
+    report(edges <= set(ins), 'isa vpu_int inputs include 0, 1, -1, '
+           'INT_MIN, INT_MAX and a shift amount >= 32', out[-2000:])
+    got = {}
+    for name, imm, i, lanes in re.findall(
+            r'^(f\w+\.pi)(?: (-?\d+))? (\d+):((?: [0-9a-f]{8}){16})$',
+            out, re.M):
+        got[(name, int(imm) if imm else None, int(i))] = \
+            [int(x, 16) for x in lanes.split()]
+    for name, ref in intref.PI.items():
+        lines = 1 if name in intref.UNARY else 16
+        for imm in PI_IMMS.get(name, (None,)):
+            what, sim, model, known = PI_KNOWN.get(
+                name, ('', '', '', lambda a, b: False))
+            checked, bad, odd, nknown = 0, [], [], 0
+            for i in range(lines):
+                for j, r in enumerate(got.get((name, imm, i), [])):
+                    a, b = ins[j], ins[i]
+                    want = ref(a, b, imm)
+                    checked += 1
+                    nknown += bool(known(a, b))
+                    if r != want:
+                        (odd if known(a, b) else bad).append(
+                            f'a {a:08x} b {b:08x}: {r:08x}, want {want:08x}')
+            label = f'isa {name}{"" if imm is None else f" {imm}"}'
+            cases = 'inputs' if lines == 1 else 'operand pairs'
+            report(checked == 16 * lines and not bad,
+                   f'{label}: {checked - nknown} {cases} against the '
+                   'reference' + (f' (not {what})' if what else ''),
+                   '\n'.join(bad[:20]))
+            if what:
+                report(not odd, f'{label}: {nknown} {cases}, {what} '
+                       f'{sim} (Esperanto\'s simulator)',
+                       f'{len(odd)} differ, e.g.\n' + '\n'.join(odd[:4]),
+                       todo=model)
+
+
 def vpu_gfx_test():
     """Packed graphics instructions: the minion_feature[0] traps (TAP), then
     every lane, masked lanes and fflags against tests/gfxref.py."""
@@ -790,12 +896,10 @@ def mcode_tests():
 def isa_tests():
     mcode_tests()
     for accel in ('', 'thread=single'):
-        guest('isa atomics: known answers and faults', 'atomics', 1, accel,
-              expect=[r'^1\.\.51$'])
+        atomics_test(accel)
     guest('isa cache control and maintenance CSRs', 'cacheops', 1,
           expect=[r'^1\.\.28$'])
-    guest('isa packed integer, mask, move and memory ops', 'vpu_int', 1,
-          expect=[r'^1\.\.61$'])
+    vpu_int_test()
     guest('isa packed gathers, scatters, atomics, coherent and unmasked '
           'memory ops', 'vpu_mem', 1, expect=[r'^1\.\.18$'])
     vpu_fp_test()
@@ -807,9 +911,9 @@ def isa_tests():
         guest('timing: per-hart minstret/mcycle exact, also across traps',
               'counters', 1, accel, expect=[r'^1\.\.15$'])
     guest('isa atomics under contention', 'contention', 2,
-          expect=[r'^# 128 harts$', r'^1\.\.11$'])
+          expect=[r'^# 128 harts$', r'^1\.\.41$'])
     guest('isa atomics under contention, 2,048 harts', 'contention', 32,
-          expect=[r'^# 2048 harts$', r'^1\.\.11$'])
+          expect=[r'^# 2048 harts$', r'^1\.\.41$'])
 
 
 # ---- memory timing (docs/timing.md) ------------------------------------------
@@ -1469,8 +1573,10 @@ def main():
         return 1
     for name in sys.argv[2:] or GROUPS:
         GROUPS[name]()
-    total = counts['passed'] + counts['failed']
+    total = sum(counts.values())
     print(f'1..{total}')
+    if counts['todo']:
+        print(f"# {counts['todo']} known failures (TODO)")
     print(f"{counts['passed']} passed, {counts['failed']} failed")
     return 1 if counts['failed'] else 0
 

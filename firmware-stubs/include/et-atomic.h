@@ -52,6 +52,45 @@ ET_CAS(amocmpswapg_w, 0x79, 2)
 ET_CAS(amocmpswapl_d, 0x78, 3)
 ET_CAS(amocmpswapg_d, 0x79, 3)
 
+/*
+ * Any AMO by number, for tests that loop over them: @op in funct7 order,
+ * @d for .d, @global for the g form; @x31 is the expected value of
+ * amocmpswap and unused by the others.
+ */
+enum {
+    ET_AMOADD, ET_AMOSWAP, ET_AMOXOR, ET_AMOOR, ET_AMOAND, ET_AMOMIN,
+    ET_AMOMAX, ET_AMOMINU, ET_AMOMAXU, ET_AMOCMPSWAP, ET_NAMO
+};
+static const char *const et_amo_names[ET_NAMO] __attribute__((unused)) = {
+    "add", "swap", "xor", "or", "and", "min", "max", "minu", "maxu",
+    "cmpswap",
+};
+
+typedef uint64_t (*et_amo_fn)(volatile void *, uint64_t);
+/* [op][d][global] */
+static const et_amo_fn et_amo_fns[ET_AMOCMPSWAP][2][2]
+__attribute__((unused)) = {
+#define ET_ROW(op) { { et_##op##l_w, et_##op##g_w }, \
+                     { et_##op##l_d, et_##op##g_d } }
+    ET_ROW(amoadd), ET_ROW(amoswap), ET_ROW(amoxor), ET_ROW(amoor),
+    ET_ROW(amoand), ET_ROW(amomin), ET_ROW(amomax), ET_ROW(amominu),
+    ET_ROW(amomaxu),
+#undef ET_ROW
+};
+
+static inline uint64_t et_amo(unsigned op, int d, int global,
+                              volatile void *p, uint64_t v, uint64_t x31)
+{
+    if (op != ET_AMOCMPSWAP) {
+        return et_amo_fns[op][d][global](p, v);
+    }
+    if (d) {
+        return global ? et_amocmpswapg_d(p, x31, v)
+                      : et_amocmpswapl_d(p, x31, v);
+    }
+    return global ? et_amocmpswapg_w(p, x31, v) : et_amocmpswapl_w(p, x31, v);
+}
+
 /* coherent stores: rs2's low byte / halfword to [rs1] */
 #define ET_STORE(name, f7)                                                    \
     static inline void et_##name(volatile void *p, uint64_t v)                \

@@ -164,6 +164,35 @@ static inline uint64_t flb_arrive(unsigned barrier, unsigned n)
     return last;
 }
 
+/*
+ * Chip barrier: @n harts of every shire arrive at fast local barrier 0,
+ * whose last arrival credits hart 0 on counter 1; hart 0 (@first) waits
+ * for every shire, then releases the threads in @threads (bit t: thread
+ * t) of every minion with a credit on counter 1.
+ */
+static inline void chip_barrier_of(int first, unsigned shires, unsigned n,
+                                   unsigned threads)
+{
+    unsigned s, t;
+
+    if (flb_arrive(0, n)) {
+        fcc_send(0, 0, 1, 1u << 0);
+    }
+    if (first) {
+        for (s = 0; s < shires; s++) {
+            fcc_wait(1);
+        }
+        for (s = 0; s < shires; s++) {
+            for (t = 0; t < 2; t++) {
+                if (threads >> t & 1) {
+                    fcc_send(s, t, 1, 0xffffffffu);
+                }
+            }
+        }
+    }
+    fcc_wait(1);
+}
+
 /* runtime (firmware-stubs) */
 void putc_uart(char c);
 void puts_uart(const char *s);

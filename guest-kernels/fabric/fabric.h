@@ -25,20 +25,7 @@ static inline uint32_t input_int(unsigned gid)
  */
 static inline void chip_barrier(unsigned gid, unsigned shires)
 {
-    unsigned s;
-
-    if (flb_arrive(0, MINIONS_PER_SHIRE)) {
-        fcc_send(0, 0, 1, 1u << 0);
-    }
-    if (gid == 0) {
-        for (s = 0; s < shires; s++) {
-            fcc_wait(1);
-        }
-        for (s = 0; s < shires; s++) {
-            fcc_send(s, 0, 1, 0xffffffffu);
-        }
-    }
-    fcc_wait(1);
+    chip_barrier_of(gid == 0, shires, MINIONS_PER_SHIRE, 1);
 }
 
 /*
