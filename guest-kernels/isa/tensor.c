@@ -14,6 +14,8 @@
 #define TFMA 0x801
 #define TSTORE 0x87f
 #define TQUANT 0x806
+#define TMASK 0x805
+#define TLOADL2 0x85f
 
 static uint32_t a32[16][16] __attribute__((aligned(64)));
 static uint32_t b32[16][16] __attribute__((aligned(64)));
@@ -45,6 +47,35 @@ static uint64_t tstore_regs(const void *p, unsigned rows)
 {
     return 0ULL << 62 | 0ULL << 57 | 3ULL << 55 | (uint64_t)(rows - 1) << 51 |
            ((uint64_t)p & 0xfffffffffff0ULL);
+}
+
+/* SCP-form TensorStore of @rows lines from SCP line @line to @p */
+static uint64_t tstore_scp(unsigned line, const void *p, unsigned rows)
+{
+    return (uint64_t)line << 56 | (uint64_t)(rows - 1) << 51 | 1ULL << 48 |
+           ((uint64_t)p & 0xffffffffffc0ULL);
+}
+
+/* TensorFMA of @type, 16 columns: @rows A rows from SCP line @a, @passes
+ * passes with B from line @b; @first clears C */
+static uint64_t tfma(unsigned type, unsigned rows, unsigned passes,
+                     unsigned a, unsigned b, unsigned first)
+{
+    return 3ULL << 55 | (uint64_t)(rows - 1) << 51 |
+           (uint64_t)(passes - 1) << 47 | (uint64_t)b << 12 | a << 4 |
+           type << 1 | first;
+}
+
+#define TFMA_TENB       (1ULL << 20)
+#define TFMA_TENC2RF    (1ULL << 23)
+
+/* TensorQuant of @rows x @cols from f@freg, vectors from SCP line @line,
+ * transform codes @codes (first in the low nibble) */
+static uint64_t tquant(unsigned freg, unsigned rows, unsigned cols,
+                       unsigned line, uint64_t codes)
+{
+    return (uint64_t)freg << 57 | (uint64_t)(cols / 4 - 1) << 55 |
+           (uint64_t)(rows - 1) << 51 | (uint64_t)line << 45 | codes;
 }
 
 static void print_matrix(const char *tag, uint32_t m[16][16])
@@ -115,32 +146,31 @@ int main(uint64_t hartid, const void *fdt)
 
     /* the L1 scratchpad must be on: tensor ops before fail with bit 4 */
     csr_write(CSR_TENSOR_ERROR, 0);
-    csr_write_x31(0x83f, tload(0, 0, a32, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 0, a32, 16), 64);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 4,
              "TensorLoad with the L1 scratchpad off: tensor_error[4]");
     csr_write(CSR_TENSOR_ERROR, 0);
     csr_write(0x7e0, 1);
     csr_write(0x7e0, 3);
-    csr_write_x31(0x83f, tload(3, 0, a32, 1), 64);
+    csr_write_x31(TLOAD, tload(3, 0, a32, 1), 64);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 1,
              "reserved TensorLoad transform: tensor_error[1]");
     csr_write(CSR_TENSOR_ERROR, 0);
     traps = 0;
-    csr_write_x31(0x801, 2 << 1, 0);                             /* type 2 */
+    csr_write_x31(TFMA, tfma(2, 16, 16, 0, 16, 1), 0);
     CHECK(traps == 1 && trap_cause == 2, "TensorFMA type 2: illegal");
 
     /* fp32: A rows -> lines 0-15, B rows -> lines 16-31, C in f0-f31 */
-    csr_write_x31(0x83f, tload(0, 0, a32, 16), 64);
-    csr_write_x31(0x83f, tload(0, 16, b32, 16), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
-                0 << 4 | 0 << 1 | 1, 0);
-    csr_write_x31(0x87f, tstore_regs(c32, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 0, a32, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 16, b32, 16), 64);
+    csr_write_x31(TFMA, tfma(0, 16, 16, 0, 16, 1), 0);
+    csr_write_x31(TSTORE, tstore_regs(c32, 16), 64);
     print_matrix("C32", c32);
 
     /* the same product with B through TenB */
-    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
-    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(TLOAD, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    csr_write_x31(TFMA, tfma(0, 16, 16, 0, 0, 1) | TFMA_TENB, 0);
+    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
     for (i = 0, bad = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
             bad += out[i][j] != c32[i][j];
@@ -148,49 +178,45 @@ int main(uint64_t hartid, const void *fdt)
     }
     CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
           "TensorFMA with B from TenB gives the same product");
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    csr_write_x31(TFMA, tfma(0, 16, 16, 0, 0, 1) | TFMA_TENB, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "TenB TensorFMA with no TenB load: tensor_error[6]");
     csr_write(CSR_TENSOR_ERROR, 0);
-    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 8), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 20 | 1, 0);
+    csr_write_x31(TLOAD, 1ULL << 52 | tload(0, 0, b32, 8), 64);
+    csr_write_x31(TFMA, tfma(0, 16, 16, 0, 0, 1) | TFMA_TENB, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "TenB load of 8 rows for 16 passes: tensor_error[6]");
     csr_write(CSR_TENSOR_ERROR, 0);
-    csr_write_x31(0x83f, 1ULL << 52 | tload(0, 0, b32, 16), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 | 1, 0);
+    csr_write_x31(TLOAD, 1ULL << 52 | tload(0, 0, b32, 16), 64);
+    csr_write_x31(TFMA, tfma(0, 16, 16, 0, 16, 1), 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
              "a pending TenB load and a TensorFMA without TenB: [6]");
     csr_write(CSR_TENSOR_ERROR, 0);
 
     /* fp16: A 16 x 32 halves, B interleave16 into lines 16-31 */
-    csr_write_x31(0x83f, tload(0, 0, a16, 16), 64);
-    csr_write_x31(0x83f, tload(2, 16, b16, 16), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 16ULL << 12 |
-                1 << 1 | 1, 0);
-    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 0, a16, 16), 64);
+    csr_write_x31(TLOAD, tload(2, 16, b16, 16), 64);
+    csr_write_x31(TFMA, tfma(1, 16, 16, 0, 16, 1), 0);
+    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
     print_matrix("C16", out);
 
     /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
-    csr_write_x31(0x83f, tload(0, 0, a8, 16), 64);
-    csr_write_x31(0x83f, tload(1, 16, b8, 16), 64);
-    csr_write_x31(0x801, 3ULL << 55 | 15ULL << 51 | 15ULL << 47 | 1ULL << 23 |
-                16ULL << 12 | 3 << 1 | 1, 0);
-    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 0, a8, 16), 64);
+    csr_write_x31(TLOAD, tload(1, 16, b8, 16), 64);
+    csr_write_x31(TFMA, tfma(3, 16, 16, 0, 16, 1) | TFMA_TENC2RF, 0);
+    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
     print_matrix("C8", out);
 
     /* TensorQuant on those int32: to fp32, times vec (per column), to
      * int32 (RNE), relu, saturate to int8 */
-    csr_write_x31(0x83f, tload(0, 40, vec, 1), 64);
-    csr_write_x31(0x806, 0ULL << 57 | 3ULL << 55 | 15ULL << 51 | 40ULL << 45 |
-                (uint64_t)0x83261, 0);
-    csr_write_x31(0x87f, tstore_regs(out, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 40, vec, 1), 64);
+    csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 0x83261), 0);
+    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
     print_matrix("Q", out);
 
     /* transpose32 into the SCP, then the SCP-form store back out */
-    csr_write_x31(0x83f, tload(7, 8, tr, 16), 64);
-    csr_write_x31(0x87f, 0ULL << 62 | 8ULL << 56 | 15ULL << 51 | 1ULL << 48 |
-                ((uint64_t)out & 0xffffffffffc0ULL), 64);
+    csr_write_x31(TLOAD, tload(7, 8, tr, 16), 64);
+    csr_write_x31(TSTORE, tstore_scp(8, out, 16), 64);
     for (i = 0, bad = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
             bad += out[i][j] != tr[j][i];
@@ -208,8 +234,8 @@ int main(uint64_t hartid, const void *fdt)
         for (k = 0; k < 4 * 64; k++) {
             l2[line * 64 + k] = 0xa5;
         }
-        csr_write(0x805, 0xb);              /* tensor_mask: rows 0, 1, 3 */
-        csr_write_x31(0x85f, 1ULL << 63 | 3ULL << 48 |
+        csr_write(TMASK, 0xb);              /* tensor_mask: rows 0, 1, 3 */
+        csr_write_x31(TLOADL2, 1ULL << 63 | 3ULL << 48 |
                     ((uint64_t)tr & 0xffffffffffc0ULL) | 2 << 4 | (4 - 1), 128);
         for (i = 0, bad = 0; i < 4; i++) {
             for (k = 0; k < 64; k++) {
@@ -219,7 +245,8 @@ int main(uint64_t hartid, const void *fdt)
         }
         CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
               "TensorLoadL2: masked rows at line 4*[62:48]+[5:4], stride x31");
-        csr_write_x31(0x85f, 16384ULL << 48 | ((uint64_t)tr & 0xffffffffffc0ULL), 64);
+        csr_write_x31(TLOADL2, 16384ULL << 48 |
+                      ((uint64_t)tr & 0xffffffffffc0ULL), 64);
         CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 7,
                  "TensorLoadL2 past the 4 MiB scratchpad: tensor_error[7]");
         csr_write(CSR_TENSOR_ERROR, 0);

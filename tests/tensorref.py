@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Host references for guest-kernels/isa/tensor.c, written for the tests
+from isa.md section 10 and docs/research/vpu-tensor-facts.md, independent
+of the model (hw/etsoc1/etsoc1-tensor.c).
+
+A matrix is 16 rows of 16 32-bit words, as the guest prints them: an L1
+scratchpad line per row, or C of a TensorFMA (C[i][j] is lane j % 8 of
+f(2i + j / 8)).  Scratchpad lines are lists of 64 bytes or 16 words.
+"""
+from fractions import Fraction
+import f32ref
+
+M32 = 0xffffffff
+
+
+def s32(v):
+    return v - (1 << 32) if v >> 31 else v
+
+
+def s8(v):
+    return v - 256 if v & 0x80 else v
+
+
+def words(line):
+    """The 16 little-endian words of 64 bytes."""
+    return [int.from_bytes(bytes(line[4 * w:4 * w + 4]), 'little')
+            for w in range(16)]
+
+
+# ---- the guest's inputs (tensor.c main) -------------------------------------
+
+def _a32(n):
+    return ((n * 7 & 1) << 31 | (124 + n % 7) << 23 |
+            ((n * 2654435761) & 0x7fffff))
+
+
+def _b32(n):
+    return ((n * 5 & 2) << 30 | (125 + n % 5) << 23 |
+            ((n * 2246822519) & 0x7fffff))
+
+
+A32 = [[_a32(16 * i + k) for k in range(16)] for i in range(16)]
+B32 = [[_b32(16 * k + j) for j in range(16)] for k in range(16)]
+A8 = [[((i * 64 + k) * 29 % 251 - 125) & 0xff for k in range(64)]
+      for i in range(16)]
+B8 = [[((k * 16 + j) * 31 % 253 - 126) & 0xff for j in range(16)]
+      for k in range(64)]
+A16 = [[(n * 3 & 1) << 15 | (12 + n % 7) << 10 | ((n * 40503) & 0x3ff)
+        for n in range(32 * i, 32 * i + 32)] for i in range(16)]
+B16 = [[(n * 5 & 2) << 14 | (13 + n % 5) << 10 |
+        ((n * 2654435761 >> 7) & 0x3ff)
+        for n in range(32 * k, 32 * k + 16)] for k in range(32)]
+VEC = [0x3a800000 + c * 0x00080000 for c in range(16)]
+
+
+# ---- TensorLoad -------------------------------------------------------------
+
+def interleave8(mem):
+    """SCP lines of an interleave8 TensorLoad of the byte rows @mem: byte
+    4c + r of line i is byte c of row 4i + r."""
+    return [[mem[4 * i + b % 4][b // 4] for b in range(64)]
+            for i in range(16)]
+
+
+# ---- TensorFMA --------------------------------------------------------------
+
+def tfma32(a, b, passes=16):
+    """fp32 TensorFMA, first pass set, round to nearest even: C of A lines
+    @a and B lines @b (words).  One rounding per step (fused)."""
+    c = [[0] * 16 for _ in range(16)]
+    for k in range(passes):
+        for i in range(16):
+            for j in range(16):
+                if k == 0:
+                    c[i][j] = f32ref.mul(a[i][k], b[k][j], 0)[0]
+                else:
+                    c[i][j] = f32ref.fma(a[i][k], b[k][j], c[i][j], 0)[0]
+    return c
+
+
+def _f16(h):
+    sign = -1 if h >> 15 else 1
+    return sign * Fraction((h & 0x3ff) | 0x400, 1 << 10) * \
+        Fraction(2) ** (((h >> 10) & 0x1f) - 15)
+
+
+def tfma16(a, b):
+    """fp16 TensorFMA of A rows @a (32 halves) by B rows @b (16 halves, as
+    interleave16 lays them out): per pass two exact products and C, one
+    rounding toward zero.  The inputs are normal numbers."""
+    c = [[None] * 16 for _ in range(16)]
+    for i in range(16):
+        for j in range(16):
+            for p in range(16):
+                x = sum(_f16(a[i][2 * p + r]) * _f16(b[2 * p + r][j])
+                        for r in range(2))
+                if c[i][j] is not None:
+                    x += f32ref.F(c[i][j]).val
+                c[i][j] = f32ref.round_f32(x, 1)[0]
+    return c
+
+
+def tfma8(a, b, passes=16):
+    """int8 TensorFMA, first pass and results to f set: C of signed A
+    lines @a and B lines @b (bytes), wrapping int32."""
+    return [[sum(s8(a[i][4 * k + x]) * s8(b[k][4 * j + x])
+                 for k in range(passes) for x in range(4)) & M32
+             for j in range(16)] for i in range(16)]
+
+
+# ---- TensorQuant ------------------------------------------------------------
+
+def _f32_to_i32(v, rm):
+    f = f32ref.F(v, daz=True)
+    if f.kind == 'nan':
+        return 0x7fffffff
+    if f.kind == 'inf':
+        return 0x80000000 if f.neg else 0x7fffffff
+    n = int(f32ref.F(f32ref.round_to_int(v, rm)[0]).val)
+    return max(-1 << 31, min(n, (1 << 31) - 1)) & M32
+
+
+def tquant(c, codes, scp, line, rm=0):
+    """TensorQuant of the 16 x 16 C @c: transforms @codes in order; the
+    vectors of 4-7 come from SCP lines @scp[line], line advancing after
+    each of them."""
+    c = [row[:] for row in c]
+    for code in codes:
+        vec = scp.get(line)
+        for r in range(16):
+            for col in range(16):
+                v = c[r][col]
+                if code == 1:
+                    v = f32ref.round_f32(Fraction(s32(v)), rm)[0]
+                elif code == 2:
+                    v = _f32_to_i32(v, rm)
+                elif code == 3:
+                    v = max(s32(v), 0)
+                elif code == 6:
+                    v = f32ref.mul(v, vec[col], rm)[0]
+                elif code == 8:
+                    v = min(max(s32(v), -128), 127) & 0xff
+                c[r][col] = v
+        if 4 <= code <= 7:
+            line += 1
+    return c
