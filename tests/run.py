@@ -529,8 +529,13 @@ def tensor_test():
     for tag, i, row in re.findall(r'^([A-Z][A-Z0-9]*) (\d+):'
                                   r'((?: [0-9a-f]{8}){16})$', out, re.M):
         got.setdefault(tag, {})[int(i)] = [int(x, 16) for x in row.split()]
-    c8 = t.tfma8(t.A8, t.interleave8(t.B8))
+    c8 = t.tfma8(t.A8, t.interleave(t.B8, 4))
     q = t.tquant(c8, [1, 6, 2, 3, 8], {40: t.VEC}, 40)
+    lm = t.masked(t.B32, t.A32, 0xa5c3)
+    t8 = [t.words(x) for x in t.transpose(t.B8, 1, 2)]
+    # T8 went to lines 40-47 and 0-7: the rows T16 skips keep it
+    t16 = t.masked([t.words(x) for x in t.transpose(t.B8, 2, 3)],
+                   t8[8:] + lm[8:], 0xff0f)
     for tag, want, what in (
             ('C32', t.tfma32(t.A32, t.B32),
              'fp32 16x16x16 matmul, fused steps'),
@@ -538,7 +543,17 @@ def tensor_test():
              '(interleave16 B), exact products, RTZ'),
             ('C8', c8, 'int8 16x64x16 matmul (interleave8 B)'),
             ('Q', q, 'TensorQuant: to fp32, x column vector, to int32, relu, '
-             'saturate int8')):
+             'saturate int8'),
+            ('LM', lm, 'TensorLoad of the tensor_mask rows (others kept), '
+             '[5:4] ignored'),
+            ('T8', t8, 'transpose8 TensorLoad, byte offset 2, SCP lines '
+             '40-47, 0-7'),
+            ('T16', t16, 'transpose16 TensorLoad, byte offset 3 (only [5] '
+             'counts), tensor_mask rows'),
+            ('I8', [t.words(x) for x in t.interleave(t.B8, 4, 3)],
+             'interleave8 TensorLoad, byte offset 3'),
+            ('I16', [t.words(x) for x in t.interleave(t.B8, 2, 3)],
+             'interleave16 TensorLoad, byte offset 3 (only [5] counts)')):
         rows = got.get(tag, {})
         bad = [f'row {i}: {rows.get(i)} want {want[i]}' for i in range(16)
                if rows.get(i) != want[i]]

@@ -43,7 +43,8 @@ A32 = [[_a32(16 * i + k) for k in range(16)] for i in range(16)]
 B32 = [[_b32(16 * k + j) for j in range(16)] for k in range(16)]
 A8 = [[((i * 64 + k) * 29 % 251 - 125) & 0xff for k in range(64)]
       for i in range(16)]
-B8 = [[((k * 16 + j) * 31 % 253 - 126) & 0xff for j in range(16)]
+B8 = [[((k * 16 + j) * 31 % 253 - 126) & 0xff if j < 16 else
+       ((k * 64 + j) * 2654435761 & M32) >> 13 & 0xff for j in range(64)]
       for k in range(64)]
 A16 = [[(n * 3 & 1) << 15 | (12 + n % 7) << 10 | ((n * 40503) & 0x3ff)
         for n in range(32 * i, 32 * i + 32)] for i in range(16)]
@@ -55,11 +56,30 @@ VEC = [0x3a800000 + c * 0x00080000 for c in range(16)]
 
 # ---- TensorLoad -------------------------------------------------------------
 
-def interleave8(mem):
-    """SCP lines of an interleave8 TensorLoad of the byte rows @mem: byte
-    4c + r of line i is byte c of row 4i + r."""
-    return [[mem[4 * i + b % 4][b // 4] for b in range(64)]
+def interleave(mem, n, boff=0):
+    """SCP lines (bytes) of an interleave8 (@n = 4) or interleave16 (@n = 2)
+    TensorLoad of the byte rows @mem, byte offset field @boff: element c of
+    row n i + r, counted from byte 16 boff (interleave16: 32 boff[5]), is
+    element n c + r of line i."""
+    esz = 4 // n
+    off = 16 * boff if n == 4 else 32 * (boff >> 1)
+    return [[mem[n * i + b // esz % n][off + b // 4 * esz + b % esz]
+             for b in range(64)] for i in range(16)]
+
+
+def transpose(mem, esz, boff=0):
+    """SCP lines (bytes) of a transpose8/16/32 TensorLoad (@esz-byte
+    elements) of the byte rows @mem: element j of line i is element i of
+    row j, counted from element 16 boff (transpose16: 16 boff[5];
+    transpose32 ignores the field)."""
+    off = {1: 16 * boff, 2: 16 * (boff >> 1), 4: 0}[esz]
+    return [[mem[b // esz][(i + off) * esz + b % esz] for b in range(64)]
             for i in range(16)]
+
+
+def masked(new, old, mask):
+    """Rows of @new where @mask has a bit, of @old elsewhere."""
+    return [new[i] if mask >> i & 1 else old[i] for i in range(16)]
 
 
 # ---- TensorFMA --------------------------------------------------------------

@@ -23,7 +23,7 @@ static uint32_t c32[16][16] __attribute__((aligned(64)));
 static uint16_t a16[16][32] __attribute__((aligned(64)));
 static uint16_t b16[32][32] __attribute__((aligned(64)));  /* 16 used */
 static int8_t a8[16][64] __attribute__((aligned(64)));
-static int8_t b8[64][64] __attribute__((aligned(64)));  /* 16 used per row */
+static int8_t b8[64][64] __attribute__((aligned(64)));
 static uint32_t vec[16] __attribute__((aligned(64)));
 static uint32_t tr[16][16] __attribute__((aligned(64)));
 static uint32_t out[16][16] __attribute__((aligned(64)));
@@ -36,6 +36,7 @@ void trap_handler(struct trap_frame *f)
     f->mepc += 4;
 }
 
+/* TensorLoad, transform @cmd, of @rows lines at @p into SCP line @line */
 static uint64_t tload(unsigned cmd, unsigned line, const void *p, unsigned rows)
 {
     return (uint64_t)cmd << 59 | (uint64_t)line << 53 |
@@ -66,6 +67,8 @@ static uint64_t tfma(unsigned type, unsigned rows, unsigned passes,
            type << 1 | first;
 }
 
+#define T_MASK          (1ULL << 63)    /* TensorLoad/FMA: tensor_mask rows */
+#define TLOAD_BOFF(n)   ((uint64_t)(n) << 4)
 #define TFMA_TENB       (1ULL << 20)
 #define TFMA_TENC2RF    (1ULL << 23)
 
@@ -89,6 +92,43 @@ static void print_matrix(const char *tag, uint32_t m[16][16])
         }
         print("\n");
     }
+}
+
+/* Print C (f0-f31) as tag */
+static void print_c(const char *tag)
+{
+    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
+    print_matrix(tag, out);
+}
+
+/* Print SCP lines @line.. (16 of them, wrapping at 48) as @tag */
+static void print_scp(const char *tag, unsigned line)
+{
+    csr_write_x31(TSTORE, tstore_scp(line, out, 16), 64);
+    print_matrix(tag, out);
+}
+
+/*
+ * TensorLoad forms, each printed from the SCP: b32 over a32 in the rows of
+ * tensor_mask (a plain load ignores [5:4]); b8 as 64 lines of 64 bytes
+ * through transpose8 into lines 40-47 and 0-7, a masked transpose16 and
+ * both interleaves, all with byte offsets.
+ */
+static void load_tests(void)
+{
+    csr_write_x31(TLOAD, tload(0, 0, a32, 16), 64);
+    csr_write(TMASK, 0xa5c3);
+    csr_write_x31(TLOAD, T_MASK | tload(0, 0, b32, 16) | TLOAD_BOFF(3), 64);
+    print_scp("LM", 0);
+    csr_write_x31(TLOAD, tload(5, 40, b8, 16) | TLOAD_BOFF(2), 64);
+    print_scp("T8", 40);
+    csr_write(TMASK, 0xff0f);
+    csr_write_x31(TLOAD, T_MASK | tload(6, 0, b8, 16) | TLOAD_BOFF(3), 64);
+    print_scp("T16", 0);
+    csr_write_x31(TLOAD, tload(1, 0, b8, 16) | TLOAD_BOFF(3), 64);
+    print_scp("I8", 0);
+    csr_write_x31(TLOAD, tload(2, 0, b8, 16) | TLOAD_BOFF(3), 64);
+    print_scp("I16", 0);
 }
 
 int main(uint64_t hartid, const void *fdt)
@@ -122,8 +162,9 @@ int main(uint64_t hartid, const void *fdt)
         vec[i] = 0x3a800000 + i * 0x00080000;            /* ~2^-10 */
     }
     for (i = 0; i < 64; i++) {
-        for (j = 0; j < 16; j++) {
-            b8[i][j] = (int8_t)((i * 16 + j) * 31 % 253 - 126);
+        for (j = 0; j < 64; j++) {      /* the matmul uses bytes 0-15 */
+            b8[i][j] = j < 16 ? (int8_t)((i * 16 + j) * 31 % 253 - 126)
+                              : (int8_t)((i * 64 + j) * 2654435761u >> 13);
         }
     }
     for (i = 0; i < 32; i++) {
@@ -197,22 +238,19 @@ int main(uint64_t hartid, const void *fdt)
     csr_write_x31(TLOAD, tload(0, 0, a16, 16), 64);
     csr_write_x31(TLOAD, tload(2, 16, b16, 16), 64);
     csr_write_x31(TFMA, tfma(1, 16, 16, 0, 16, 1), 0);
-    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
-    print_matrix("C16", out);
+    print_c("C16");
 
     /* int8: A 16 x 64 bytes, B interleave8 into lines 16-31, sums in f */
     csr_write_x31(TLOAD, tload(0, 0, a8, 16), 64);
     csr_write_x31(TLOAD, tload(1, 16, b8, 16), 64);
     csr_write_x31(TFMA, tfma(3, 16, 16, 0, 16, 1) | TFMA_TENC2RF, 0);
-    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
-    print_matrix("C8", out);
+    print_c("C8");
 
     /* TensorQuant on those int32: to fp32, times vec (per column), to
      * int32 (RNE), relu, saturate to int8 */
     csr_write_x31(TLOAD, tload(0, 40, vec, 1), 64);
     csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 0x83261), 0);
-    csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
-    print_matrix("Q", out);
+    print_c("Q");
 
     /* transpose32 into the SCP, then the SCP-form store back out */
     csr_write_x31(TLOAD, tload(7, 8, tr, 16), 64);
@@ -251,5 +289,6 @@ int main(uint64_t hartid, const void *fdt)
                  "TensorLoadL2 past the 4 MiB scratchpad: tensor_error[7]");
         csr_write(CSR_TENSOR_ERROR, 0);
     }
+    load_tests();
     return tap_done();
 }
