@@ -529,7 +529,14 @@ def tensor_test():
     for tag, i, row in re.findall(r'^([A-Z][A-Z0-9]*) (\d+):'
                                   r'((?: [0-9a-f]{8}){16})$', out, re.M):
         got.setdefault(tag, {})[int(i)] = [int(x, 16) for x in row.split()]
-    c8 = t.tfma8(t.A8, t.interleave(t.B8, 4))
+    b8 = t.interleave(t.B8, 4)
+    c8 = t.tfma8(t.A8, b8)[1]
+    fm1 = t.tfma32(t.A32, t.B32, mask=0x5a3c)[0]
+    fm2 = t.tfma32(t.A32, t.B32, fm1, first=False, mask=0x0ff0, aoff=5)[0]
+    tenc = t.tfma8(t.A8, b8[:8], passes=8, to_f=False, ua=True)[0]
+    c8u = t.tfma8(t.A8, b8[8:], tenc, passes=8, first=False, mask=0xf0f0,
+                  aoff=8, ua=True)[1]
+    c8v = t.tfma8(t.A8, b8, aoff=12, ub=True)[1]
     q = t.tquant(c8, [1, 6, 2, 3, 8], {40: t.VEC}, 40)
     lm = t.masked(t.B32, t.A32, 0xa5c3)
     t8 = [t.words(x) for x in t.transpose(t.B8, 1, 2)]
@@ -537,7 +544,7 @@ def tensor_test():
     t16 = t.masked([t.words(x) for x in t.transpose(t.B8, 2, 3)],
                    t8[8:] + lm[8:], 0xff0f)
     for tag, want, what in (
-            ('C32', t.tfma32(t.A32, t.B32),
+            ('C32', t.tfma32(t.A32, t.B32)[0],
              'fp32 16x16x16 matmul, fused steps'),
             ('C16', t.tfma16(t.A16, t.B16), 'fp16 16x32x16 matmul '
              '(interleave16 B), exact products, RTZ'),
@@ -553,7 +560,15 @@ def tensor_test():
             ('I8', [t.words(x) for x in t.interleave(t.B8, 4, 3)],
              'interleave8 TensorLoad, byte offset 3'),
             ('I16', [t.words(x) for x in t.interleave(t.B8, 2, 3)],
-             'interleave16 TensorLoad, byte offset 3 (only [5] counts)')):
+             'interleave16 TensorLoad, byte offset 3 (only [5] counts)'),
+            ('FM1', fm1, 'fp32 TensorFMA over the tensor_mask rows, the '
+             'others cleared'),
+            ('FM2', fm2, 'fp32 TensorFMA adding to FM1 (no first pass) over '
+             'other tensor_mask rows, A column offset 5'),
+            ('C8U', c8u, 'int8 TensorFMA, unsigned A ([21]), two TensorFMAs '
+             'accumulating in TenC, masked rows take TenC, A offset, B start'),
+            ('C8V', c8v, 'int8 TensorFMA, unsigned B ([22]), A offset '
+             'wrapping in the line')):
         rows = got.get(tag, {})
         bad = [f'row {i}: {rows.get(i)} want {want[i]}' for i in range(16)
                if rows.get(i) != want[i]]

@@ -84,18 +84,37 @@ def masked(new, old, mask):
 
 # ---- TensorFMA --------------------------------------------------------------
 
-def tfma32(a, b, passes=16):
-    """fp32 TensorFMA, first pass set, round to nearest even: C of A lines
-    @a and B lines @b (words).  One rounding per step (fused)."""
-    c = [[0] * 16 for _ in range(16)]
+ZERO = [[0] * 16 for _ in range(16)]
+
+
+def tfma32(a, b, c=ZERO, passes=16, first=True, mask=0xffff, aoff=0, rm=0):
+    """fp32 TensorFMA of A lines @a by B lines @b (words, one a pass) onto
+    C @c, in rounding mode @rm: A[i][k] is word aoff + k (mod 16) of line
+    i; a product on the first pass (@first), then one rounding per step
+    (fused), subnormals flushed.  Rows outside @mask are skipped (cleared
+    by a first pass); after it a +0.0 in A skips its row's pass, a +0.0 in
+    B its lane.  Returns C and the fflags (DN = the denormal flag)."""
+    c = [row[:] for row in c]
+    flags = 0
     for k in range(passes):
+        mul = first and k == 0
         for i in range(16):
+            av = a[i][(aoff + k) % 16]
+            if not mask >> i & 1:
+                c[i] = [0] * 16 if mul else c[i]
+                continue
+            if av == 0 and not mul:
+                continue
             for j in range(16):
-                if k == 0:
-                    c[i][j] = f32ref.mul(a[i][k], b[k][j], 0)[0]
+                bv = b[k][j]
+                if mul:
+                    r = f32ref.OPS['fmul'](av, bv, 0, rm)
+                elif bv == 0:
+                    continue
                 else:
-                    c[i][j] = f32ref.fma(a[i][k], b[k][j], c[i][j], 0)[0]
-    return c
+                    r = f32ref.OPS['fmadd'](av, bv, c[i][j], rm)
+                c[i][j], flags = r[0], flags | r[1]
+    return c, flags
 
 
 def _f16(h):
@@ -120,12 +139,29 @@ def tfma16(a, b):
     return c
 
 
-def tfma8(a, b, passes=16):
-    """int8 TensorFMA, first pass and results to f set: C of signed A
-    lines @a and B lines @b (bytes), wrapping int32."""
-    return [[sum(s8(a[i][4 * k + x]) * s8(b[k][4 * j + x])
-                 for k in range(passes) for x in range(4)) & M32
-             for j in range(16)] for i in range(16)]
+def tfma8(a, b, tenc=ZERO, passes=16, first=True, to_f=True, mask=0xffff,
+          aoff=0, ua=False, ub=False):
+    """int8 TensorFMA of A lines @a by B lines @b (bytes, one a pass) onto
+    TenC @tenc: each pass adds a1 b1 + ... + a4 b4 (A from byte 4 aoff on,
+    wrapping; bytes signed unless @ua/@ub), wrapping int32; the first pass
+    (@first) starts from 0.  Rows outside @mask keep their value.  Returns
+    TenC and C: with @to_f the last pass goes to C (f registers) and TenC
+    keeps the one before, else C is None."""
+    tenc = [row[:] for row in tenc]
+    c = None
+    for k in range(passes):
+        dst = tenc
+        if to_f and k == passes - 1:
+            c = dst = [row[:] for row in tenc]
+        for i in range(16):
+            for j in range(16):
+                acc = 0 if first and k == 0 else s32(tenc[i][j])
+                for x in range(4 if mask >> i & 1 else 0):
+                    av = a[i][(4 * aoff + 4 * k + x) % 64]
+                    bv = b[k][4 * j + x]
+                    acc += (av if ua else s8(av)) * (bv if ub else s8(bv))
+                dst[i][j] = acc & M32
+    return tenc, c
 
 
 # ---- TensorQuant ------------------------------------------------------------

@@ -69,7 +69,10 @@ static uint64_t tfma(unsigned type, unsigned rows, unsigned passes,
 
 #define T_MASK          (1ULL << 63)    /* TensorLoad/FMA: tensor_mask rows */
 #define TLOAD_BOFF(n)   ((uint64_t)(n) << 4)
+#define TFMA_AOFF(n)    ((uint64_t)(n) << 43)
 #define TFMA_TENB       (1ULL << 20)
+#define TFMA_UA         (1ULL << 21)
+#define TFMA_UB         (1ULL << 22)
 #define TFMA_TENC2RF    (1ULL << 23)
 
 /* TensorQuant of @rows x @cols from f@freg, vectors from SCP line @line,
@@ -129,6 +132,36 @@ static void load_tests(void)
     print_scp("I8", 0);
     csr_write_x31(TLOAD, tload(2, 0, b8, 16) | TLOAD_BOFF(3), 64);
     print_scp("I16", 0);
+}
+
+/*
+ * TensorFMA forms, each printed from f0-f31.  fp32: a32 x b32 over the rows
+ * of tensor_mask (the others cleared), then again with A from column 5 on
+ * (wrapping) added to it over other rows.  int8: unsigned A x signed B in
+ * two halves (the first into TenC, the second adding to it, its masked
+ * rows copying TenC); signed A from byte 48 on x unsigned B.
+ */
+static void fma_tests(void)
+{
+    csr_write_x31(TLOAD, tload(0, 0, a32, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 16, b32, 16), 64);
+    csr_write(TMASK, 0x5a3c);
+    csr_write_x31(TFMA, T_MASK | tfma(0, 16, 16, 0, 16, 1), 0);
+    print_c("FM1");
+    csr_write(TMASK, 0x0ff0);
+    csr_write_x31(TFMA, T_MASK | TFMA_AOFF(5) | tfma(0, 16, 16, 0, 16, 0), 0);
+    print_c("FM2");
+
+    csr_write_x31(TLOAD, tload(0, 0, a8, 16), 64);
+    csr_write_x31(TLOAD, tload(1, 16, b8, 16), 64);
+    csr_write_x31(TFMA, TFMA_UA | tfma(3, 16, 8, 0, 16, 1), 0);
+    csr_write(TMASK, 0xf0f0);
+    csr_write_x31(TFMA, T_MASK | TFMA_UA | TFMA_AOFF(8) | TFMA_TENC2RF |
+                  tfma(3, 16, 8, 0, 24, 0), 0);
+    print_c("C8U");
+    csr_write_x31(TFMA, TFMA_UB | TFMA_AOFF(12) | TFMA_TENC2RF |
+                  tfma(3, 16, 16, 0, 16, 1), 0);
+    print_c("C8V");
 }
 
 int main(uint64_t hartid, const void *fdt)
@@ -290,5 +323,6 @@ int main(uint64_t hartid, const void *fdt)
         csr_write(CSR_TENSOR_ERROR, 0);
     }
     load_tests();
+    fma_tests();
     return tap_done();
 }
