@@ -537,6 +537,9 @@ def tensor_test():
     c8u = t.tfma8(t.A8, b8[8:], tenc, passes=8, first=False, mask=0xf0f0,
                   aoff=8, ua=True)[1]
     c8v = t.tfma8(t.A8, b8, aoff=12, ub=True)[1]
+    qa = t.tquant(c8v, [4, 5], t.QV, 40)
+    qb = t.tquant(qa, [1, 7, 2, 9, 10], t.QV, 42, rm=2, freg=2, rows=13,
+                  cols=12)
     q = t.tquant(c8, [1, 6, 2, 3, 8], {40: t.VEC}, 40)
     lm = t.masked(t.B32, t.A32, 0xa5c3)
     t8 = [t.words(x) for x in t.transpose(t.B8, 1, 2)]
@@ -568,7 +571,12 @@ def tensor_test():
             ('C8U', c8u, 'int8 TensorFMA, unsigned A ([21]), two TensorFMAs '
              'accumulating in TenC, masked rows take TenC, A offset, B start'),
             ('C8V', c8v, 'int8 TensorFMA, unsigned B ([22]), A offset '
-             'wrapping in the line')):
+             'wrapping in the line'),
+            ('QA', qa, 'TensorQuant on C8V: add a vector per column, then '
+             'one per row (the SCP line advancing)'),
+            ('QB', qb, 'TensorQuant on QA, 13 rows x 12 columns from f2: to '
+             'fp32, x vector per row, to int32 (frm RDN), saturate uint8, '
+             'pack 128')):
         rows = got.get(tag, {})
         bad = [f'row {i}: {rows.get(i)} want {want[i]}' for i in range(16)
                if rows.get(i) != want[i]]

@@ -52,6 +52,9 @@ B16 = [[(n * 5 & 2) << 14 | (13 + n % 5) << 10 |
         ((n * 2654435761 >> 7) & 0x3ff)
         for n in range(32 * k, 32 * k + 16)] for k in range(32)]
 VEC = [0x3a800000 + c * 0x00080000 for c in range(16)]
+QV = {40: [(i * 7919 - 60000) & M32 for i in range(16)],
+      41: [(80000 - i * i * 613) & M32 for i in range(16)],
+      42: [0x3b000000 + i * 0x51237 for i in range(16)]}
 
 
 # ---- TensorLoad -------------------------------------------------------------
@@ -176,27 +179,45 @@ def _f32_to_i32(v, rm):
     return max(-1 << 31, min(n, (1 << 31) - 1)) & M32
 
 
-def tquant(c, codes, scp, line, rm=0):
-    """TensorQuant of the 16 x 16 C @c: transforms @codes in order; the
-    vectors of 4-7 come from SCP lines @scp[line], line advancing after
-    each of them."""
+def _cell(reg, lane):
+    """Where lane @lane of f@reg is in C."""
+    return reg // 2, reg % 2 * 8 + lane
+
+
+def tquant(c, codes, scp, line, rm=0, freg=0, rows=16, cols=16):
+    """TensorQuant of @rows x @cols from f@freg on (row r, column j in lane
+    j % 8 of f(freg + 2r + j / 8), mod 32) of the C @c: the transforms
+    @codes in order, in rounding mode @rm; those that take a vector (4-7)
+    read SCP line @line (words in @scp[line]), each advancing it by one."""
     c = [row[:] for row in c]
     for code in codes:
         vec = scp.get(line)
-        for r in range(16):
-            for col in range(16):
-                v = c[r][col]
+        for r in range(rows):
+            packed = []
+            for col in range(cols):
+                i, j = _cell((freg + 2 * r + col // 8) % 32, col % 8)
+                v = c[i][j]
                 if code == 1:
                     v = f32ref.round_f32(Fraction(s32(v)), rm)[0]
                 elif code == 2:
                     v = _f32_to_i32(v, rm)
                 elif code == 3:
                     v = max(s32(v), 0)
-                elif code == 6:
-                    v = f32ref.mul(v, vec[col], rm)[0]
+                elif code in (4, 5):        # add per column / per row
+                    v = (v + vec[col if code == 4 else r]) & M32
+                elif code in (6, 7):        # multiply per column / per row
+                    v = f32ref.mul(v, vec[col if code == 6 else r], rm)[0]
                 elif code == 8:
                     v = min(max(s32(v), -128), 127) & 0xff
-                c[r][col] = v
+                elif code == 9:
+                    v = min(max(s32(v), 0), 255)
+                elif code == 10:            # pack 128: low bytes, in order
+                    packed.append(v & 0xff)
+                    continue
+                c[i][j] = v
+            for w in range(len(packed) // 4):   # into f(freg + 2r)
+                i, j = _cell((freg + 2 * r) % 32, w)
+                c[i][j] = words(packed[4 * w:4 * w + 4] + [0] * 60)[0]
         if 4 <= code <= 7:
             line += 1
     return c

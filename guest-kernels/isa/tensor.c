@@ -25,6 +25,7 @@ static uint16_t b16[32][32] __attribute__((aligned(64)));  /* 16 used */
 static int8_t a8[16][64] __attribute__((aligned(64)));
 static int8_t b8[64][64] __attribute__((aligned(64)));
 static uint32_t vec[16] __attribute__((aligned(64)));
+static int32_t qv[3][16] __attribute__((aligned(64)));  /* TensorQuant */
 static uint32_t tr[16][16] __attribute__((aligned(64)));
 static uint32_t out[16][16] __attribute__((aligned(64)));
 static volatile uint64_t trap_cause, traps;
@@ -164,6 +165,23 @@ static void fma_tests(void)
     print_c("C8V");
 }
 
+/*
+ * TensorQuant on C8V: add a vector per column (SCP line 40), then one per
+ * row (line 41); then on rows 1-13, columns 0-11 (from f2): to fp32,
+ * times a vector per row (line 42), to int32 rounding down (frm),
+ * saturate to uint8, pack 128.
+ */
+static void quant_tests(void)
+{
+    csr_write_x31(TLOAD, tload(0, 40, qv, 3), 64);
+    csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 0x54), 0);
+    print_c("QA");
+    csr_write(frm, 2);
+    csr_write_x31(TQUANT, tquant(2, 13, 12, 42, 0xa9271), 0);
+    csr_write(frm, 0);
+    print_c("QB");
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned i, j, bad;
@@ -193,6 +211,9 @@ int main(uint64_t hartid, const void *fdt)
             a8[i][j] = (int8_t)((i * 64 + j) * 29 % 251 - 125);
         }
         vec[i] = 0x3a800000 + i * 0x00080000;            /* ~2^-10 */
+        qv[0][i] = (int32_t)(i * 7919) - 60000;
+        qv[1][i] = 80000 - (int32_t)(i * i * 613);
+        qv[2][i] = 0x3b000000 + i * 0x51237;             /* ~2^-9 */
     }
     for (i = 0; i < 64; i++) {
         for (j = 0; j < 64; j++) {      /* the matmul uses bytes 0-15 */
@@ -324,5 +345,6 @@ int main(uint64_t hartid, const void *fdt)
     }
     load_tests();
     fma_tests();
+    quant_tests();
     return tap_done();
 }
