@@ -221,3 +221,54 @@ def tquant(c, codes, scp, line, rm=0, freg=0, rows=16, cols=16):
         if 4 <= code <= 7:
             line += 1
     return c
+
+
+# ---- what tensor.c prints ---------------------------------------------------
+
+def checks(got):
+    """(tag, expected rows, what they check) for each matrix tensor.c
+    prints; @got holds the rows it printed, by tag and row."""
+    b8 = interleave(B8, 4)
+    c8 = tfma8(A8, b8)[1]
+    lm = masked(B32, A32, 0xa5c3)
+    t8 = [words(x) for x in transpose(B8, 1, 2)]
+    # T8 went to lines 40-47 and 0-7: the rows T16 skips keep it
+    t16 = masked([words(x) for x in transpose(B8, 2, 3)], t8[8:] + lm[8:],
+                 0xff0f)
+    fm1 = tfma32(A32, B32, mask=0x5a3c)[0]
+    tenc = tfma8(A8, b8[:8], passes=8, to_f=False, ua=True)[0]
+    c8v = tfma8(A8, b8, aoff=12, ub=True)[1]
+    qa = tquant(c8v, [4, 5], QV, 40)
+    yield 'C32', tfma32(A32, B32)[0], 'fp32 16x16x16 matmul, fused steps'
+    yield 'C16', tfma16(A16, B16), \
+        'fp16 16x32x16 matmul (interleave16 B), exact products, RTZ'
+    yield 'C8', c8, 'int8 16x64x16 matmul (interleave8 B)'
+    yield 'Q', tquant(c8, [1, 6, 2, 3, 8], {40: VEC}, 40), \
+        'TensorQuant: to fp32, x column vector, to int32, relu, saturate int8'
+    yield 'LM', lm, \
+        'TensorLoad of the tensor_mask rows (others kept), [5:4] ignored'
+    yield 'T8', t8, \
+        'transpose8 TensorLoad, byte offset 2, SCP lines 40-47, 0-7'
+    yield 'T16', t16, 'transpose16 TensorLoad, byte offset 3 (only [5] ' \
+        'counts), tensor_mask rows'
+    yield 'I8', [words(x) for x in interleave(B8, 4, 3)], \
+        'interleave8 TensorLoad, byte offset 3'
+    yield 'I16', [words(x) for x in interleave(B8, 2, 3)], \
+        'interleave16 TensorLoad, byte offset 3 (only [5] counts)'
+    yield 'FM1', fm1, \
+        'fp32 TensorFMA over the tensor_mask rows, the others cleared'
+    yield 'FM2', tfma32(A32, B32, fm1, first=False, mask=0x0ff0, aoff=5)[0], \
+        'fp32 TensorFMA adding to FM1 (no first pass) over other ' \
+        'tensor_mask rows, A column offset 5'
+    yield 'C8U', tfma8(A8, b8[8:], tenc, passes=8, first=False, mask=0xf0f0,
+                       aoff=8, ua=True)[1], \
+        'int8 TensorFMA, unsigned A ([21]), two TensorFMAs accumulating ' \
+        'in TenC, masked rows take TenC, A offset, B start'
+    yield 'C8V', c8v, \
+        'int8 TensorFMA, unsigned B ([22]), A offset wrapping in the line'
+    yield 'QA', qa, 'TensorQuant on C8V: add a vector per column, then ' \
+        'one per row (the SCP line advancing)'
+    yield 'QB', tquant(qa, [1, 7, 2, 9, 10], QV, 42, rm=2, freg=2, rows=13,
+                       cols=12), \
+        'TensorQuant on QA, 13 rows x 12 columns from f2: to fp32, x ' \
+        'vector per row, to int32 (frm RDN), saturate uint8, pack 128'
