@@ -272,3 +272,13 @@ def checks(got):
                        cols=12), \
         'TensorQuant on QA, 13 rows x 12 columns from f2: to fp32, x ' \
         'vector per row, to int32 (frm RDN), saturate uint8, pack 128'
+    fsa, fsb = ([got.get(m, {}).get(i, [0] * 16) for i in range(16)]
+                for m in ('FSA', 'FSB'))
+    flags = []
+    for rm in range(5):
+        c, f = tfma32(fsa, fsb, passes=4, rm=rm)
+        flags.append([(f & 0x1f) | (f & f32ref.DN) << 26])  # DN: bit 31
+        yield f'FS{rm}', c, f'fp32 TensorFMA on special operands (FSA, ' \
+            f'FSB: signed zeros and their skips, subnormals, infinities, ' \
+            f'NaNs, overflow, tiny results), frm {rm}'
+    yield 'FSF', flags, 'fflags of those five fp32 TensorFMAs'

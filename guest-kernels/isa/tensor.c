@@ -30,6 +30,44 @@ static uint32_t tr[16][16] __attribute__((aligned(64)));
 static uint32_t out[16][16] __attribute__((aligned(64)));
 static volatile uint64_t trap_cause, traps;
 
+/*
+ * fp32 TensorFMA operands: A row i is fs_a[i][0-3], B line k fs_b[k]; by
+ * row / column: 1; -0 then +0s (skipped); +0 then -0s; subnormals; +-inf;
+ * NaNs; overflow; tiny products; 1 -1 2^-24 -2^-24; inexact ones.
+ */
+static uint32_t fs_a[16][16] __attribute__((aligned(64))) = {
+    { 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000 },
+    { 0x80000000, 0x00000000, 0x00000000, 0x00000000 },
+    { 0x00000000, 0x80000000, 0x80000000, 0x80000000 },
+    { 0x00000001, 0x00000001, 0x807fffff, 0x00000001 },
+    { 0x7f800000, 0x3f800000, 0x3f800000, 0x3f800000 },
+    { 0xff800000, 0xbf800000, 0x00000000, 0x3f800000 },
+    { 0x7fc12345, 0x3f800000, 0x3f800000, 0x3f800000 },
+    { 0x7f812345, 0x3f800000, 0x3f800000, 0x3f800000 },
+    { 0x7f7fffff, 0x7f7fffff, 0x3f800000, 0xff7fffff },
+    { 0x00800000, 0x00800000, 0x00800000, 0x00800000 },
+    { 0x3f800000, 0xbf800000, 0x33800000, 0xb3800000 },
+    { 0x3eaaaaab, 0x40490fdb, 0xc0400000, 0x3f800001 },
+    { 0x3f800001, 0xbf7fffff, 0x33800001, 0x4b7fffff },
+    { 0xbf800000, 0x00800001, 0x00000000, 0x33800000 },
+    { 0x7f000000, 0x40000000, 0x80000000, 0x3f800000 },
+    { 0xc0490fdb, 0x3dcccccd, 0x3eaaaaab, 0xbf800001 },
+};
+static uint32_t fs_b[16][16] __attribute__((aligned(64))) = {
+    { 0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x00000001, 0x7f800000,
+      0x3f800000, 0x3f800000, 0x7f7fffff, 0x00800000, 0x3f800000, 0x3eaaaaab,
+      0x3f800001, 0xff7fffff, 0x00c00001, 0x4b000001 },
+    { 0x00000000, 0x80000000, 0x3f800000, 0x3f800000, 0x80000001, 0x00000000,
+      0x7f800000, 0x3f800000, 0x40000000, 0x3f000000, 0x33800000, 0x40490fdb,
+      0x3f7fffff, 0xbf800000, 0x3f000000, 0xcb000000 },
+    { 0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x3f800000, 0x3f800000,
+      0x3f800000, 0x7fc00001, 0x3f800000, 0x3f000000, 0x33800000, 0xbeaaaaab,
+      0xbf800001, 0x00000000, 0x40000000, 0x3f000000 },
+    { 0x00000000, 0x80000000, 0x3f800000, 0x3f800000, 0x00000001, 0x3f800000,
+      0x3f800000, 0x3f800000, 0x3f800000, 0x3f000000, 0x3f800000, 0x40400000,
+      0x3f800000, 0x80000000, 0x3f000000, 0x3e800000 },
+};
+
 void trap_handler(struct trap_frame *f)
 {
     trap_cause = f->mcause;
@@ -180,6 +218,30 @@ static void quant_tests(void)
     csr_write_x31(TQUANT, tquant(2, 13, 12, 42, 0xa9271), 0);
     csr_write(frm, 0);
     print_c("QB");
+}
+
+/*
+ * fp32 TensorFMA of fs_a by fs_b, 4 passes, in each rounding mode (frm
+ * 0-4): C as FS<frm>, fflags (cleared before) as FSF <frm>.
+ */
+static void special_tests(void)
+{
+    char tag[] = "FS0";
+    unsigned rm;
+
+    print_matrix("FSA", fs_a);
+    print_matrix("FSB", fs_b);
+    csr_write_x31(TLOAD, tload(0, 0, fs_a, 16), 64);
+    csr_write_x31(TLOAD, tload(0, 16, fs_b, 4), 64);
+    for (rm = 0; rm < 5; rm++) {
+        csr_write(frm, rm);
+        csr_write(fflags, 0);
+        csr_write_x31(TFMA, tfma(0, 16, 4, 0, 16, 1), 0);
+        print("FSF %u: %08lx\n", rm, csr_read(fflags));
+        tag[2] = '0' + rm;
+        print_c(tag);
+    }
+    csr_write(frm, 0);
 }
 
 int main(uint64_t hartid, const void *fdt)
@@ -346,5 +408,6 @@ int main(uint64_t hartid, const void *fdt)
     load_tests();
     fma_tests();
     quant_tests();
+    special_tests();
     return tap_done();
 }
