@@ -29,6 +29,11 @@ static int32_t qv[3][16] __attribute__((aligned(64)));  /* TensorQuant */
 static uint32_t tr[16][16] __attribute__((aligned(64)));
 static uint32_t out[16][16] __attribute__((aligned(64)));
 static volatile uint64_t trap_cause, traps;
+static volatile unsigned t1_illegal;    /* thread 1's ops that trapped */
+
+/* Run @stmt: did it take exactly one illegal-instruction trap? */
+#define ILLEGAL(stmt) ({ traps = 0; trap_cause = 0; stmt; \
+                         traps == 1 && trap_cause == 2; })
 
 /*
  * fp32 TensorFMA operands: A row i is fs_a[i][0-3], B line k fs_b[k]; by
@@ -121,6 +126,19 @@ static uint64_t tquant(unsigned freg, unsigned rows, unsigned cols,
 {
     return (uint64_t)freg << 57 | (uint64_t)(cols / 4 - 1) << 55 |
            (uint64_t)(rows - 1) << 51 | (uint64_t)line << 45 | codes;
+}
+
+/* How many words of @rows rows differ between @x and @y */
+static unsigned diff_rows(uint32_t x[][16], uint32_t y[][16], unsigned rows)
+{
+    unsigned i, j, n = 0;
+
+    for (i = 0; i < rows; i++) {
+        for (j = 0; j < 16; j++) {
+            n += x[i][j] != y[i][j];
+        }
+    }
+    return n;
 }
 
 static void print_matrix(const char *tag, uint32_t m[16][16])
@@ -244,12 +262,102 @@ static void special_tests(void)
     csr_write(frm, 0);
 }
 
+/*
+ * frm 5 and 7 make fp32 TensorFMA and TensorQuant (even one with no
+ * transform) illegal; minion_feature[1] (ML off) takes the tensor CSRs
+ * away, but for tensor_error and tensor_wait.
+ */
+static void illegal_tests(void)
+{
+    uint64_t feat = ESR_OTHER(PP_M, 0, MINION_FEATURE), f0 = esr_read(feat);
+    unsigned bits;
+
+    csr_write(frm, 5);
+    bits = ILLEGAL(csr_write_x31(TFMA, tfma(0, 16, 16, 0, 16, 1), 0));
+    bits |= ILLEGAL(csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 0), 0)) << 1;
+    csr_write(frm, 7);
+    bits |= ILLEGAL(csr_write_x31(TFMA, tfma(0, 16, 16, 0, 16, 1), 0)) << 2;
+    bits |= ILLEGAL(csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 3), 0)) << 3;
+    csr_write(frm, 0);
+    CHECK_EQ(bits, 0xf, "frm 5 (bits 0-1), 7 (2-3): fp32 TensorFMA, "
+             "TensorQuant illegal");
+
+    esr_write(feat, f0 | 2);
+    bits = ILLEGAL(csr_write_x31(TLOAD, tload(0, 0, a32, 1), 64));
+    bits |= ILLEGAL(csr_write_x31(TFMA, tfma(0, 16, 16, 0, 16, 1), 0)) << 1;
+    bits |= ILLEGAL(csr_write_x31(TSTORE, tstore_scp(0, out, 1), 64)) << 2;
+    bits |= ILLEGAL(csr_write_x31(TQUANT, tquant(0, 16, 16, 40, 3), 0)) << 3;
+    bits |= ILLEGAL(csr_write(TMASK, 1)) << 4;
+    bits |= ILLEGAL(csr_read(TMASK)) << 5;
+    bits |= ILLEGAL(csr_write_x31(TLOADL2, tload(0, 0, tr, 1), 64)) << 6;
+    bits |= ILLEGAL(csr_write(0x804, 0)) << 7;          /* tensor_coop */
+    bits |= ILLEGAL(csr_read(0x800)) << 8;              /* tensor_reduce */
+    traps = 0;
+    csr_write(CSR_TENSOR_ERROR, 0);
+    csr_write(0x830, 8);                                /* tensor_wait */
+    esr_write(feat, f0);
+    CHECK_EQ(bits, 0x1ff, "minion_feature[1]: TensorLoad, FMA, Store, Quant, "
+             "tensor_mask (w, r), TensorLoadL2, tensor_coop, tensor_reduce "
+             "(bits 0-8) illegal");
+    CHECK(traps == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+          "minion_feature[1]: tensor_error and tensor_wait still work");
+}
+
+/* tensor_error is 1 << 7 (cleared), with no trap and no bus error */
+static int faulted(void)
+{
+    int ok = csr_read(CSR_TENSOR_ERROR) == 1 << 7 && traps == 0 &&
+             !(csr_read(mip) >> IRQ_BUS_ERROR & 1);
+
+    csr_write(CSR_TENSOR_ERROR, 0);
+    traps = 0;
+    return ok;
+}
+
+/*
+ * Three rows with stride 0x7f00000000: the second (DRAM + that, at
+ * 0xff_xxxx_xxxx) has nothing behind it.  The operation stops there with
+ * tensor_error[7], not a trap, and the first row is done.  C is in out.
+ */
+static void fault_tests(void)
+{
+    const uint64_t hole = 0x7f00000000ULL;
+    unsigned i, j;
+
+    for (i = 0; i < 16; i++) {
+        for (j = 0; j < 16; j++) {
+            tr[i][j] = 0x5e5e5e5e;
+        }
+    }
+    traps = 0;
+    csr_write_x31(TSTORE, tstore_regs(tr, 3), hole);
+    CHECK(faulted() && diff_rows(tr, out, 1) == 0 &&
+          diff_rows(tr + 1, out + 1, 2) == 32,
+          "register-form TensorStore, 2nd row faulting: tensor_error[7], "
+          "no trap, the 1st row stored");
+    csr_write_x31(TLOAD, tload(0, 0, a32, 3), 64);
+    csr_write_x31(TLOAD, tload(0, 0, b32, 3), hole);
+    CHECK(faulted(), "TensorLoad, 2nd row faulting: tensor_error[7], no trap");
+    csr_write_x31(TSTORE, tstore_scp(0, tr, 3), hole);
+    CHECK(faulted() && diff_rows(tr, b32, 1) == 0 &&
+          diff_rows(tr + 1, out + 1, 2) == 32,
+          "SCP-form TensorStore, 2nd row faulting: tensor_error[7], no "
+          "trap, the 1st row (loaded) stored");
+    csr_write_x31(TSTORE, tstore_scp(2, out, 1), 64);
+    CHECK(diff_rows(out, a32 + 2, 1) == 0,
+          "the faulting TensorLoad stopped: SCP line 2 kept");
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned i, j, bad;
 
     if (hartid == 1) {                      /* thread 1 may not issue */
-        csr_write(TLOAD, 0);
+        bad = ILLEGAL(csr_write(TLOAD, 0));
+        bad |= ILLEGAL(csr_write(TFMA, 0)) << 1;
+        bad |= ILLEGAL(csr_write(TSTORE, 0)) << 2;
+        bad |= ILLEGAL(csr_write(TQUANT, 0)) << 3;
+        t1_illegal = bad;
         fcc_send(0, 0, 0, 1u << 0);         /* then tell hart 0 */
         return 0;
     }
@@ -257,8 +365,8 @@ int main(uint64_t hartid, const void *fdt)
         return 0;
     }
     fcc_wait(0);
-    CHECK(traps == 1 && trap_cause == 2, "TensorLoad from thread 1: illegal");
-    traps = 0;
+    CHECK_EQ(t1_illegal, 0xf, "TensorLoad, FMA, Store, Quant (bits 0-3) "
+             "from thread 1: illegal");
     for (i = 0; i < 16; i++) {
         for (j = 0; j < 16; j++) {
             /* full 24-bit significands, so that fusing shows */
@@ -309,13 +417,14 @@ int main(uint64_t hartid, const void *fdt)
     csr_write(CSR_TENSOR_ERROR, 0);
     csr_write(0x7e0, 1);
     csr_write(0x7e0, 3);
-    csr_write_x31(TLOAD, tload(3, 0, a32, 1), 64);
-    CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 1,
-             "reserved TensorLoad transform: tensor_error[1]");
-    csr_write(CSR_TENSOR_ERROR, 0);
-    traps = 0;
-    csr_write_x31(TFMA, tfma(2, 16, 16, 0, 16, 1), 0);
-    CHECK(traps == 1 && trap_cause == 2, "TensorFMA type 2: illegal");
+    for (i = 3; i <= 4; i++) {
+        csr_write_x31(TLOAD, tload(i, 0, a32, 1), 64);
+        CHECK(csr_read(CSR_TENSOR_ERROR) == 1 << 1,
+              "reserved TensorLoad transform %u: tensor_error[1]", i);
+        csr_write(CSR_TENSOR_ERROR, 0);
+    }
+    CHECK(ILLEGAL(csr_write_x31(TFMA, tfma(2, 16, 16, 0, 16, 1), 0)),
+          "TensorFMA type 2: illegal");
 
     /* fp32: A rows -> lines 0-15, B rows -> lines 16-31, C in f0-f31 */
     csr_write_x31(TLOAD, tload(0, 0, a32, 16), 64);
@@ -328,12 +437,7 @@ int main(uint64_t hartid, const void *fdt)
     csr_write_x31(TLOAD, 1ULL << 52 | tload(0, 0, b32, 16), 64);
     csr_write_x31(TFMA, tfma(0, 16, 16, 0, 0, 1) | TFMA_TENB, 0);
     csr_write_x31(TSTORE, tstore_regs(out, 16), 64);
-    for (i = 0, bad = 0; i < 16; i++) {
-        for (j = 0; j < 16; j++) {
-            bad += out[i][j] != c32[i][j];
-        }
-    }
-    CHECK(bad == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+    CHECK(diff_rows(out, c32, 16) == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
           "TensorFMA with B from TenB gives the same product");
     csr_write_x31(TFMA, tfma(0, 16, 16, 0, 0, 1) | TFMA_TENB, 0);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 1 << 6,
@@ -409,5 +513,7 @@ int main(uint64_t hartid, const void *fdt)
     fma_tests();
     quant_tests();
     special_tests();
+    illegal_tests();
+    fault_tests();
     return tap_done();
 }
