@@ -519,8 +519,10 @@ for _op, _special in (('fcvt.pw.ps', VPU_TO_INT), ('fcvt.pwu.ps', VPU_TO_INT),
 
 
 def tensor_test():
-    """Every matrix guest-kernels/isa/tensor.c prints, bit-exact against
-    tests/tensorref.py; its own TAP checks."""
+    """guest-kernels/isa/tensor.c: its TAP checks (illegal and faulting
+    forms, error bits), then every matrix it prints (matmuls, TensorLoad,
+    TensorFMA and TensorQuant forms, fp32 special operands in each rounding
+    mode) bit-exact against tests/tensorref.py."""
     import tensorref
     rc, out, _ = run(qemu_cmd('tensor', 1), 60)
     relay_tap('isa tensor', out)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tensor compute on minion 0: a 16x16x16 fp32 matmul and a 16x64x16 int8
- * matmul through TensorLoad + TensorFMA + TensorStore, a TensorQuant
- * chain, a transposing load, and the error cases.  Results are printed as
- * hex for tests/run.py, which computes its own reference; the errors are
- * TAP checks here.
+ * Tensor compute on minion 0: fp32, fp16 and int8 matmuls through
+ * TensorLoad + TensorFMA + TensorStore; TensorLoad forms (tensor_mask rows,
+ * byte offsets, interleaves, transposes); TensorFMA forms (tensor_mask
+ * rows, accumulation across TensorFMAs, A column offset, unsigned int8,
+ * special fp32 operands in each rounding mode); TensorQuant transforms
+ * 1-10; TensorLoadL2; the illegal and faulting forms.  Matrices are
+ * printed as hex ("TAG row: words") for tests/run.py, which checks them
+ * against tests/tensorref.py; the rest are TAP checks here.
  */
 #include "etsoc1.h"
 #include "et-vpu.h"
