@@ -169,16 +169,6 @@ def tfma8(a, b, tenc=ZERO, passes=16, first=True, to_f=True, mask=0xffff,
 
 # ---- TensorQuant ------------------------------------------------------------
 
-def _f32_to_i32(v, rm):
-    f = f32ref.F(v, daz=True)
-    if f.kind == 'nan':
-        return 0x7fffffff
-    if f.kind == 'inf':
-        return 0x80000000 if f.neg else 0x7fffffff
-    n = int(f32ref.F(f32ref.round_to_int(v, rm)[0]).val)
-    return max(-1 << 31, min(n, (1 << 31) - 1)) & M32
-
-
 def _cell(reg, lane):
     """Where lane @lane of f@reg is in C."""
     return reg // 2, reg % 2 * 8 + lane
@@ -198,9 +188,9 @@ def tquant(c, codes, scp, line, rm=0, freg=0, rows=16, cols=16):
                 i, j = _cell((freg + 2 * r + col // 8) % 32, col % 8)
                 v = c[i][j]
                 if code == 1:
-                    v = f32ref.round_f32(Fraction(s32(v)), rm)[0]
+                    v = f32ref.int_to_f32(v, rm, True)[0]
                 elif code == 2:
-                    v = _f32_to_i32(v, rm)
+                    v = f32ref.f32_to_int(v, rm, True)[0]
                 elif code == 3:
                     v = max(s32(v), 0)
                 elif code in (4, 5):        # add per column / per row
