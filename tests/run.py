@@ -524,6 +524,9 @@ def tensor_test():
     TensorFMA and TensorQuant forms, fp32 special operands in each rounding
     mode) bit-exact against tests/tensorref.py."""
     import tensorref
+
+    def words(row):
+        return ' '.join(f'{x:08x}' for x in row)
     rc, out, _ = run(qemu_cmd('tensor', 1), 60)
     relay_tap('isa tensor', out)
     got = {}
@@ -532,7 +535,7 @@ def tensor_test():
         got.setdefault(tag, {})[int(i)] = [int(x, 16) for x in row.split()]
     for tag, want, what in tensorref.checks(got):
         rows = got.get(tag, {})
-        bad = [f'{tag} {i}: {rows.get(i)} want {want[i]}'
+        bad = [f'{tag} {i}: {words(rows.get(i, []))}\n   want {words(want[i])}'
                for i in range(len(want)) if rows.get(i) != want[i]]
         report(rc == 0 and not bad, f'isa tensor {what}: bit-exact against '
                'the reference', '\n'.join(bad[:4]) + '\n' + out[-2000:])
