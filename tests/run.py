@@ -524,82 +524,26 @@ for _op, _special in (('fcvt.pw.ps', VPU_TO_INT), ('fcvt.pwu.ps', VPU_TO_INT),
 
 
 def tensor_test():
-    """16x16x16 fp32 and 16x64x16 int8 matmuls and a TensorQuant chain,
-    against references computed here (guest-kernels/isa/tensor.c)."""
-    from fractions import Fraction
-    import f32ref
+    """guest-kernels/isa/tensor.c: its TAP checks (illegal and faulting
+    forms, error bits), then every matrix it prints (matmuls, TensorLoad,
+    TensorFMA and TensorQuant forms, fp32 special operands in each rounding
+    mode) bit-exact against tests/tensorref.py."""
+    import tensorref
+
+    def words(row):
+        return ' '.join(f'{x:08x}' for x in row)
     rc, out, _ = run(qemu_cmd('tensor', 1), 60)
     relay_tap('isa tensor', out)
     got = {}
-    for tag, i, row in re.findall(r'^(C32|C16|C8|Q) (\d+):((?: [0-9a-f]{8}){16})$',
-                                  out, re.M):
+    for tag, i, row in re.findall(r'^([A-Z][A-Z0-9]*) (\d+):'
+                                  r'((?: [0-9a-f]{8})+)$', out, re.M):
         got.setdefault(tag, {})[int(i)] = [int(x, 16) for x in row.split()]
-    def bits_a(n):
-        return ((n * 7 & 1) << 31 | (124 + n % 7) << 23 |
-                ((n * 2654435761) & 0x7fffff))
-
-    def bits_b(n):
-        return ((n * 5 & 2) << 30 | (125 + n % 5) << 23 |
-                ((n * 2246822519) & 0x7fffff))
-    a32 = [[f32ref.F(bits_a(i * 16 + k)).val for k in range(16)]
-           for i in range(16)]
-    b32 = [[f32ref.F(bits_b(k * 16 + j)).val for j in range(16)]
-           for k in range(16)]
-    c32 = [[0] * 16 for _ in range(16)]
-    for i in range(16):
-        for j in range(16):
-            c = f32ref.round_f32(a32[i][0] * b32[0][j], 0)[0]
-            for k in range(1, 16):      # fused: one rounding per step
-                c = f32ref.round_f32(a32[i][k] * b32[k][j] +
-                                     f32ref.F(c).val, 0)[0]
-            c32[i][j] = c
-    def f16(h):
-        sign = -1 if h >> 15 else 1
-        return sign * Fraction((h & 0x3ff) | 0x400, 1 << 10) * \
-            Fraction(2) ** (((h >> 10) & 0x1f) - 15)
-    a16 = [[f16((n * 3 & 1) << 15 | (12 + n % 7) << 10 | ((n * 40503) & 0x3ff))
-            for n in range(i * 32, i * 32 + 32)] for i in range(16)]
-    b16 = [[f16((n * 5 & 2) << 14 | (13 + n % 5) << 10 |
-                ((n * 2654435761 >> 7) & 0x3ff))
-            for n in range(k * 32, k * 32 + 16)] for k in range(32)]
-    c16 = [[0] * 16 for _ in range(16)]
-    for i in range(16):
-        for j in range(16):
-            c = None            # two exact products and C, one RTZ rounding
-            for p in range(16):
-                x = a16[i][2 * p] * b16[2 * p][j] + a16[i][2 * p + 1] * b16[2 * p + 1][j]
-                c = f32ref.round_f32(x + (f32ref.F(c).val if c is not None else 0), 1)[0]
-            c16[i][j] = c
-    a8 = [[(i * 64 + k) * 29 % 251 - 125 for k in range(64)] for i in range(16)]
-    b8 = [[(k * 16 + j) * 31 % 253 - 126 for j in range(16)] for k in range(64)]
-    c8 = [[sum(a8[i][k] * b8[k][j] for k in range(64)) & 0xffffffff
-           for j in range(16)] for i in range(16)]
-    vec = [f32ref.F(0x3a800000 + c * 0x00080000).val for c in range(16)]
-
-    def quant(v):
-        x = f32ref.F(f32ref.round_f32(Fraction(v - (1 << 32) if v >> 31 else v),
-                                      0)[0]).val
-        x = f32ref.F(f32ref.round_f32(x * vec_c, 0)[0]).val
-        n = max(0, round(x))            # to int32 (nearest-even), relu
-        return min(n, 127)              # saturate to int8: 0..127 after relu
-    q = []
-    for i in range(16):
-        row = []
-        for c in range(16):
-            vec_c = vec[c]
-            row.append(quant(c8[i][c]))
-        q.append(row)
-    for tag, want, what in (('C32', c32, 'fp32 16x16x16 matmul, fused steps'),
-                            ('C16', c16, 'fp16 16x32x16 matmul (interleave16 '
-                                         'B), exact products, RTZ'),
-                            ('C8', c8, 'int8 16x64x16 matmul (interleave8 B)'),
-                            ('Q', q, 'TensorQuant: to fp32, x column vector, '
-                                     'to int32, relu, saturate int8')):
+    for tag, want, what in tensorref.checks(got):
         rows = got.get(tag, {})
-        bad = [f'row {i}: {rows.get(i)} want {want[i]}' for i in range(16)
-               if rows.get(i) != want[i]]
-        report(rc == 0 and not bad, f'isa tensor {what}: bit-exact against the '
-               f'reference', '\n'.join(bad[:4]) + '\n' + out[-2000:])
+        bad = [f'{tag} {i}: {words(rows.get(i, []))}\n   want {words(want[i])}'
+               for i in range(len(want)) if rows.get(i) != want[i]]
+        report(rc == 0 and not bad, f'isa tensor {what}: bit-exact against '
+               'the reference', '\n'.join(bad[:4]) + '\n' + out[-2000:])
 
 
 def vpu_fp_test():
