@@ -225,18 +225,18 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
     case 0x03:
         switch (f3) {
         case 0: return a + b;
-        case 1: return a << (b & 31);
+        case 1: return b < 32 ? a << b : 0;     /* as Esperanto's sim */
         case 2: return ~a;
-        case 3:     /* fsat8.pi (rs2 0) / fsatu8.pi (rs2 1) */
+        case 3:     /* fsat8.pi (rs2 0) / fsatu8.pi (rs2 1): the byte */
             return rs2 ? (uint32_t)MIN(MAX((int32_t)a, 0), 255)
-                       : (uint32_t)MIN(MAX((int32_t)a, -128), 127);
+                       : (uint8_t)MIN(MAX((int32_t)a, -128), 127);
         case 4: return a ^ b;
-        case 5: return a >> (b & 31);
+        case 5: return b < 32 ? a >> b : 0;
         case 6: return a | b;
         default: return a & b;
         }
     case 0x07:
-        return f3 ? (uint32_t)((int32_t)a >> (b & 31)) : a - b;
+        return f3 ? (uint32_t)((int32_t)a >> MIN(b, 31)) : a - b;
     case 0x0b:
         return f3 == 0 ? a * b :
                f3 == 1 ? (uint32_t)(((int64_t)(int32_t)a * (int32_t)b) >> 32) :
