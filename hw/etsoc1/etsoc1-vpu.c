@@ -712,5 +712,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             etsoc1_set_flane(env, rd, e, vpu_load(env, addr, size, ra));
         }
     }
-    et->gsc_progress = 0;
+    if (!window) {
+        et->gsc_progress = 0;   /* the window forms never touch it */
+    }
 }
