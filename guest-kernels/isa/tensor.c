@@ -349,6 +349,18 @@ static void fault_tests(void)
     csr_write_x31(TSTORE, tstore_scp(2, out, 1), 64);
     CHECK(diff_rows(out, a32 + 2, 1) == 0,
           "the faulting TensorLoad stopped: SCP line 2 kept");
+
+    /* the uncacheable DRAM alias is no memory for tensor operations */
+    csr_write_x31(TLOAD, tload(0, 0, a32, 3), 64);
+    csr_write_x31(TLOAD, tload(0, 0, b32, 3), DRAM_UC - DRAM_BASE);
+    CHECK(faulted(), "TensorLoad, 2nd row in the uncacheable DRAM alias: "
+          "tensor_error[7], no trap");
+    csr_write_x31(TSTORE, tstore_scp(1, out, 1), 64);
+    CHECK(diff_rows(out, a32 + 1, 1) == 0,
+          "the faulting row's SCP line keeps what it held");
+    csr_write_x31(TSTORE, tstore_regs(tr, 2), DRAM_UC - DRAM_BASE);
+    CHECK(faulted(), "register-form TensorStore, 2nd row in the uncacheable "
+          "DRAM alias: tensor_error[7], no trap");
 }
 
 int main(uint64_t hartid, const void *fdt)

@@ -109,24 +109,32 @@ static target_ulong va48(uint64_t v)
 
 /*
  * Move @len bytes (inside one page) between guest memory and @buf.  A
- * translation or bus fault is not delivered: it sets tensor_error[7] and
- * the operation stops, as on the chip.
+ * translation fault, an address outside the memory tensor operations may
+ * touch (DRAM through its cacheable window, the L2 scratchpads: not
+ * registers, I/O, PCIe, the service processor's SRAM or the uncacheable
+ * DRAM alias, isa.md sections 2 and 10), or a bus error is not delivered:
+ * it sets tensor_error[7] and the operation stops, leaving @buf as it was.
  */
 static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
                           unsigned len, bool write)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
+    uint8_t tmp[LINE];
     hwaddr pa;
-    MemTxResult r;
+    MemTxResult r = MEMTX_ERROR;
 
-    if (!etsoc1_minion_va_to_pa(cpu, va, write ? MMU_DATA_STORE
-                                                : MMU_DATA_LOAD, &pa)) {
-        r = MEMTX_ERROR;
-    } else {
+    assert(len <= sizeof(tmp));
+    if (etsoc1_minion_va_to_pa(cpu, va, write ? MMU_DATA_STORE
+                                               : MMU_DATA_LOAD, &pa) &&
+        (etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
+         etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
         r = write ? address_space_write(CPU(cpu)->as, pa,
                                         MEMTXATTRS_UNSPECIFIED, buf, len)
                   : address_space_read(CPU(cpu)->as, pa,
-                                       MEMTXATTRS_UNSPECIFIED, buf, len);
+                                       MEMTXATTRS_UNSPECIFIED, tmp, len);
+    }
+    if (r == MEMTX_OK && !write) {
+        memcpy(buf, tmp, len);
     }
     if (r != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor "
@@ -889,9 +897,11 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
 
-    if ((csrno == ETSOC1_CSR_TENSOR_FMA || csrno == ETSOC1_CSR_TENSOR_QUANT) &&
-        !ETSOC1_RM_VALID(env->frm)) {
-        return RISCV_EXCP_ILLEGAL_INST;         /* the rounding mode is used */
+    /* the rounding mode is used: fp16 rounds toward zero, int8 never */
+    if (((csrno == ETSOC1_CSR_TENSOR_FMA &&
+          FIELD_EX64(ctl, TFMA, TYPE) == TFMA_FP32) ||
+         csrno == ETSOC1_CSR_TENSOR_QUANT) && !ETSOC1_RM_VALID(env->frm)) {
+        return RISCV_EXCP_ILLEGAL_INST;
     }
     if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
