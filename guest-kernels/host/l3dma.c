@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Where host copies land: hart 0 times a global atomic (amoorg.d, which
+ * Where host writes land: hart 0 times a global atomic (amoorg.d, which
  * executes at the line's home L3 slice) on line k of a buffer the host
- * just copied to the card and on line k of one nobody wrote, k = 0..31
- * (home slice k when the buffers are 2 KiB aligned), less the same
- * access as a local atomic (which stays in the shire).  The clock is
- * hpmcounter3, which the compute runtime sets to count cycles, as
- * Esperanto's firmware does.  out[2k], out[2k + 1]: copied, fresh.
+ * just copied to the card by DMA, of one nobody wrote, and of one the
+ * host wrote through BAR0, k = 0..31 (home slice k when the buffers are
+ * 2 KiB aligned), less the same access as a local atomic (which stays in
+ * the shire).  The clock is hpmcounter3, which the compute runtime sets
+ * to count cycles, as Esperanto's firmware does.  out[3k], out[3k + 1],
+ * out[3k + 2]: copied, fresh, written.
  */
 #include <stdint.h>
 
 struct l3dma_args {
-    uint64_t copied, fresh;
+    uint64_t copied, fresh, written;
     uint64_t *out;
 };
 
@@ -47,8 +48,9 @@ int64_t entry_point(const struct l3dma_args *a)
         return 0;
     }
     for (unsigned k = 0; k < 32; k++) {
-        a->out[2 * k] = l3_cost(a->copied + 64 * k);
-        a->out[2 * k + 1] = l3_cost(a->fresh + 64 * k);
+        a->out[3 * k] = l3_cost(a->copied + 64 * k);
+        a->out[3 * k + 1] = l3_cost(a->fresh + 64 * k);
+        a->out[3 * k + 2] = l3_cost(a->written + 64 * k);
     }
     return 0;
 }

@@ -25,6 +25,7 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "exec/address-spaces.h"
+#include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
 
@@ -222,6 +223,10 @@ static MemTxResult pcie_host_access(Etsoc1PcieState *s, uint64_t bus_addr,
         n = room ? MIN(len, room) : len;
         res = address_space_rw(&address_space_memory, card,
                                MEMTXATTRS_UNSPECIFIED, buf, n, is_write);
+        if (is_write && res == MEMTX_OK) {
+            /* host writes land in their lines' home L3 slices, as DMA */
+            etsoc1_l3_install(card, n);
+        }
         bus_addr += n;
         buf = (uint8_t *)buf + n;
         len -= n;
