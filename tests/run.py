@@ -1118,19 +1118,23 @@ def handoff_test():
         go = round(there / 2)
         return go + round(back) - round(back / 2)
 
+    ipi_ns = (timing_ref.CREDIT_RTT_MESH_NS +
+              timing_ref.CREDIT_HOP_NS * mesh_hops(0, 1)) / 2
     want = {'l3': legs(t.l3_hit(0, 9), t.l3_hit(1, 9)),
-            'scp': legs(t.scp_remote(0, 2), t.scp_remote(1, 2))}
-    got = {k: f['seen'] for k, f in
-           (('l3' if 'home' in f else 'scp', f) for _, f in found)}
-    # the writer's and the poller's instructions around the two legs
-    ok = sorted(got) == ['l3', 'scp'] and all(
-        want[k] <= got[k] <= want[k] + 8 for k in want)
+            'scp': legs(t.scp_remote(0, 2), t.scp_remote(1, 2)),
+            'ipi': round(timing_ref.ns(ipi_ns, 600))}
+    kinds = {'home': 'l3', 'target': 'scp', 'shire': 'ipi'}
+    got = {kinds[k]: f['seen'] for _, f in found for k in kinds if k in f}
+    # the sender's and the receiver's instructions around the legs
+    ok = sorted(got) == sorted(want) and all(
+        want[k] <= got[k] <= want[k] + 10 for k in want)
     report(ok and runs[1][2] == found,
            f'{label}: a flag handed off through memory is seen at the '
-           f'write\'s arrival plus the way back (L3 {got.get("l3")} cycles, '
-           f'want {want["l3"]} + up to 8 of instructions; remote scratchpad '
-           f'{got.get("scp")}, want {want["scp"]} + up to 8), equal on two '
-           f'runs', out)
+           f'write\'s arrival plus the way back, an IPI at its arrival '
+           f'(L3 {got.get("l3")} cycles, want {want["l3"]}; remote '
+           f'scratchpad {got.get("scp")}, want {want["scp"]}; IPI '
+           f'{got.get("ipi")}, want {want["ipi"]}; each + up to 10 of '
+           f'instructions), equal on two runs', out)
 
 
 def memory_timing_tests():

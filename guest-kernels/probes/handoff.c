@@ -11,8 +11,11 @@
  *        a DRAM flag, written with amoswapg.d, polled with amoorg.d
  *   probe handoff kind=scp target=2 seen=C
  *        a flag in shire 2's scratchpad, written with sd, polled with ld
+ *   probe handoff kind=ipi shire=1 seen=C
+ *        an IPI (ipi_trigger) to a hart waiting in WFI, which clears it
  *
- * C: the poller's mcycle when it saw the flag, less the writer's T.
+ * C: the receiver's mcycle when it saw the flag or IPI, less the
+ * sender's T.
  */
 #include "etsoc1.h"
 #include "et-atomic.h"
@@ -37,6 +40,8 @@ int main(uint64_t hartid, const void *fdt)
         et_amoswapg_d(dflag, 1);
         csr_write(mcycle, 2 * T);
         *sflag = 1;
+        csr_write(mcycle, 3 * T);
+        esr_write(ESR_OTHER(PP_M, 1, IPI_TRIGGER), 1);
     } else if (hartid == HARTS_PER_SHIRE) {
         while (et_amoorg_d(dflag, 0) == 0) {
         }
@@ -47,6 +52,13 @@ int main(uint64_t hartid, const void *fdt)
         seen = csr_read(mcycle);
         print("probe handoff kind=scp target=%u seen=%lu\n", TARGET,
               seen - 2 * T);
+        csr_set(mie, 1 << 3);               /* WFI wakes on MSIP */
+        while (!(csr_read(mip) & (1 << 3))) {
+            __asm__ volatile("wfi");
+        }
+        esr_write(ESR_OTHER(PP_M, LOCAL_SHIRE, IPI_TRIGGER_CLEAR), 1);
+        seen = csr_read(mcycle);
+        print("probe handoff kind=ipi shire=1 seen=%lu\n", seen - 3 * T);
     }
     return 0;
 }

@@ -444,8 +444,9 @@ static const char *etsoc1_wait_name(Etsoc1MinionCPU *cpu, int64_t *partner)
 
 /*
  * Fill @s->deadlock if no hart can make progress: every hart halted with
- * nothing to wake it and at least one of them waiting (not stopped).  With
- * no timers or host requests modelled yet, no other agent can wake a hart.
+ * nothing to wake it and at least one of them waiting (not stopped).  The
+ * host link (which may ring a doorbell at any time) turns the scan off;
+ * a PU timer still counting is not consulted (docs/fabric.md).
  */
 static bool etsoc1_scan_deadlock(Etsoc1MachineState *s)
 {

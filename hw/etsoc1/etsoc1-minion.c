@@ -116,7 +116,10 @@ bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu)
 
 static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
 {
-    ETSOC1_MINION_CPU(cs)->parent_obj.env.pc = data.target_ptr;
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
+
+    cpu->parent_obj.env.pc = data.target_ptr;
+    etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
     cs->halted = 0;
 }
 

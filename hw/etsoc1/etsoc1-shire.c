@@ -315,6 +315,8 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
  */
 static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
 {
+    Etsoc1MinionCPU *writer = etsoc1_current_minion();
+
     mask &= s->ipi_redirect_filter;
     while (mask) {
         unsigned h = ctz64(mask);
@@ -326,6 +328,9 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
         };
 
         mask &= mask - 1;
+        /* it travels as an IPI; the hart resumes at its arrival */
+        etsoc1_credit_times(&ev, writer);
+        s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
         etsoc1_event_trace(&ev);
         if (etsoc1_minion_stalled_in_u(cpu)) {
             etsoc1_minion_redirect(cpu,
