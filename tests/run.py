@@ -1263,13 +1263,20 @@ def timing_tests():
         report(rc == rc2 == 0 and probes == probes2 and probes,
                f'timing: a second run gives the same {len(probes)} cycle counts')
 
-    rc, out, _ = run(qemu_cmd('tensor-timing', 1), 60)
-    rows = timing_ref.checks(timing_ref.parse(out))
-    bad = [r for r in rows if not r[4]]
-    report(rc == 0 and len(rows) == 13 and not bad,
-           f'timing: TensorFMA (3 types, alone and pipelined) and TensorLoad '
-           f'(L2 and DRAM, 1-16 rows): {len(rows)} probes within 5% of '
-           f'timing.md', '\n'.join(map(str, bad)) or out[-2000:])
+    for mhz in (600, 800):
+        machine = f',clock-mhz={mhz}' if mhz != 600 else ''
+        runs = [run(qemu_cmd('tensor-timing', 1, machine=machine), 60)
+                for _ in range(2)]
+        rc, out, _ = runs[0]
+        rows = timing_ref.checks(timing_ref.parse(out), mhz)
+        bad = [r for r in rows if not r[4]]
+        report(rc == 0 and len(rows) == 13 and not bad and
+               timing_ref.parse(runs[1][1]) == timing_ref.parse(out),
+               f'timing: TensorFMA (3 types, alone and pipelined) and '
+               f'TensorLoad (L2 and DRAM, 1-16 rows) at {mhz} MHz: '
+               f'{len(rows)} probes within 5% of timing.md (DRAM in ns), '
+               f'equal on two runs',
+               '\n'.join(map(str, bad)) or out[-2000:])
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'trace.json')
