@@ -1245,12 +1245,21 @@ def timing_tests():
         report(slope is not None and abs(slope - want) <= 1,
                f'timing at {mhz} MHz: mesh round trip {slope and round(slope, 2)}'
                f' cycles per hop (timing.md: {want:g} +- 1)')
+        slope = timing_ref.hop_slope(probes, 'credit-rtt')
+        want = timing_ref.ns(timing_ref.CREDIT_HOP_NS, mhz)
+        report(slope is not None and abs(slope - want) <= 1,
+               f'timing at {mhz} MHz: credit round trip across shires '
+               f'{slope and round(slope, 2)} cycles per hop (timing.md: '
+               f'{want:g} +- 1)')
         if mhz != 600:
             continue
-        combine = {n: c for n, a, c in probes if 'tree' in a and 'regs' not in a}
-        report(combine.get('msg-rtt') == combine.get('msg-combine') is not None,
-               f'timing: combining on receive costs the same as a move '
-               f'({combine})')
+        move = [c for n, a, c in probes if n == 'msg-rtt' and 'tree' in a]
+        combine = {a['func']: c for n, a, c in probes
+                   if n == 'msg-combine' and 'tree' in a}
+        report(len(combine) == 6 and move and
+               set(combine.values()) == set(move),
+               f'timing: combining on receive (6 functions) costs the same '
+               f'as a move ({move}, {combine})')
         steps = [(a, b, pairs.get((min(a, b), max(a, b)), 0))
                  for a, b in zip(timing_ref.RING, timing_ref.RING[1:] +
                                  timing_ref.RING[:1])]

@@ -83,7 +83,7 @@ def expected(name, args, mhz=600):
     if name in ('msg-rtt', 'msg-combine'):
         path = next(iter(args))
         what = 'TensorSend round trip' if name == 'msg-rtt' else \
-            'the same, receiving with fadd (combine = move)'
+            f'the same, receiving with {args["func"]} (combine = move)'
         return f'{what}, {path}', MSG_RTT[path]
     if name == 'stream':
         path, n = next(iter(args)), int(args['regs'])
@@ -138,10 +138,16 @@ def checks(probes, mhz=600):
     return rows
 
 
-def hop_slope(probes):
-    """Least-squares cycles per hop over the shire-pair round trips."""
-    pts = [(hops(*map(int, a['shires'].split(','))), c)
-           for n, a, c in probes if n == 'msg-rtt' and 'shires' in a]
+def hop_slope(probes, kind='msg-rtt'):
+    """Least-squares cycles per hop over the shire-pair round trips of
+    messages (msg-rtt) or of credits across shires (credit-rtt)."""
+    if kind == 'msg-rtt':
+        pts = [(hops(*map(int, a['shires'].split(','))), c)
+               for n, a, c in probes if n == kind and 'shires' in a]
+    else:
+        pts = [(hops(*(int(m) // 32 for m in a['minions'].split(','))), c)
+               for n, a, c in probes if n == kind and
+               len({int(m) // 32 for m in a['minions'].split(',')}) == 2]
     if len(pts) < 2:
         return None
     mx = sum(h for h, _ in pts) / len(pts)

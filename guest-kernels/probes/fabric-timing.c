@@ -7,7 +7,8 @@
  *
  *  msg-rtt      32-byte TensorSend round trip: a tree edge and a crossbar
  *               pair in shire 0, and minion 0 of every pair of shires
- *  msg-combine  the tree-edge round trip receiving with fadd
+ *  msg-combine  the tree-edge round trip receiving with each combining
+ *               function (fadd, fmax, fmin, iadd, imax, imin)
  *  stream       per-message cost of a sender streaming M messages of 1 and
  *               8 registers on the four paths
  *  credit-rtt   fcc_credinc + fcc wait round trip, in shire 0 and from
@@ -121,6 +122,13 @@ static const unsigned stream_to[4][2] = {     /* path: minions a -> b */
 static uint64_t pair_rtt[32][32];
 static const char *const path_name[4] = { "tree", "xbar", "near", "far" };
 static const unsigned credit_to[] = { 1, NEAR_SHIRE, 17, FAR_SHIRE };
+static const struct {
+    unsigned func;
+    const char *name;
+} combine[] = {
+    { TR_FADD, "fadd" }, { TR_FMAX, "fmax" }, { TR_FMIN, "fmin" },
+    { TR_IADD, "iadd" }, { TR_IMAX, "imax" }, { TR_IMIN, "imin" },
+};
 
 int main(uint64_t hartid, const void *fdt)
 {
@@ -138,9 +146,12 @@ int main(uint64_t hartid, const void *fdt)
         if (gid == 0) {
             print("probe msg-rtt tree cycles=%lu\n", c);
         }
-        c = pingpong(gid, 0, 1, TR_FADD);
-        if (gid == 0) {
-            print("probe msg-combine tree cycles=%lu\n", c);
+        for (i = 0; i < ARRAY_SIZE(combine); i++) {
+            c = pingpong(gid, 0, 1, combine[i].func);
+            if (gid == 0) {
+                print("probe msg-combine tree func=%s cycles=%lu\n",
+                      combine[i].name, c);
+            }
         }
     }
     /* a phase apart: one ready bit per minion (timing.md 7) */
