@@ -34,7 +34,7 @@
 static const uint32_t in[16] __attribute__((aligned(32))) = {
     0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
     0x00000001, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
-    0x7f812345, 0x3eaaaaab, 0x40490fdb, 0xcb7fffff,
+    0x7f812345, 0x3eaaaaab, 0x3f7fffff, 0xcb7fffff,
 };
 
 /* fcvt.f16.ps: f16 boundaries (max, overflow, subnormals, ties) */

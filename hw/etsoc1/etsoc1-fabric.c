@@ -97,7 +97,7 @@ static uint32_t etsoc1_combine(unsigned func, uint32_t snd, uint32_t rcv,
 {
     switch (func) {
     case TR_FADD:
-        return etsoc1_ftz(float32_add(rcv, snd, st), 23, 8, st);
+        return ETSOC1_FTZ(float32_add(rcv, snd, st), 23, 8, st);
     case TR_FMAX:
         return float32_maximum_number(rcv, snd, st);
     case TR_FMIN:

@@ -731,10 +731,10 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
 
                 if (t.first && k == 0) {
                     c_set(env, i, j,
-                          etsoc1_ftz(float32_mul(av, bv, &st), 23, 8, &st));
+                          ETSOC1_FTZ(float32_mul(av, bv, &st), 23, 8, &st));
                 } else if (bv != 0) {
                     c_set(env, i, j,
-                          etsoc1_ftz(float32_muladd(av, bv, c_get(env, i, j),
+                          ETSOC1_FTZ(float32_muladd(av, bv, c_get(env, i, j),
                                                     0, &st), 23, 8, &st));
                 }
             }
@@ -865,7 +865,7 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
                 case 5: v += ldl_le_p(vec + 4 * r); break;
                 case 6:
                 case 7:
-                    v = etsoc1_ftz(float32_mul(v, ldl_le_p(vec + 4 *
+                    v = ETSOC1_FTZ(float32_mul(v, ldl_le_p(vec + 4 *
                                    (code == 6 ? c : r)), st), 23, 8, st);
                     break;
                 case 8: v = (uint8_t)MIN(MAX((int32_t)v, -128), 127); break;

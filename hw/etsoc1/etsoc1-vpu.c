@@ -280,15 +280,15 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
 static uint32_t vpu_lane(CPURISCVState *env, uint32_t insn, uint32_t a,
                          uint32_t b, uint32_t c, uintptr_t ra)
 {
-    uint32_t r = vpu_lane_ieee(env, insn, a, b, c, ra);
-
     switch (vpu_flush_kind(insn)) {
     case FTZ32:
-        return etsoc1_ftz(r, 23, 8, &env->fp_status);
+        return ETSOC1_FTZ(vpu_lane_ieee(env, insn, a, b, c, ra), 23, 8,
+                          &env->fp_status);
     case FTZ16:
-        return etsoc1_ftz(r, 10, 5, &env->fp_status);
+        return ETSOC1_FTZ(vpu_lane_ieee(env, insn, a, b, c, ra), 10, 5,
+                          &env->fp_status);
     default:
-        return r;
+        return vpu_lane_ieee(env, insn, a, b, c, ra);
     }
 }
 

@@ -445,19 +445,41 @@ static inline void etsoc1_set_flane(CPURISCVState *env, unsigned r,
 /* RISC-V rounding-mode field (0-4) as a softfloat mode; 5-7 are not modes. */
 /*
  * The minion FPU returns a zero of the result's sign, raising underflow
- * and inexact, for a result that is tiny after rounding: for one that
- * rounded to a subnormal of a format with @mant mantissa and @exp exponent
- * bits.  (Subnormal operands read as zero through flush_inputs_to_zero.)
+ * and inexact, for a result that is tiny after rounding: one that,
+ * rounded to the precision of its format (@mant mantissa, @exp exponent
+ * bits) with an unbounded exponent, lies below the smallest normal.
+ * That is a subnormal result, or the smallest normal reached only by
+ * rounding, which softfloat (tininess after rounding) marks with the
+ * underflow flag: ETSOC1_FTZ runs the operation with that flag clear to
+ * see it.  Subnormal operands read as zero through flush_inputs_to_zero.
  */
 static inline uint32_t etsoc1_ftz(uint32_t r, unsigned mant, unsigned exp,
                                   float_status *st)
 {
-    if (!extract32(r, mant, exp) && extract32(r, 0, mant)) {
+    bool subnormal = !extract32(r, mant, exp) && extract32(r, 0, mant);
+    bool rounded_up = extract32(r, mant, exp) == 1 &&
+                      !extract32(r, 0, mant) &&
+                      (get_float_exception_flags(st) & float_flag_underflow);
+
+    if (subnormal || rounded_up) {
         float_raise(float_flag_underflow | float_flag_inexact, st);
         return r & (1u << (mant + exp));
     }
     return r;
 }
+
+/* @expr, a softfloat operation on @st, with the minion's flush to zero */
+#define ETSOC1_FTZ(expr, mant, exp, st) ({                                  \
+        float_status *st_ = (st);                                           \
+        int uf_ = get_float_exception_flags(st_) & float_flag_underflow;    \
+        uint32_t r_;                                                        \
+                                                                            \
+        set_float_exception_flags(get_float_exception_flags(st_) & ~uf_,    \
+                                  st_);                                     \
+        r_ = etsoc1_ftz((expr), mant, exp, st_);                            \
+        float_raise(uf_, st_);                                              \
+        r_;                                                                 \
+    })
 
 #define ETSOC1_RM_VALID(rm) ((rm) <= 4)
 static inline FloatRoundMode etsoc1_rm(unsigned rm)
