@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Per-hart counters (qemu-patches/0008): minstret and mcycle count this
+ * Per-hart counters (qemu-patches/0006): minstret and mcycle count this
  * hart's own retired instructions exactly, also across traps taken in the
  * middle of a translation block, and every hart of a shire counts its own
  * loop at the same time.  A counter read returns the figures before the

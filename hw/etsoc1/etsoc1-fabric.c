@@ -10,7 +10,7 @@
  * lanes) from a sender minion to a receiver minion, which combines them
  * into its own registers.  The instruction is asynchronous, as on the chip:
  * thread 0 goes on with integer code, while its FP instructions wait for
- * the transfer (env->et_tensor_busy, qemu-patches/0003), as do a second
+ * the transfer (env->et_tensor_busy, qemu-patches/0002), as do a second
  * tensor_reduce (one outstanding operation per minion) and tensor_wait
  * event 9.
  *

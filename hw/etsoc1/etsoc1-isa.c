@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion vendor instructions: scalar atomics, coherent
- * stores.  The decoder is qemu-patches/0002 (target/riscv/XEtsoc1.decode);
+ * stores.  The decoder is qemu-patches/0004 (target/riscv/XEtsoc1.decode);
  * these are its out-of-line helpers.
  *
  * From isa.md section 8.  Local atomics (funct7 bit 0 clear) execute in the

@@ -30,7 +30,7 @@
 
 /* A cause reserved for custom use by the privileged spec; no guest sees it. */
 #define ETSOC1_EXCP_WAIT 24
-/* the minion's "emulate in machine-mode code" exception (qemu-patches/0006) */
+/* the minion's "emulate in machine-mode code" exception (qemu-patches/0004) */
 #define ETSOC1_EXCP_MCODE 30
 
 /* ET CSR numbers (isa.md section 3). */
@@ -815,7 +815,7 @@ static RISCVException etsoc1_rmw_fflags(CPURISCVState *env, int csrno,
 
 /*
  * cycle/mcycle and instret/minstret: the hart's own clock and retired
- * instructions (qemu-patches/0008).  The reading instruction is already
+ * instructions (qemu-patches/0006).  The reading instruction is already
  * counted (a CSR access ends its TB), so it is taken off: a read returns
  * the figures before it.  A write sets what the next read returns.
  *
@@ -1076,7 +1076,7 @@ static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
 {
     Error *err = NULL;
 
-    /* the machine has loaded the timing table (qemu-patches/0008) */
+    /* the machine has loaded the timing table (qemu-patches/0006) */
     RISCV_CPU(dev)->cfg.et_insn_cost = etsoc1_insn_cost_table();
     ETSOC1_MINION_CPU_GET_CLASS(dev)->parent_realize(dev, &err);
     if (err) {
@@ -1116,18 +1116,18 @@ static void etsoc1_minion_cpu_init(Object *obj)
     cpu->cfg.mmu = true;
     cpu->cfg.ext_icsr = true;
     cpu->cfg.ext_ifencei = true;
-    cpu->cfg.ext_XEtsoc1 = true;        /* qemu-patches/0002 */
-    cpu->cfg.et_ftz = true;             /* qemu-patches/0007 */
+    cpu->cfg.ext_XEtsoc1 = true;        /* qemu-patches/0004 */
+    cpu->cfg.et_ftz = true;             /* qemu-patches/0005 */
     cpu->cfg.pmu_num = 6;               /* hpmcounter3..8 */
     cpu->cfg.mvendorid = (11 << 7) | 0x65;
     cpu->cfg.marchid = 0x8000000000000001ULL;
 }
 
 static Property etsoc1_minion_cpu_props[] = {
-    /* qemu-patches/0006: trap (exception 30) where the chip does */
+    /* qemu-patches/0004: trap (exception 30) where the chip does */
     DEFINE_PROP_BOOL("mcode-traps", Etsoc1MinionCPU,
                      parent_obj.cfg.et_mcode_trap, false),
-    /* qemu-patches/0008: per-hart cycle and instruction counters */
+    /* qemu-patches/0006: per-hart cycle and instruction counters */
     DEFINE_PROP_BOOL("counters", Etsoc1MinionCPU,
                      parent_obj.cfg.et_counters, true),
     DEFINE_PROP_END_OF_LIST(),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion packed-single ("VPU") instructions: the helpers
- * behind the patterns of qemu-patches/0005 (target/riscv/XEtsoc1.decode).
+ * behind the patterns of qemu-patches/0004 (target/riscv/XEtsoc1.decode).
  *
  * From isa.md section 9.  An f register is 8 x 32-bit lanes: lane 0 is
  * env->fpr[r] (NaN-boxed), lanes 1-7 env->et_fhi[r].  Every packed write of
@@ -192,7 +192,7 @@ static uint32_t vpu_lane_ieee(CPURISCVState *env, uint32_t insn, uint32_t a,
         return float32_mul(a, b, st);
     case 0x0c:
         return float32_div(a, b, st);
-    case 0x2c:      /* rs2 selects; fsin/frsq trap (qemu-patches/0006) */
+    case 0x2c:      /* rs2 selects; fsin/frsq trap (qemu-patches/0004) */
         switch (rs2) {
         case 0: return float32_sqrt(a, st);
         case 1: return float32_round_to_int(a, st);

@@ -584,7 +584,7 @@ double etsoc1_credit_latency(unsigned src_hart, unsigned dst_hart);
 
 /*
  * A hart's own clock, in minion cycles: its instructions (counted per TB
- * by qemu-patches/0008, so inside a helper the rest of the TB is already
+ * by qemu-patches/0006, so inside a helper the rest of the TB is already
  * in) plus the stalls the timing model charged it.  Only the hart's own
  * thread moves it.
  */
