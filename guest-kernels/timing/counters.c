@@ -64,6 +64,8 @@ int main(uint64_t hartid, const void *fdt)
              "minstret: csrr + 2 nops between two reads");
     CHECK_EQ(SPAN(mcycle, "nop\n\tnop"), 3,
              "mcycle: the same, at 1 cycle per instruction");
+    CHECK(SPAN(instret, "nop\n\tnop") == 3 && SPAN(cycle, "nop\n\tnop") == 3,
+          "instret and cycle (the user-level names) count the same");
     CHECK_EQ(loop(1000), 2 + 2 * 1000, "a 1000-iteration loop: exact");
 
     mtvec = csr_read(mtvec);
