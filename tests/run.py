@@ -882,8 +882,21 @@ def vpu_mem_test():
     report(len(seen) == 22, f'isa packed atomics: {len(seen)} of 22 printed')
 
 
+def sweep_test():
+    """Every funct7 x funct3 of the ET opcodes, twice: each runs or traps
+    with a cause an instruction may raise, and QEMU goes on."""
+    out = guest('isa encoding sweep', 'sweep', 1, expect=[
+        r'^sweep: 16384 executed, \d+ ran, traps( \d+=\d+)*, 0 elsewhere$'])
+    m = re.search(r'^sweep: .* traps((?: \d+=\d+)*),', out, re.M)
+    causes = {int(c) for c in re.findall(r' (\d+)=', m.group(1))} if m else set()
+    report(bool(causes) and causes <= {2, 5, 7, 30},
+           f'isa encoding sweep: trap causes {sorted(causes)} are illegal '
+           f'instruction, load/store access fault or exception 30', out)
+
+
 def isa_tests():
     mcode_tests()
+    sweep_test()
     for accel in ('', 'thread=single'):
         atomics_test(accel)
     guest('isa cache control and maintenance CSRs', 'cacheops', 1,
