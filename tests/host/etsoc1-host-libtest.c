@@ -270,6 +270,18 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
     }
 }
 
+/* What the SP firmware programs, the doorbell window (region 3) last. */
+static void map_bars(Card *c, bool last)
+{
+    if (!last) {
+        iatu(&c->q, 0, BAR0, BAR0_SIZE, DRAM_BAR0);
+        iatu(&c->q, 1, BAR2, 0x1000, 0x20007000);
+        iatu(&c->q, 2, BAR2 + 0x1000, 0x1000, 0x30003000);
+    } else {
+        iatu(&c->q, 3, BAR2 + 0x2000, 0x2000, TRG_PCIE);
+    }
+}
+
 static void test_ready_mmio(Card *c)
 {
     uint64_t bar0 = 0, bar2 = 0, v = 0x1122334455667788ull, card, w;
@@ -278,11 +290,9 @@ static void test_ready_mmio(Card *c)
     bool ok = true;
 
     early = etsoc1_host_wait_ready(c->h, 200, NULL, NULL);
-    iatu(&c->q, 0, BAR0, BAR0_SIZE, DRAM_BAR0);
-    iatu(&c->q, 1, BAR2, 0x1000, 0x20007000);
-    iatu(&c->q, 2, BAR2 + 0x1000, 0x1000, 0x30003000);
+    map_bars(c, false);
     r = etsoc1_host_wait_ready(c->h, 100, NULL, NULL);
-    iatu(&c->q, 3, BAR2 + 0x2000, 0x2000, TRG_PCIE);
+    map_bars(c, true);
     r = r == -ETSOC1_HOST_ETIMEOUT &&
         etsoc1_host_wait_ready(c->h, 5000, &bar0, &bar2) == 0;
     report(early == -ETSOC1_HOST_ETIMEOUT && r && bar0 == BAR0 &&
@@ -522,6 +532,49 @@ static void test_pause_stop(Card *c)
     close(c->q.fd);
 }
 
+/*
+ * Two cards in one process (one instance each, as Esperanto's runtime
+ * opens one device per card): MMIO and MSIs reach only their own card.
+ */
+static void test_two_cards(const char *qemu)
+{
+    uint64_t v[2] = { 0xa1a1a1a1a1a1a1a1ull, 0xb2b2b2b2b2b2b2b2ull }, seen[2];
+    uint32_t msi[2], late;
+    Card c[2];
+    int i, ready = 0, st;
+
+    for (i = 0; i < 2; i++) {
+        card_start(&c[i], qemu, 3 + i);
+        map_bars(&c[i], false);
+        map_bars(&c[i], true);
+        ready += etsoc1_host_wait_ready(c[i].h, 5000, NULL, NULL) == 0;
+    }
+    for (i = 0; i < 2; i++) {
+        etsoc1_host_mmio_write(c[i].h, BAR0 + 0x100, &v[i], 8);
+    }
+    for (i = 0; i < 2; i++) {
+        seen[i] = qt(&c[i].q, "readq 0x%" PRIx64, DRAM_BAR0 + 0x100);
+    }
+    qt(&c[1].q, "writel 0x%" PRIx64 " 0x4", MSI_TX_VEC);
+    qt(&c[1].q, "writel 0x%" PRIx64 " 0", MSI_TX_VEC);
+    msi[1] = etsoc1_host_wait_msi(c[1].h, 0xf, 5000);
+    msi[0] = etsoc1_host_wait_msi(c[0].h, 0xf, 200);
+    qt(&c[0].q, "writel 0x%" PRIx64 " 0x2", MSI_TX_VEC);
+    qt(&c[0].q, "writel 0x%" PRIx64 " 0", MSI_TX_VEC);
+    late = etsoc1_host_wait_msi(c[0].h, 0xf, 5000);
+    report(ready == 2 && seen[0] == v[0] && seen[1] == v[1] &&
+           msi[1] == 0x4 && msi[0] == 0 && late == 0x2,
+           "two cards in one process: each READY, MMIO and MSIs reach only "
+           "their own card (0x%" PRIx64 ", 0x%" PRIx64 "; MSI %#x, %#x, %#x)",
+           seen[0], seen[1], msi[1], msi[0], late);
+    for (i = 0; i < 2; i++) {
+        etsoc1_host_stop(c[i].h);
+        waitpid(c[i].pid, &st, 0);
+        etsoc1_host_close(c[i].h);
+        close(c[i].q.fd);
+    }
+}
+
 static void *wait_forever(void *opaque)
 {
     Etsoc1Host *h = opaque;
@@ -707,6 +760,7 @@ int main(void)
 
     card_start(&c, qemu, 2);
     test_lost(&c);
+    test_two_cards(qemu);
 
     test_fake(0, "FATAL", "FATAL from the card: test says");
     test_fake(1, "bad magic", "bad frame header");
