@@ -1293,10 +1293,11 @@ def timing_tests():
         rc, out, _ = runs[0]
         rows = timing_ref.checks(timing_ref.parse(out), mhz)
         bad = [r for r in rows if not r[4]]
-        report(rc == 0 and len(rows) == 13 and not bad and
+        report(rc == 0 and len(rows) == 15 and not bad and
                timing_ref.parse(runs[1][1]) == timing_ref.parse(out),
-               f'timing: TensorFMA (3 types, alone and pipelined) and '
-               f'TensorLoad (L2 and DRAM, 1-16 rows) at {mhz} MHz: '
+               f'timing: TensorFMA (3 types, alone and pipelined; masked, '
+               f'zero A) and TensorLoad (L2 and DRAM, 1-16 rows) at {mhz} '
+               f'MHz: '
                f'{len(rows)} probes within 5% of timing.md (DRAM in ns), '
                f'equal on two runs',
                '\n'.join(map(str, bad)) or out[-2000:])

@@ -114,7 +114,10 @@ def expected(name, args, mhz=600):
                 SCP_REMOTE_CYC + ns(SCP_REMOTE_NS + h * MESH_HOP_NS, mhz))
     if name.startswith('tfma-'):
         mode, typ = name[5:], next(iter(args))
-        return f'TensorFMA {typ}, {mode}', TFMA[mode][typ]
+        what = {'masked': 'alone, tensor_mask 0x5555 (no time change)',
+                'zero': 'alone, A all +0.0 (zero skip: no time change)'}
+        return (f'TensorFMA {typ}, {what.get(mode, mode)}',
+                TFMA['alone' if mode in what else mode][typ])
     if name.startswith('tload-'):
         src, rows = name[6:], int(args['rows'])
         # from DRAM a leg fixed in ns (timing.md 1); from L2 in cycles
