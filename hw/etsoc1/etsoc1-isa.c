@@ -104,6 +104,33 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
 }
 
 /*
+ * The line clock a global operation at @pa orders on, locked, or NULL:
+ * held from before its memory access until etsoc1_amo_timing has run
+ * (etsoc1_line_clock_of).  A coherent store to another shire's
+ * scratchpad is timed, and locked, by the shire's view instead.
+ */
+Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
+                                 bool is_amo)
+{
+    Etsoc1LineClock *lc = NULL;
+
+    if (global && (is_amo || etsoc1_in(ETSOC1_DRAM, pa))) {
+        lc = etsoc1_line_clock_of(ETSOC1_MINION_CPU(env_archcpu(env)), pa);
+    }
+    if (lc) {
+        qemu_spin_lock(&lc->lock);
+    }
+    return lc;
+}
+
+void etsoc1_amo_unlock(Etsoc1LineClock *lc)
+{
+    if (lc) {
+        qemu_spin_unlock(&lc->lock);
+    }
+}
+
+/*
  * The latency of a global operation at @pa that passed etsoc1_amo_check,
  * once per atomic (per lane of a packed one), @wrote if it changed
  * memory: at its home L3 slice (PA[10:6]) for DRAM, the mesh round trip
@@ -310,6 +337,7 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     int mmu_idx = cpu_mmu_index(env, false);
     unsigned bits = d ? 64 : 32;
     hwaddr pa = etsoc1_amo_check(env, addr, bits / 8, global, true, ra);
+    Etsoc1LineClock *lc = etsoc1_amo_lock(env, pa, global, true);
     uint64_t old;
 
     trace_etsoc1_amo(env->mhartid, op, bits / 8, global, pa);
@@ -323,6 +351,7 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     etsoc1_amo_timing(env, pa, bits / 8, global, true,
                       etsoc1_amo_result(op, old, val, env->gpr[31], bits) !=
                       old, ra);
+    etsoc1_amo_unlock(lc);
     return d ? old : (int32_t)old;
 }
 
@@ -335,12 +364,14 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     bool global = FIELD_EX32(desc, AMO_DESC, GLOBAL);
     int mmu_idx = cpu_mmu_index(env, false);
     hwaddr pa = etsoc1_amo_check(env, addr, size, global, false, ra);
+    Etsoc1LineClock *lc = etsoc1_amo_lock(env, pa, global, false);
 
     trace_etsoc1_coherent_store(env->mhartid, size, global, pa);
-    etsoc1_amo_timing(env, pa, size, global, false, true, ra);
     if (size == 1) {
         cpu_stb_mmu(env, addr, val, make_memop_idx(MO_UB, mmu_idx), ra);
     } else {
         cpu_stw_le_mmu(env, addr, val, make_memop_idx(MO_LEUW, mmu_idx), ra);
     }
+    etsoc1_amo_timing(env, pa, size, global, false, true, ra);
+    etsoc1_amo_unlock(lc);
 }

@@ -153,10 +153,36 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
 }
 
 /*
+ * The line clock that orders a global access by @cpu to @pa: the home
+ * slice's for DRAM, the target shire's for another shire's scratchpad;
+ * NULL for anything else.  The caller holds its lock across the memory
+ * access and its timing, so that a request that read the old value can
+ * not take the time of a write that came after it, nor one that read the
+ * new value miss it.
+ */
+Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    unsigned target = (pa - etsoc1_memmap[ETSOC1_SCP].base) /
+                      ETSOC1_SCP_WINDOW;
+
+    if (etsoc1_l3_cacheable(pa)) {
+        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+
+        return s ? &s->written : NULL;
+    }
+    if (etsoc1_in(ETSOC1_SCP, pa) && target < m->num_shires &&
+        target != cpu->shire->shire_id) {
+        return &m->shire[target].scp_written;
+    }
+    return NULL;
+}
+
+/*
  * A request for line @pa arriving at @arrive where the line is kept: it
  * takes effect at the latest of that and the line's last global write,
  * and becomes the line's last write if @write.  Returns when it took
- * effect.
+ * effect.  Called with @c's lock held.
  */
 static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
                            bool write)
@@ -165,7 +191,6 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
     unsigned i = line % ETSOC1_LINE_CLOCKS;
     uint64_t t = arrive;
 
-    qemu_spin_lock(&c->lock);
     if (c->line[i] == line) {
         t = MAX(t, c->at[i]);
     }
@@ -173,7 +198,6 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
         c->line[i] = line;
         c->at[i] = t;
     }
-    qemu_spin_unlock(&c->lock);
     return t;
 }
 
@@ -181,7 +205,8 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
  * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
  * the request gets there half way, takes effect no earlier than the
  * line's last global write (line_clock), and the answer comes back.  The
- * hart waits for it; returns the cycles it waited.
+ * hart waits for it; returns the cycles it waited.  Called with @c's
+ * lock held.
  */
 static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                            hwaddr pa, double t, bool write)
@@ -197,7 +222,8 @@ static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
 /*
  * A global atomic or coherent store by @cpu to line @pa: it executes at
  * the line's home slice, after the line's last global write, and is one
- * if @write (it changed memory).  The hart waits for the round trip to
+ * if @write (it changed memory).  Called with the line clock's lock held
+ * (etsoc1_line_clock_of).  The hart waits for the round trip to
  * the home (L3 hit), plus, on a miss, the leg from the home to the line's
  * memory shire and back; the miss installs the line.
  */
@@ -414,7 +440,8 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
 
 /*
  * A load or store (@write) by @cpu to another shire's L2 scratchpad at
- * @pa, made by the instruction whose host return address is @insn.  The
+ * @pa, made by the instruction whose host return address is @insn, with
+ * the line clock's lock held (etsoc1_line_clock_of).  The
  * hart waits for the round trip over the mesh; a load there sees the
  * line's last global write.  The accesses one instruction makes (the
  * lanes of a packed load, a misaligned access split in two) are one
@@ -429,7 +456,7 @@ void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
 /*
  * A global atomic by @cpu at another shire's scratchpad, @write if it
  * changed memory: each one (each lane of a packed atomic) is a round
- * trip of its own.
+ * trip of its own.  With the line clock's lock held.
  */
 void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                            uintptr_t insn)

@@ -661,16 +661,39 @@ static const MemoryRegionOps etsoc1_esr_ops = {
  * and charges the hart the mesh round trip (etsoc1-l3.c).  Requesters
  * that are not one of our harts (qtest, gdb) are not charged.
  */
-static void etsoc1_scp_remote_timing(Etsoc1ShireState *s, hwaddr addr,
-                                     bool write)
+/*
+ * One access by the view's hart, if it is one of ours, with its timing,
+ * under the line clock of the target line (etsoc1_line_clock_of): a load
+ * can then not see a store that is later in time, nor miss one that it
+ * reads.
+ */
+static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
+                                        uint8_t *buf, unsigned size,
+                                        MemTxAttrs attrs, bool write)
 {
     Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+    hwaddr pa = etsoc1_memmap[ETSOC1_SCP].base + addr;
+    Etsoc1LineClock *lc = NULL;
+    MemTxResult r;
 
-    /* a load or store instruction left its host address in mem_io_pc */
-    if (cpu && cpu->shire == s) {
-        etsoc1_scp_remote_access(cpu, etsoc1_memmap[ETSOC1_SCP].base + addr,
-                                 write, CPU(cpu)->mem_io_pc);
+    if (cpu && cpu->shire != s) {
+        cpu = NULL;
     }
+    if (cpu) {
+        lc = etsoc1_line_clock_of(cpu, pa);
+    }
+    if (lc) {
+        qemu_spin_lock(&lc->lock);
+    }
+    r = address_space_rw(&address_space_memory, pa, attrs, buf, size, write);
+    if (r == MEMTX_OK && cpu) {
+        /* a load or store instruction left its host address in mem_io_pc */
+        etsoc1_scp_remote_access(cpu, pa, write, CPU(cpu)->mem_io_pc);
+    }
+    if (lc) {
+        qemu_spin_unlock(&lc->lock);
+    }
+    return r;
 }
 
 static MemTxResult etsoc1_scp_remote_read(void *opaque, hwaddr addr,
@@ -678,15 +701,10 @@ static MemTxResult etsoc1_scp_remote_read(void *opaque, hwaddr addr,
                                           MemTxAttrs attrs)
 {
     uint8_t buf[8];
-    MemTxResult r;
+    MemTxResult r = etsoc1_scp_remote_rw(opaque, addr, buf, size, attrs,
+                                         false);
 
-    r = address_space_read(&address_space_memory,
-                           etsoc1_memmap[ETSOC1_SCP].base + addr, attrs, buf,
-                           size);
     *data = r == MEMTX_OK ? ldn_le_p(buf, size) : 0;
-    if (r == MEMTX_OK) {
-        etsoc1_scp_remote_timing(opaque, addr, false);
-    }
     return r;
 }
 
@@ -695,16 +713,9 @@ static MemTxResult etsoc1_scp_remote_write(void *opaque, hwaddr addr,
                                            MemTxAttrs attrs)
 {
     uint8_t buf[8];
-    MemTxResult r;
 
     stn_le_p(buf, size, data);
-    r = address_space_write(&address_space_memory,
-                            etsoc1_memmap[ETSOC1_SCP].base + addr, attrs, buf,
-                            size);
-    if (r == MEMTX_OK) {
-        etsoc1_scp_remote_timing(opaque, addr, true);
-    }
-    return r;
+    return etsoc1_scp_remote_rw(opaque, addr, buf, size, attrs, true);
 }
 
 static const MemoryRegionOps etsoc1_scp_remote_ops = {

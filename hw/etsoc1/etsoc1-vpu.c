@@ -601,8 +601,12 @@ static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
         *wrote = etsoc1_amo_result(kind[op >> 2], old, v, 0, 32) != old;
         return old;
     }
-    /* 0x14 max.ps, 0x18 min.ps: compare-and-swap loop */
-    old = cpu_ldl_le_data_ra(env, addr, ra);
+    /*
+     * 0x14 max.ps, 0x18 min.ps: compare-and-swap loop, from a first read
+     * that is itself one (a plain load of another shire's scratchpad
+     * would go through its view, which takes the line clock we hold)
+     */
+    old = etsoc1_cmpxchg32(env, addr, 0, 0, oi, ra);
     for (;;) {
         val = vpu_fminmax_bits(old, v, op == 0x14);
         seen = etsoc1_cmpxchg32(env, addr, old, val, oi, ra);
@@ -664,6 +668,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             if (!(active & (1u << e))) {
                 continue;
             }
+            Etsoc1LineClock *lc;
             bool wrote;
             uint32_t old;
             hwaddr pa;
@@ -671,8 +676,10 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             et->gsc_progress = e;
             addr = x2 + (int32_t)idx[e];
             pa = etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);
+            lc = etsoc1_amo_lock(env, pa, f7 & 0x40, true);
             old = vpu_famo(env, f7 & 0x3f, addr, data[e], ra, &wrote);
             etsoc1_amo_timing(env, pa, 4, f7 & 0x40, true, wrote, ra);
+            etsoc1_amo_unlock(lc);
             etsoc1_set_flane(env, rd, e, old);
         }
         et->gsc_progress = 0;

@@ -661,6 +661,9 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
 void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
                        bool global, bool is_amo, bool wrote, uintptr_t ra);
+Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
+                                 bool is_amo);
+void etsoc1_amo_unlock(Etsoc1LineClock *lc);
 uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                            uint64_t cmp, unsigned bits);
 
@@ -723,6 +726,7 @@ static inline unsigned etsoc1_memshire_of(hwaddr pa)
     return extract64(pa, 6, 3);
 }
 
+Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
