@@ -118,7 +118,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
         lc = etsoc1_line_clock_of(ETSOC1_MINION_CPU(env_archcpu(env)), pa);
     }
     if (lc) {
-        qemu_spin_lock(&lc->lock);
+        qemu_mutex_lock(&lc->lock);
     }
     return lc;
 }
@@ -126,7 +126,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
 void etsoc1_amo_unlock(Etsoc1LineClock *lc)
 {
     if (lc) {
-        qemu_spin_unlock(&lc->lock);
+        qemu_mutex_unlock(&lc->lock);
     }
 }
 

@@ -507,7 +507,7 @@ static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
     s->tag = g_new0(uint64_t, s->lines);
     s->used = g_new0(uint64_t, s->lines);
     qemu_mutex_init(&s->lock);
-    qemu_spin_init(&s->written.lock);
+    qemu_mutex_init(&s->written.lock);
     etsoc1_l3_slice[s->slice] = s;
 }
 
@@ -517,6 +517,7 @@ static void etsoc1_l3_slice_unrealize(DeviceState *dev)
 
     etsoc1_l3_slice[s->slice] = NULL;
     qemu_mutex_destroy(&s->lock);
+    qemu_mutex_destroy(&s->written.lock);
     g_free(s->tag);
     g_free(s->used);
 }

@@ -683,7 +683,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
         lc = etsoc1_line_clock_of(cpu, pa);
     }
     if (lc) {
-        qemu_spin_lock(&lc->lock);
+        qemu_mutex_lock(&lc->lock);
     }
     r = address_space_rw(&address_space_memory, pa, attrs, buf, size, write);
     if (r == MEMTX_OK && cpu) {
@@ -691,7 +691,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
         etsoc1_scp_remote_access(cpu, pa, write, CPU(cpu)->mem_io_pc);
     }
     if (lc) {
-        qemu_spin_unlock(&lc->lock);
+        qemu_mutex_unlock(&lc->lock);
     }
     return r;
 }
@@ -797,7 +797,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         return;
     }
 
-    qemu_spin_init(&s->scp_written.lock);
+    qemu_mutex_init(&s->scp_written.lock);
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
     memory_region_init_ram(&s->scp, obj, name, ETSOC1_SCP_SIZE, errp);

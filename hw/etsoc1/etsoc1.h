@@ -263,7 +263,7 @@ typedef struct Etsoc1ShireState Etsoc1ShireState;
  */
 #define ETSOC1_LINE_CLOCKS 4096
 typedef struct Etsoc1LineClock {
-    QemuSpin lock;
+    QemuMutex lock;     /* a mutex: 2,176 vCPU threads share few host CPUs */
     uint64_t line[ETSOC1_LINE_CLOCKS];  /* line address + 1; 0: empty */
     uint64_t at[ETSOC1_LINE_CLOCKS];
 } Etsoc1LineClock;
