@@ -104,17 +104,21 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
 }
 
 /*
- * The line clock a global operation at @pa orders on, locked, or NULL:
- * held from before its memory access until etsoc1_amo_timing has run
- * (etsoc1_line_clock_of).  A coherent store to another shire's
- * scratchpad is timed, and locked, by the shire's view instead.
+ * The line clock a global operation at @addr (@size bytes, physical @pa)
+ * orders on, locked, or NULL: held from before its memory access until
+ * etsoc1_amo_timing has run (etsoc1_line_clock_of).  A coherent store to
+ * another shire's scratchpad is timed, and locked, by the shire's view
+ * instead.  Not under a gdb watchpoint: a hit leaves the helper by
+ * longjmp, which would keep the lock (the access then goes untimed).
  */
-Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
+Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
+                                 unsigned size, hwaddr pa, bool global,
                                  bool is_amo)
 {
     Etsoc1LineClock *lc = NULL;
 
-    if (global && (is_amo || etsoc1_in(ETSOC1_DRAM, pa))) {
+    if (global && (is_amo || etsoc1_in(ETSOC1_DRAM, pa)) &&
+        !cpu_watchpoint_address_matches(env_cpu(env), addr, size)) {
         lc = etsoc1_line_clock_of(ETSOC1_MINION_CPU(env_archcpu(env)), pa);
     }
     if (lc) {
@@ -337,7 +341,8 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     int mmu_idx = cpu_mmu_index(env, false);
     unsigned bits = d ? 64 : 32;
     hwaddr pa = etsoc1_amo_check(env, addr, bits / 8, global, true, ra);
-    Etsoc1LineClock *lc = etsoc1_amo_lock(env, pa, global, true);
+    Etsoc1LineClock *lc = etsoc1_amo_lock(env, addr, bits / 8, pa, global,
+                                          true);
     uint64_t old;
 
     trace_etsoc1_amo(env->mhartid, op, bits / 8, global, pa);
@@ -364,7 +369,8 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     bool global = FIELD_EX32(desc, AMO_DESC, GLOBAL);
     int mmu_idx = cpu_mmu_index(env, false);
     hwaddr pa = etsoc1_amo_check(env, addr, size, global, false, ra);
-    Etsoc1LineClock *lc = etsoc1_amo_lock(env, pa, global, false);
+    Etsoc1LineClock *lc = etsoc1_amo_lock(env, addr, size, pa, global,
+                                          false);
 
     trace_etsoc1_coherent_store(env->mhartid, size, global, pa);
     if (size == 1) {

@@ -661,7 +661,8 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                         unsigned size, bool global, bool is_amo, uintptr_t ra);
 void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
                        bool global, bool is_amo, bool wrote, uintptr_t ra);
-Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, hwaddr pa, bool global,
+Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
+                                 unsigned size, hwaddr pa, bool global,
                                  bool is_amo);
 void etsoc1_amo_unlock(Etsoc1LineClock *lc);
 uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
