@@ -429,6 +429,7 @@ static void edma_step(void *opaque)
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
 {
     unsigned n = FIELD_EX32(val, DOORBELL, CH);
+    Etsoc1MinionCPU *ringer = etsoc1_current_minion();
     Etsoc1EdmaChan *c;
 
     s->doorbell[side] = val;
@@ -461,7 +462,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: no host attached\n");
     }
     c->state = EDMA_CS_RUNNING;
-    c->at = etsoc1_current_minion() ? etsoc1_now(etsoc1_current_minion()) : 0;
+    c->at = ringer ? etsoc1_now(ringer) : 0;
     c->pending = false;
     c->done_raised = false;
     c->walked = 0;

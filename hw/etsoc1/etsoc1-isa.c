@@ -57,11 +57,11 @@ static MemoryRegion *etsoc1_scp_ram(hwaddr pa, unsigned size, hwaddr *off,
     Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
     hwaddr rel = pa - etsoc1_memmap[ETSOC1_SCP].base;
 
-    if (!etsoc1_in(ETSOC1_SCP, pa) || rel / ETSOC1_SCP_WINDOW >= m->num_shires
+    if (!etsoc1_in(ETSOC1_SCP, pa) || etsoc1_scp_shire(pa) >= m->num_shires
         || rel % ETSOC1_SCP_WINDOW + size > ETSOC1_SCP_SIZE) {
         return NULL;
     }
-    *shire = rel / ETSOC1_SCP_WINDOW;
+    *shire = etsoc1_scp_shire(pa);
     *off = rel % ETSOC1_SCP_WINDOW;
     return &m->shire[*shire].scp;
 }

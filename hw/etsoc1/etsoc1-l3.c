@@ -162,20 +162,21 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
  */
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
-    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
-    unsigned target = (pa - etsoc1_memmap[ETSOC1_SCP].base) /
-                      ETSOC1_SCP_WINDOW;
+    Etsoc1MachineState *m;
+    unsigned target;
 
     if (etsoc1_l3_cacheable(pa)) {
         Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
 
         return s ? &s->written : NULL;
     }
-    if (etsoc1_in(ETSOC1_SCP, pa) && target < m->num_shires &&
-        target != cpu->shire->shire_id) {
-        return &m->shire[target].scp_written;
+    if (!etsoc1_in(ETSOC1_SCP, pa)) {
+        return NULL;
     }
-    return NULL;
+    m = ETSOC1_MACHINE(qdev_get_machine());
+    target = etsoc1_scp_shire(pa);
+    return target < m->num_shires && target != cpu->shire->shire_id ?
+           &m->shire[target].scp_written : NULL;
 }
 
 /*
@@ -223,9 +224,9 @@ static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
  * A global atomic or coherent store by @cpu to line @pa: it executes at
  * the line's home slice, after the line's last global write, and is one
  * if @write (it changed memory).  Called with the line clock's lock held
- * (etsoc1_line_clock_of).  The hart waits for the round trip to
- * the home (L3 hit), plus, on a miss, the leg from the home to the line's
- * memory shire and back; the miss installs the line.
+ * (etsoc1_line_clock_of).  The hart waits for the round trip to the home
+ * (L3 hit), plus, on a miss, the leg from the home to the line's memory
+ * shire and back; the miss installs the line.
  */
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
 {
@@ -417,8 +418,7 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
     Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
     uint64_t hartid = cpu->parent_obj.env.mhartid;
     unsigned shire = cpu->shire->shire_id, hops;
-    unsigned target = (pa - etsoc1_memmap[ETSOC1_SCP].base) /
-                      ETSOC1_SCP_WINDOW;
+    unsigned target = etsoc1_scp_shire(pa);
     uint64_t cycles;
 
     if (target == shire || target >= m->num_shires) {
@@ -441,9 +441,9 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
 /*
  * A load or store (@write) by @cpu to another shire's L2 scratchpad at
  * @pa, made by the instruction whose host return address is @insn, with
- * the line clock's lock held (etsoc1_line_clock_of).  The
- * hart waits for the round trip over the mesh; a load there sees the
- * line's last global write.  The accesses one instruction makes (the
+ * the line clock's lock held (etsoc1_line_clock_of).  The hart waits for
+ * the round trip over the mesh; a load there sees the line's last global
+ * write.  The accesses one instruction makes (the
  * lanes of a packed load, a misaligned access split in two) are one
  * request and are charged once: the first one's path.
  */

@@ -75,7 +75,6 @@ enum {
 #define ETSOC1_VALIDATION1_CMD_PUTCHAR 1
 #define ETSOC1_EOT 0x04
 
-
 /* mcache_control / ucache_control [1:0] (isa.md section 3) */
 #define CACHE_D1SPLIT   (1u << 0)
 #define CACHE_SCPENABLE (1u << 1)

@@ -659,13 +659,10 @@ static const MemoryRegionOps etsoc1_esr_ops = {
  * I/O region: it passes each access on to the system bus, where the
  * scratchpads are RAM (and the parts of a window with no SRAM an error),
  * and charges the hart the mesh round trip (etsoc1-l3.c).  Requesters
- * that are not one of our harts (qtest, gdb) are not charged.
- */
-/*
- * One access by the view's hart, if it is one of ours, with its timing,
- * under the line clock of the target line (etsoc1_line_clock_of): a load
- * can then not see a store that is later in time, nor miss one that it
- * reads.
+ * that are not one of our harts (qtest, gdb) are not charged.  An access
+ * and its timing happen under the line clock of the target line
+ * (etsoc1_line_clock_of): a load can then not see a store that is later
+ * in time, nor miss one that it reads.
  */
 static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
                                         uint8_t *buf, unsigned size,

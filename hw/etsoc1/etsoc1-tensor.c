@@ -972,19 +972,18 @@ static const int8_t twait_time[16] = {
  */
 RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
 {
-    bool thread0 = !(cpu->parent_obj.env.mhartid & 1);
+    bool thread1 = cpu->parent_obj.env.mhartid & 1;
 
-    if (!thread0 && event != TWAIT_LOAD_L2_0 && event != TWAIT_LOAD_L2_1) {
+    if (thread1 && event != TWAIT_LOAD_L2_0 && event != TWAIT_LOAD_L2_1) {
         return RISCV_EXCP_NONE;
     }
-
-    if (thread0 && event == TWAIT_REDUCE) {
+    if (event == TWAIT_REDUCE) {
         if (!etsoc1_reduce_done(cpu)) {
             return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
         }
         etsoc1_reduce_observe(cpu);
     }
-    if (thread0 && (event == TWAIT_LOAD0 || event == TWAIT_LOAD1) &&
+    if ((event == TWAIT_LOAD0 || event == TWAIT_LOAD1) &&
         !coop_settle(cpu, 1u << event)) {
         return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
     }

@@ -665,14 +665,14 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
 
     if (f3 == 4) {                                      /* packed atomics */
         for (e = et->gsc_progress; e < NL; e++) {
-            if (!(active & (1u << e))) {
-                continue;
-            }
             Etsoc1LineClock *lc;
             bool wrote;
             uint32_t old;
             hwaddr pa;
 
+            if (!(active & (1u << e))) {
+                continue;
+            }
             et->gsc_progress = e;
             addr = x2 + (int32_t)idx[e];
             pa = etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);

@@ -73,6 +73,12 @@ static inline bool etsoc1_in(int region, hwaddr pa)
 
 #define ETSOC1_SCP_WINDOW        (8 * MiB)  /* address space per shire */
 #define ETSOC1_SCP_SIZE          (4 * MiB)  /* SRAM behind each window */
+
+/* The shire whose format-0 scratchpad window holds @pa (in ETSOC1_SCP) */
+static inline unsigned etsoc1_scp_shire(hwaddr pa)
+{
+    return (pa - etsoc1_memmap[ETSOC1_SCP].base) / ETSOC1_SCP_WINDOW;
+}
 #define ETSOC1_ESR_PP_SHIFT      30
 #define ETSOC1_ESR_SHIRE_SHIFT   22
 #define ETSOC1_ESR_WINDOW        (4 * MiB)  /* one shire at one PP */
@@ -121,7 +127,6 @@ enum {
     ETSOC1_TI_QUANT, ETSOC1_TI_COUNT
 };
 
-/* When the hart's tensor unit finishes or frees each part (timing model) */
 /* tensor_error (CSR 0x808) bits, sticky (isa.md section 3) */
 #define ETSOC1_TENSOR_ERROR_TRANSFORM   (1u << 1)   /* bad TensorLoad op */
 #define ETSOC1_TENSOR_ERROR_FCC_WRAP    (1u << 3)   /* credit overflow */
@@ -138,6 +143,7 @@ enum {
 #define MINION_FEATURE_U_SCP_OFF        (1u << 3)
 #define MINION_FEATURE_LOCK_VA_OFF      (1u << 5)
 
+/* When the hart's tensor unit finishes or frees each part (timing model) */
 typedef enum Etsoc1TensorT {
     ETSOC1_TT_LOAD0,        /* TensorLoad id 0 done (tensor_wait 0) */
     ETSOC1_TT_LOAD1,        /* id 1 (tensor_wait 1) */
