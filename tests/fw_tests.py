@@ -448,12 +448,9 @@ def _fw_tests(report, card, guest):
     st = card.launch_status(card.launch(entry, l3args, 0x1))
     _, back = card.from_card(out, 96 * 8)
     got = struct.unpack('<96Q', back)
-    hop = timing_ref.MESH_HOP_NS * 600 / 1000
     bad = []
     for k in range(32):
-        hit = timing_ref.L3_HIT_600 + timing_ref.hops(0, k) * hop
-        miss = (hit + timing_ref.DRAM_LEG_600 +
-                timing_ref.memshire_hops(k, k % 8) * hop)
+        hit, miss = timing_ref.l3_hit(0, k), timing_ref.l3_miss(0, k)
         for what, cycles, want in (('copied', got[3 * k], hit),
                                    ('fresh', got[3 * k + 1], miss),
                                    ('written', got[3 * k + 2], hit)):

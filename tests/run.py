@@ -935,17 +935,17 @@ class MemTiming:
     """The formulas of timing.md section 4 at a minion clock of @mhz."""
 
     def __init__(self, mhz):
+        self.mhz = mhz
         self.hop = MESH_HOP_NS * mhz / 1000
         self.l3 = L3_HIT_CYC600 * mhz / 600
         self.dram = DRAM_LEG_CYC600 * mhz / 600
         self.scp = SCP_REMOTE_CYC + SCP_REMOTE_NS * mhz / 1000
 
     def l3_hit(self, shire, home):
-        return self.l3 + mesh_hops(shire, home) * self.hop
+        return timing_ref.l3_hit(shire, home, self.mhz)
 
     def l3_miss(self, shire, home):
-        return (self.l3_hit(shire, home) + self.dram +
-                memshire_hops(home, home % 8) * self.hop)
+        return timing_ref.l3_miss(shire, home, self.mhz)
 
     def scp_remote(self, a, b):
         return self.scp + mesh_hops(a, b) * self.hop

@@ -58,6 +58,18 @@ def ns(t, mhz):
     return t * mhz / 1000
 
 
+def l3_hit(shire, home, mhz=600):
+    """A global access from @shire that hits at slice @home (timing.md 4)."""
+    return L3_HIT_600 * mhz / 600 + hops(shire, home) * ns(MESH_HOP_NS, mhz)
+
+
+def l3_miss(shire, home, mhz=600, mem=None):
+    """The same, missing: on to memory shire @mem (PA[8:6]) and back."""
+    mem = home % 8 if mem is None else mem
+    return (l3_hit(shire, home, mhz) + DRAM_LEG_600 * mhz / 600 +
+            memshire_hops(home, mem) * ns(MESH_HOP_NS, mhz))
+
+
 def parse(text):
     """[(name, {key: value}, cycles)] of the 'probe' lines of a run."""
     probes = []
@@ -100,13 +112,13 @@ def expected(name, args, mhz=600):
     if name in ('l3-hit', 'l3-miss'):
         a, home = int(args['shire']), int(args['home'])
         h = hops(a, home)
-        cyc = L3_HIT_600 * mhz / 600 + h * ns(MESH_HOP_NS, mhz)
         if name == 'l3-hit':
-            return f'L3 hit, shire {a} to home {home} ({h} hops)', cyc
-        mh = memshire_hops(home, int(args['mem']))
+            return (f'L3 hit, shire {a} to home {home} ({h} hops)',
+                    l3_hit(a, home, mhz))
+        mem = int(args['mem'])
         return (f'L3 miss to DRAM, shire {a}, home {home} ({h} hops), memory '
-                f'shire {args["mem"]} ({mh} hops)',
-                cyc + DRAM_LEG_600 * mhz / 600 + mh * ns(MESH_HOP_NS, mhz))
+                f'shire {mem} ({memshire_hops(home, mem)} hops)',
+                l3_miss(a, home, mhz, mem))
     if name == 'scp-load':
         a, b = int(args['shire']), int(args['target'])
         h = hops(a, b)
