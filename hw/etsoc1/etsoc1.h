@@ -116,6 +116,8 @@ typedef enum Etsoc1Wait {
     ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
     ETSOC1_WAIT_REDUCE,     /* the minion's tensor transfer to complete */
     ETSOC1_WAIT_COOP,       /* the partners of a cooperative TensorLoad */
+    ETSOC1_WAIT_POLL,       /* a poll: a write to the line it re-reads */
+    ETSOC1_WAIT_GATE,       /* a global read: every other hart to reach it */
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
