@@ -131,6 +131,7 @@ void etsoc1_amo_unlock(Etsoc1LineClock *lc)
 {
     if (lc) {
         qemu_mutex_unlock(&lc->lock);
+        etsoc1_sync_written(lc);    /* cheap unless a poll is halted */
     }
 }
 
@@ -330,6 +331,31 @@ type name(CPURISCVState *env, unsigned op, target_ulong addr,                 \
 ETSOC1_AMO_FN(etsoc1_amo32, uint32_t, l, 32)
 ETSOC1_AMO_FN(etsoc1_amo64, uint64_t, q, 64)
 
+/*
+ * A scalar global atomic at @pa, ordered on line clock @lc (locked), that
+ * found @old: timed, and, if it left memory unchanged, a global read that
+ * may halt (etsoc1-sync.c), which restarts the instruction; swaps are
+ * writes by intent, even of the same value.  Returns the value rd gets.
+ */
+static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
+                                  unsigned op, hwaddr pa, unsigned size,
+                                  uint64_t old, uint64_t val, uintptr_t ra)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    uint64_t res = etsoc1_amo_result(op, old, val, env->gpr[31], size * 8);
+    Etsoc1LineWord w = { .pa = pa, .size = size, .old = old };
+    bool write = res != old || op == ETSOC1_AMO_SWAP;
+
+    if (!write &&
+        etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {
+        etsoc1_amo_unlock(lc);
+        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+    }
+    etsoc1_global_access(cpu, &w, write);
+    etsoc1_sync_note(cpu, pa, write ? res : w.ret);
+    return write ? old : w.ret;
+}
+
 /* rd <- old value; .w results are sign-extended, as for standard AMOs. */
 target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
                                 target_ulong val, uint32_t desc)
@@ -353,9 +379,13 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
         old = etsoc1_amo32(env, op, addr, val,
                            make_memop_idx(MO_LEUL | MO_ALIGN, mmu_idx), ra);
     }
-    etsoc1_amo_timing(env, pa, bits / 8, global, true,
-                      etsoc1_amo_result(op, old, val, env->gpr[31], bits) !=
-                      old, ra);
+    if (lc) {
+        old = etsoc1_amo_global(env, lc, op, pa, bits / 8, old, val, ra);
+    } else {
+        etsoc1_amo_timing(env, pa, bits / 8, global, true,
+                          etsoc1_amo_result(op, old, val, env->gpr[31],
+                                            bits) != old, ra);
+    }
     etsoc1_amo_unlock(lc);
     return d ? old : (int32_t)old;
 }

@@ -150,6 +150,35 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
 {
     memset(c->line, 0, sizeof(c->line));
     memset(c->at, 0, sizeof(c->at));
+    memset(c->ver_pa, 0, sizeof(c->ver_pa));
+    memset(c->ver_old, 0, sizeof(c->ver_old));
+    memset(c->ver_size, 0, sizeof(c->ver_size));
+    /* gen[] only grows: a poll halted across the reset wakes */
+}
+
+/* The slot of line @pa in a line clock. */
+unsigned etsoc1_line_slot(hwaddr pa)
+{
+    return (pa / ETSOC1_LINE + 1) % ETSOC1_LINE_CLOCKS;
+}
+
+/*
+ * The value of word @w (which memory holds as @w->old now) as a read
+ * that takes effect at @t sees it: the value before the line's last
+ * global write if that write changed exactly this word and takes effect
+ * after @t.  One write is remembered per line; a second one in the
+ * read's future is seen (docs/timing.md, "Polls").  With @c's lock held.
+ */
+uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
+                              uint64_t t)
+{
+    unsigned i = etsoc1_line_slot(w->pa);
+
+    if (c->line[i] == w->pa / ETSOC1_LINE + 1 && c->at[i] > t &&
+        c->ver_pa[i] == w->pa && c->ver_size[i] == w->size) {
+        return c->ver_old[i];
+    }
+    return w->old;
 }
 
 /*
@@ -203,21 +232,70 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
 }
 
 /*
+ * A read of word @w arriving at @arrive: when it takes effect, and the
+ * value it returns in @w->ret.  A write to the word that takes effect
+ * later is not seen (etsoc1_line_value_at); any other write later than
+ * @arrive to the line delays the read to it, as before (causality).
+ */
+static uint64_t line_read(Etsoc1LineClock *c, Etsoc1LineWord *w,
+                          uint64_t arrive)
+{
+    uint64_t then = etsoc1_line_value_at(c, w, arrive);
+
+    w->ret = then;
+    return then == w->old ? line_clock(c, w->pa, arrive, false) : arrive;
+}
+
+/* A global write of word @w took effect: remember what it replaced. */
+static void line_written(Etsoc1LineClock *c, const Etsoc1LineWord *w)
+{
+    unsigned i = etsoc1_line_slot(w->pa);
+
+    c->ver_pa[i] = w->pa;
+    c->ver_old[i] = w->old;
+    c->ver_size[i] = w->size;
+}
+
+/*
  * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
  * the request gets there half way, takes effect no earlier than the
  * line's last global write (line_clock), and the answer comes back.  The
- * hart waits for it; returns the cycles it waited.  Called with @c's
- * lock held.
+ * hart waits for it; returns the cycles it waited.  @w, if not NULL, is
+ * the word read or written (line_read, line_written); a write counts in
+ * the line's gen[] for the polls halted on it.  Called with @c's lock
+ * held.
  */
+static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
+                                hwaddr pa, double t, bool write,
+                                Etsoc1LineWord *w)
+{
+    uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
+    uint64_t effect, done;
+
+    if (!write && w) {
+        effect = line_read(c, w, start + go);
+    } else {
+        effect = line_clock(c, pa, start + go, write);
+    }
+    if (write) {
+        unsigned i = etsoc1_line_slot(pa);
+
+        c->ver_size[i] = 0;         /* the word is unknown ... */
+        if (w) {
+            line_written(c, w);     /* ... unless we are told */
+        }
+        qatomic_inc(&c->gen[i]);
+    }
+    done = effect + etsoc1_cycles(t) - go;
+    etsoc1_advance_to(cpu, done);
+    return done - start;
+}
+
+/* round_trip_word without a known word */
 static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                            hwaddr pa, double t, bool write)
 {
-    uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
-    uint64_t done = line_clock(c, pa, start + go, write) +
-                    etsoc1_cycles(t) - go;
-
-    etsoc1_advance_to(cpu, done);
-    return done - start;
+    return round_trip_word(cpu, c, pa, t, write, NULL);
 }
 
 /*
@@ -228,7 +306,8 @@ static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
  * (L3 hit), plus, on a miss, the leg from the home to the line's memory
  * shire and back; the miss installs the line.
  */
-void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
+static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
+                      Etsoc1LineWord *w)
 {
     unsigned home = etsoc1_l3_home(pa);
     Etsoc1L3SliceState *s = etsoc1_l3_slice[home];
@@ -241,9 +320,84 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
     WITH_QEMU_LOCK_GUARD(&s->lock) {
         hit = l3_lookup(s, pa, true);
     }
-    cycles = round_trip(cpu, &s->written, pa, l3_path(cpu, pa, !hit), write);
+    cycles = round_trip_word(cpu, &s->written, pa,
+                             l3_path(cpu, pa, !hit), write, w);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
+}
+
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
+{
+    l3_access(cpu, pa, write, NULL);
+}
+
+/* The round trip from @cpu to another shire's scratchpad at @pa. */
+static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    return etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
+           etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
+           etsoc1_hops(cpu->shire->shire_id, etsoc1_scp_shire(pa)) *
+           etsoc1_t(ETSOC1_T_MESH_HOP_RTT);
+}
+
+/*
+ * A scalar global atomic by @cpu on word @w, a @write if it changed
+ * memory: timed at the home slice or the scratchpad's shire as
+ * etsoc1_amo_timing times it, and remembered word by word for the reads
+ * in its past (line_written) or future (line_read).  With the line
+ * clock's lock held.
+ */
+void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
+                          bool write)
+{
+    Etsoc1MachineState *m;
+    unsigned target;
+    uint64_t cycles;
+
+    w->ret = w->old;
+    if (etsoc1_l3_cacheable(w->pa)) {
+        l3_access(cpu, w->pa, write, w);
+        return;
+    }
+    m = ETSOC1_MACHINE(qdev_get_machine());
+    target = etsoc1_scp_shire(w->pa);
+    if (target == cpu->shire->shire_id || target >= m->num_shires) {
+        return;
+    }
+    cycles = round_trip_word(cpu, &m->shire[target].scp_written, w->pa,
+                             scp_path(cpu, w->pa), write, w);
+    trace_etsoc1_scp_remote(cpu->parent_obj.env.mhartid, target,
+                            etsoc1_hops(cpu->shire->shire_id, target),
+                            cycles);
+}
+
+/*
+ * Host and DMA writes of [@pa, @end) are writes the line clocks do not
+ * time; they still wake the polls halted on those lines (all of them
+ * for a long write).
+ */
+static void l3_install_written(hwaddr pa, hwaddr end)
+{
+    unsigned i, j;
+    hwaddr line;
+
+    if ((end - pa) / ETSOC1_LINE >= ETSOC1_LINE_CLOCKS) {
+        for (i = 0; i < ETSOC1_L3_SLICES; i++) {
+            for (j = 0; etsoc1_l3_slice[i] && j < ETSOC1_LINE_CLOCKS; j++) {
+                qatomic_inc(&etsoc1_l3_slice[i]->written.gen[j]);
+            }
+        }
+    } else {
+        for (line = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE); line < end;
+             line += ETSOC1_LINE) {
+            Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
+
+            if (s) {
+                qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
+            }
+        }
+    }
+    etsoc1_sync_written(NULL);
 }
 
 /*
@@ -263,6 +417,7 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
         return;
     }
     trace_etsoc1_l3_install(pa, end - pa);
+    l3_install_written(pa, end);
     /*
      * Consecutive lines fill every set of every slice in turn, so of a
      * long write only the last slices x size bytes can still be cached:
@@ -430,9 +585,7 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
     }
     hops = etsoc1_hops(shire, target);
     cycles = round_trip(cpu, &m->shire[target].scp_written, pa,
-                        etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
-                        etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
-                        hops * etsoc1_t(ETSOC1_T_MESH_HOP_RTT), write);
+                        scp_path(cpu, pa), write);
     etsoc1_scp_last[hartid].insn = insn;
     etsoc1_scp_last[hartid].now = etsoc1_now(cpu);
     trace_etsoc1_scp_remote(hartid, target, hops, cycles);
@@ -522,6 +675,21 @@ static void etsoc1_l3_slice_unrealize(DeviceState *dev)
     g_free(s->used);
 }
 
+static const VMStateDescription vmstate_etsoc1_l3_versions = {
+    .name = TYPE_ETSOC1_L3_SLICE "/versions",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(written.ver_pa, Etsoc1L3SliceState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(written.ver_old, Etsoc1L3SliceState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT8_ARRAY(written.ver_size, Etsoc1L3SliceState,
+                            ETSOC1_LINE_CLOCKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_etsoc1_l3_slice = {
     .name = TYPE_ETSOC1_L3_SLICE,
     .version_id = 1,
@@ -537,6 +705,10 @@ static const VMStateDescription vmstate_etsoc1_l3_slice = {
         VMSTATE_UINT64_ARRAY(written.at, Etsoc1L3SliceState,
                              ETSOC1_LINE_CLOCKS),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_etsoc1_l3_versions,
+        NULL
     }
 };
 

@@ -29,7 +29,6 @@
 #include "trace.h"
 
 /* A cause reserved for custom use by the privileged spec; no guest sees it. */
-#define ETSOC1_EXCP_WAIT 24
 /* the minion's "emulate in machine-mode code" exception (qemu-patches/0004) */
 #define ETSOC1_EXCP_MCODE 30
 
@@ -203,6 +202,10 @@ static bool etsoc1_minion_has_work(CPUState *cs)
     case ETSOC1_WAIT_COOP:
         return !etsoc1_coop_waiting(cpu) ||
                etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
+    case ETSOC1_WAIT_POLL:
+    case ETSOC1_WAIT_GATE:
+        return etsoc1_sync_has_work(cpu) ||
+               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
     case ETSOC1_WAIT_STOPPED:
         return false;
     default:
@@ -237,6 +240,10 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
         cpu->et->stall_pc = cpu->parent_obj.env.pc;
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
+    if (cpu->et->wait == ETSOC1_WAIT_POLL ||
+        cpu->et->wait == ETSOC1_WAIT_GATE) {
+        etsoc1_sync_halting(cpu);   /* may let others, or itself, go */
+    }
     cs->halted = 1;
     cs->exception_index = EXCP_HLT;
     cpu_loop_exit(cs);
@@ -254,6 +261,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
     if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED) {
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
+    qatomic_set(&cpu->et->sync_released, 0);
     if (cpu->parent_obj.env.mcause == (1ULL << 63 | IRQ_M_SOFT)) {
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);

@@ -689,6 +689,9 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
     }
     if (lc) {
         qemu_mutex_unlock(&lc->lock);
+        if (write) {
+            etsoc1_sync_written(lc);
+        }
     }
     return r;
 }
@@ -934,11 +937,50 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
     }
 };
 
-/* et_tensor_busy lives in CPURISCVState, which RISC-V does not migrate. */
+/* What a hart last saw through global operations (etsoc1-sync.c) */
+static const VMStateDescription vmstate_etsoc1_hart_sync = {
+    .name = "etsoc1-hart-sync",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_BOOL(poll_valid, Etsoc1HartEt),
+        VMSTATE_UINT64(poll_pa, Etsoc1HartEt),
+        VMSTATE_UINT64(poll_val, Etsoc1HartEt),
+        VMSTATE_UINT64(sync_t, Etsoc1HartEt),
+        VMSTATE_UINT8(sync_released, Etsoc1HartEt),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_etsoc1_shire_sync = {
+    .name = TYPE_ETSOC1_SHIRE "/sync",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
+                             vmstate_etsoc1_hart_sync, Etsoc1HartEt),
+        VMSTATE_UINT64_ARRAY(scp_written.ver_pa, Etsoc1ShireState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(scp_written.ver_old, Etsoc1ShireState,
+                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT8_ARRAY(scp_written.ver_size, Etsoc1ShireState,
+                            ETSOC1_LINE_CLOCKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * et_tensor_busy lives in CPURISCVState, which RISC-V does not migrate;
+ * a hart halted on a poll or at the gate reads again (etsoc1-sync.c).
+ */
 static int etsoc1_shire_post_load(void *opaque, int version_id)
 {
     Etsoc1ShireState *s = opaque;
     unsigned m;
+
+    for (m = 0; m < ETSOC1_HARTS_PER_SHIRE; m++) {
+        etsoc1_sync_resume(&s->hart[m]);
+    }
 
     for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
         s->hart[m * ETSOC1_THREADS].parent_obj.env.et_tensor_busy =
@@ -995,6 +1037,10 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT32_2DARRAY(coop_arrived, Etsoc1ShireState,
                                ETSOC1_TLOAD_FSMS, ETSOC1_COOP_GROUPS),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_etsoc1_shire_sync,
+        NULL
     }
 };
 

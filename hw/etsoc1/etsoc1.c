@@ -655,6 +655,7 @@ static void etsoc1_machine_init(MachineState *ms)
         entry_checked = true;
     }
 
+    etsoc1_sync_start(s);
     if (!qtest_enabled()) {
         etsoc1_deadlock_start(s);
     }
@@ -773,6 +774,30 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
+static void etsoc1_get_read_slack(Object *obj, Visitor *v,
+                                  const char *name, void *opaque,
+                                  Error **errp)
+{
+    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->read_slack, errp);
+}
+
+static void etsoc1_set_read_slack(Object *obj, Visitor *v,
+                                  const char *name, void *opaque,
+                                  Error **errp)
+{
+    int64_t value;
+
+    if (!visit_type_int64(v, name, &value, errp)) {
+        return;
+    }
+    if (value < 0 || value > ETSOC1_MAX_READ_SLACK) {
+        error_setg(errp, "read-slack=%" PRId64 ": must be 0 (exact) to %u "
+                   "minion cycles", value, ETSOC1_MAX_READ_SLACK);
+        return;
+    }
+    ETSOC1_MACHINE(obj)->read_slack = value;
+}
+
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field)                                              \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
@@ -835,6 +860,12 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "When no hart can make progress: report (print the report, stay up; "
         "default), exit (print it, exit with status 3) or hang (no "
         "detection)");
+    object_class_property_add(oc, "read-slack", "uint32",
+                              etsoc1_get_read_slack,
+                              etsoc1_set_read_slack, NULL, NULL);
+    object_class_property_set_description(oc, "read-slack",
+        "Minion cycles a global read may run ahead of the slowest running "
+        "hart (default 0: exact; docs/timing.md, Polls and the read gate)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

@@ -107,6 +107,9 @@ enum {
                            (1ULL << ETSOC1_IRQ_ICACHE_ECC) | \
                            (1ULL << ETSOC1_IRQ_BUS_ERROR))
 
+/* The private cause with which a helper or CSR halts its hart */
+#define ETSOC1_EXCP_WAIT 24
+
 /* What a halted hart waits for (docs/architecture.md, "How a hart waits"). */
 typedef enum Etsoc1Wait {
     ETSOC1_WAIT_NONE = 0,
@@ -215,6 +218,22 @@ typedef struct Etsoc1HartEt {
     uint16_t coop_mask[ETSOC1_TLOAD_FSMS];  /* rows, captured at issue */
     uint64_t coop_ctl[ETSOC1_TLOAD_FSMS];
     uint64_t coop_x31[ETSOC1_TLOAD_FSMS];
+    /*
+     * Polls (etsoc1-sync.c, docs/timing.md "Polls"): the last value the
+     * hart read or wrote with a global operation, and at which address;
+     * what a halted poll or gated read waits for.
+     */
+    bool poll_valid;
+    uint64_t poll_pa;
+    uint64_t poll_val;
+    uint64_t sync_t;        /* the read's clock when it halted */
+    uint8_t sync_released;  /* the wait the gate or poll bound let go */
+    uint32_t poll_gen;      /* the line's write count when it halted */
+    uint32_t poll_count;    /* reads in a row that saw poll_val */
+    /* not migrated: rebuilt when a loaded poll runs again */
+    struct Etsoc1LineClock *poll_lc;
+    uint32_t poll_slot;
+    int64_t sync_halted_ms; /* host time of the halt (idle release) */
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
@@ -274,6 +293,17 @@ typedef struct Etsoc1LineClock {
     QemuMutex lock;     /* a mutex: 2,176 vCPU threads share few host CPUs */
     uint64_t line[ETSOC1_LINE_CLOCKS];  /* line address + 1; 0: empty */
     uint64_t at[ETSOC1_LINE_CLOCKS];
+    /*
+     * The last global write of each line: the word it changed (address,
+     * size in bytes, 0 if unknown) and what that word held before, so
+     * that a read which takes effect before the write sees the old value.
+     */
+    uint64_t ver_pa[ETSOC1_LINE_CLOCKS];
+    uint64_t ver_old[ETSOC1_LINE_CLOCKS];
+    uint8_t ver_size[ETSOC1_LINE_CLOCKS];
+    /* writes per slot, for halted polls (not migrated) */
+    uint32_t gen[ETSOC1_LINE_CLOCKS];
+    bool polled;        /* a poll may be halted on one of our lines */
 } Etsoc1LineClock;
 
 void etsoc1_line_clock_reset(Etsoc1LineClock *c);
@@ -417,6 +447,12 @@ struct Etsoc1MachineState {
 
     QEMUTimer *deadlock_timer;
     bool deadlocked;
+
+    /* polls and gated global reads (etsoc1-sync.c) */
+    QEMUTimer *sync_timer;
+    bool sync_waiting;      /* a hart may be halted on a poll or the gate */
+    uint64_t sync_floor;    /* no running hart's clock is below this */
+    uint32_t read_slack;    /* property: how far a read may run ahead */
 
     /* properties */
     uint32_t shires_prop;
@@ -648,6 +684,27 @@ void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
 
+/* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
+#define ETSOC1_MAX_READ_SLACK       1000000
+#define ETSOC1_SYNC_TICK_MS         1
+#define ETSOC1_POLL_BURST           4096    /* equal reads before a nap */
+#define ETSOC1_POLL_IDLE_MS         10
+
+/* What a global read (an operation that left memory unchanged) does */
+typedef enum Etsoc1ReadStep {
+    ETSOC1_READ_DONE,       /* take effect now */
+    ETSOC1_READ_HALT,       /* halt (the caller restarts the instruction) */
+} Etsoc1ReadStep;
+
+Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
+                                hwaddr pa, unsigned size, uint64_t cur);
+void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
+void etsoc1_sync_written(Etsoc1LineClock *lc);
+void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
+bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_start(Etsoc1MachineState *s);
+
 /* etsoc1-tensor.c */
 RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
 void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
@@ -737,6 +794,24 @@ static inline unsigned etsoc1_memshire_of(hwaddr pa)
 
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
+
+/*
+ * One word of a global operation, as the line clock keeps it: @size
+ * bytes at @pa, which held @old before it (and hold @old still after a
+ * read).  A read's value comes back in @ret.
+ */
+typedef struct Etsoc1LineWord {
+    hwaddr pa;
+    unsigned size;
+    uint64_t old;
+    uint64_t ret;
+} Etsoc1LineWord;
+
+unsigned etsoc1_line_slot(hwaddr pa);
+uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
+                              uint64_t t);
+void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
+                          bool write);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done);

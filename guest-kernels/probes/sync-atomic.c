@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Synchronization through global atomics, written the way kernels hand
+ * work between minions (docs/timing.md, "Polls and the read gate").  On
+ * 32 shires, minion 0 of each:
+ *
+ *   probe pingpong a=A b=B hops=H home=S rounds=R cycles=C
+ *        A (pinger) amoswapg F, 2i+1 then polls amoorg F, x0 until it reads
+ *        2i+2; B polls until 2i+1 and answers amoswapg F, 2i+2.  F is a
+ *        DRAM word whose home L3 slice is S.  C: A's cycles for R round
+ *        trips, from its first swap to its last sight of the answer.
+ *   probe handoff-poll a=A b=B hops=H home=S cycles=C
+ *        after the ping-pong, A sets its clock far ahead (T), writes G once;
+ *        B polls G from far behind.  C: B's clock when it saw G, less T.
+ *   probe atomic-barrier shires=32 rounds=R cycles=C
+ *        a chip barrier: each arrival amoaddg's one counter; the last of
+ *        a round writes the release flag, the others poll it.  C: hart
+ *        0's cycles for R barriers (after one untimed).
+ *
+ * Every figure must be the same on every run and under both TCG modes.
+ */
+#include "etsoc1.h"
+#include "et-atomic.h"
+#include "probe.h"
+
+#define SHIRES  32
+#define ROUNDS  200
+#define BARRIERS 20
+#define T       1000000ULL
+#define NPAIRS  8
+
+static const struct {
+    unsigned a, b;
+} pairs[NPAIRS] = {
+    { 10, 17 }, { 1, 4 }, { 2, 14 }, { 3, 9 }, { 5, 16 }, { 6, 19 },
+    { 7, 24 }, { 0, 31 },
+};
+
+/* A DRAM word per pair and use, homed at slice @home (PA[10:6]). */
+static volatile uint64_t *word(unsigned home, unsigned use)
+{
+    return (volatile uint64_t *)(DRAM_BASE + (80ULL << 20) +
+                                 use * 0x10000 + home * 64);
+}
+
+static void pinger(unsigned p)
+{
+    unsigned home = (p * 4 + 1) % 32;
+    volatile uint64_t *f = word(home, 0), *g = word(home, 1);
+    uint64_t t0, t1, i;
+
+    t0 = cycles();
+    for (i = 0; i < ROUNDS; i++) {
+        et_amoswapg_d(f, 2 * i + 1);
+        while (et_amoorg_d(f, 0) != 2 * i + 2) {
+        }
+    }
+    t1 = cycles();
+    print("probe pingpong a=%u b=%u hops=%u home=%u rounds=%u cycles=%lu\n",
+          pairs[p].a, pairs[p].b, probe_hops(pairs[p].a, pairs[p].b), home,
+          ROUNDS, t1 - t0);
+    csr_write(mcycle, cycles() + T);
+    et_amoswapg_d(g, 1);
+}
+
+static void ponger(unsigned p)
+{
+    unsigned home = (p * 4 + 1) % 32;
+    volatile uint64_t *f = word(home, 0), *g = word(home, 1);
+    uint64_t i, t;
+
+    for (i = 0; i < ROUNDS; i++) {
+        while (et_amoorg_d(f, 0) != 2 * i + 1) {
+        }
+        et_amoswapg_d(f, 2 * i + 2);
+    }
+    t = cycles();
+    while (et_amoorg_d(g, 0) == 0) {
+    }
+    /* the pinger's clock was about ours when it jumped by T */
+    print("probe handoff-poll a=%u b=%u hops=%u home=%u cycles=%lu\n",
+          pairs[p].a, pairs[p].b, probe_hops(pairs[p].a, pairs[p].b), home,
+          cycles() - t > T ? cycles() - t - T : 0);
+}
+
+static volatile uint64_t *const counter = (volatile uint64_t *)
+    (DRAM_BASE + (81ULL << 20) + 3 * 64);
+static volatile uint64_t *const release = (volatile uint64_t *)
+    (DRAM_BASE + (81ULL << 20) + 0x10000 + 20 * 64);
+
+static void barrier(uint64_t r)
+{
+    if (et_amoaddg_d(counter, 1) == SHIRES * (r + 1) - 1) {
+        et_amoswapg_d(release, r + 1);
+    } else {
+        while (et_amoorg_d(release, 0) != r + 1) {
+        }
+    }
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shire = hartid / HARTS_PER_SHIRE, p;
+    uint64_t t0, r;
+
+    if (hartid % HARTS_PER_SHIRE) {
+        return 0;
+    }
+    for (p = 0; p < NPAIRS; p++) {
+        if (shire == pairs[p].a) {
+            pinger(p);
+        } else if (shire == pairs[p].b) {
+            ponger(p);
+        }
+    }
+    barrier(0);
+    t0 = cycles();
+    for (r = 1; r <= BARRIERS; r++) {
+        barrier(r);
+    }
+    if (hartid == 0) {
+        print("probe atomic-barrier shires=%u rounds=%u cycles=%lu\n", SHIRES,
+              BARRIERS, cycles() - t0);
+    }
+    return 0;
+}
