@@ -234,16 +234,26 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
 /*
  * A read of word @w arriving at @arrive: when it takes effect, and the
  * value it returns in @w->ret.  A write to the word that takes effect
- * later is not seen (etsoc1_line_value_at); any other write later than
- * @arrive to the line delays the read to it, as before (causality).
+ * later is not seen (etsoc1_line_value_at), unless the hart polls: it
+ * saw the old value last time, so it goes on reading until the write and
+ * sees it then (etsoc1-sync.c).  Any other write later than @arrive to
+ * the line delays the read to it, as before (causality).
  */
-static uint64_t line_read(Etsoc1LineClock *c, Etsoc1LineWord *w,
-                          uint64_t arrive)
+static uint64_t line_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
+                          Etsoc1LineWord *w, uint64_t arrive)
 {
     uint64_t then = etsoc1_line_value_at(c, w, arrive);
+    Etsoc1HartEt *et = cpu->et;
 
+    w->ret = w->old;
+    if (then == w->old) {
+        return line_clock(c, w->pa, arrive, false);
+    }
+    if (et->poll_valid && et->poll_pa == w->pa && et->poll_val == then) {
+        return c->at[etsoc1_line_slot(w->pa)];
+    }
     w->ret = then;
-    return then == w->old ? line_clock(c, w->pa, arrive, false) : arrive;
+    return arrive;
 }
 
 /* A global write of word @w took effect: remember what it replaced. */
@@ -273,7 +283,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
     uint64_t effect, done;
 
     if (!write && w) {
-        effect = line_read(c, w, start + go);
+        effect = line_read(cpu, c, w, start + go);
     } else {
         effect = line_clock(c, pa, start + go, write);
     }
@@ -331,6 +341,28 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
     l3_access(cpu, pa, write, NULL);
 }
 
+/*
+ * Would line @pa hit in its home slice?  A look that changes nothing,
+ * for a request that may still halt before it is made.
+ */
+static bool l3_peek(hwaddr pa)
+{
+    Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+    unsigned base, w;
+    bool hit = false;
+
+    if (!s) {
+        return true;
+    }
+    QEMU_LOCK_GUARD(&s->lock);
+    base = l3_set(s, pa) * s->ways;
+    for (w = base; w < base + s->ways; w++) {
+        hit |= s->tag[w] == want;
+    }
+    return hit;
+}
+
 /* The round trip from @cpu to another shire's scratchpad at @pa. */
 static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
@@ -338,6 +370,18 @@ static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
            etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
            etsoc1_hops(cpu->shire->shire_id, etsoc1_scp_shire(pa)) *
            etsoc1_t(ETSOC1_T_MESH_HOP_RTT);
+}
+
+/*
+ * When a global request by @cpu for @pa (DRAM, or another shire's
+ * scratchpad) would reach the line if it left now.
+ */
+uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    double t = etsoc1_l3_cacheable(pa) ? l3_path(cpu, pa, !l3_peek(pa))
+                                       : scp_path(cpu, pa);
+
+    return etsoc1_now(cpu) + etsoc1_cycles(t / 2);
 }
 
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Esperanto ET-SoC-1: the global-read gate and halting polls, so that what
+ * Esperanto ET-SoC-1: halting polls and the global-read gate, so that what
  * a hart sees through memory, and when, follows the model's clocks and not
  * the host's order of the vCPU threads (docs/timing.md, "Polls and the
  * read gate").
@@ -8,27 +8,29 @@
  * A global read is a global operation that leaves memory unchanged: an
  * atomic whose result equals the old value (amoorg rd, x0; amoaddg rd,
  * x0; a compare-and-swap that fails; an amomax that loses), except swaps,
- * which are writes by intent.
+ * which are writes by intent.  Each hart remembers the last word it read
+ * or wrote with a global operation, and the value (etsoc1_sync_note).
  *
- *  - A global read at clock T waits at the gate (halted, no host CPU)
- *    until every other running minion hart's clock is past T - read-slack
- *    (0 by default): every write issued before it has then been made.  A
- *    write made early by a hart that runs ahead is not seen by a read in
- *    its past (etsoc1_line_value_at).  So a poller can neither run ahead
- *    of the harts that may write its flag nor see a flag early or late:
- *    it runs every iteration of its loop, each one timed, at the pace of
- *    the slowest running hart.
- *  - Halted harts do not hold the gate: a hart that waits for a credit, a
- *    message, an IPI or a write moves on only at the time of what wakes
- *    it, which is no earlier than its sender's clock.
- *  - A hart that no other hart can hold back (none runs) and that has
- *    read the same unchanged word ETSOC1_POLL_BURST times in a row only
- *    waits for the host or a device: it halts until the line is written,
- *    or for ETSOC1_POLL_IDLE_MS of host time, and then goes on reading.
- *    Its clock counts every read, as before.
+ *  - A poll is a read of that word that finds that value, as of when the
+ *    read reaches the line, with nothing newer in memory.  The hart halts
+ *    (no host CPU) until the line is written; it then reads again, and a
+ *    write it finds in its future it sees at the write's time (it would
+ *    have gone on polling until then; etsoc1-l3.c, line_read).  A poll
+ *    that nothing writes goes on when every hart that could still write
+ *    (running, or at the gate) is poll-quantum cycles past it: its clock
+ *    moves on by the quantum, as if it had polled that long, so that a
+ *    loop with its own bound ends.  With no such hart, it goes on after
+ *    ETSOC1_POLL_IDLE_MS of host time without skipping, or, alone, runs
+ *    ETSOC1_POLL_BURST polls in a row before it naps.
+ *  - Any other read waits at the gate, halted, until every running hart's
+ *    clock is past its own: every write issued before it has then been
+ *    made, and a write made early by a hart that ran ahead is not seen
+ *    (etsoc1_line_value_at).  Harts halted on polls, at the gate or in
+ *    fabric waits do not hold the gate: they go on only at the time of
+ *    what wakes them, no earlier than its sender's clock.
  *
- * Releases are made with the BQL held: when a hart halts at the gate or
- * on a poll, and from a timer on the realtime clock while any does.
+ * Releases are made with the BQL held: when a hart halts on a poll or at
+ * the gate, and from a timer on the realtime clock while any does.
  */
 
 #include "qemu/osdep.h"
@@ -56,55 +58,54 @@ static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * The harts that hold a read at the gate: the running ones, at their
- * clock, and the ones halted at the gate (let go or not), at their read's
- * clock, which is when they will go on.  Keys are (clock, hartid), so
- * that equal clocks go in hart order.
+ * Is @cpu, halted in ET wait @why, about to run (what it waits for came)?
+ * A hart in WFI is not: it waits for an interrupt, which comes from a
+ * hart that runs or from outside.
  */
-typedef struct Etsoc1SyncKey {
-    uint64_t t;
-    uint64_t hart;
-} Etsoc1SyncKey;
-
-static bool etsoc1_key_lt(Etsoc1SyncKey a, Etsoc1SyncKey b)
+static bool etsoc1_woken(Etsoc1MinionCPU *cpu, uint32_t why)
 {
-    return a.t < b.t || (a.t == b.t && a.hart < b.hart);
-}
-
-/* Does @cpu hold reads back, and from which clock?  @self never does. */
-static bool etsoc1_holder(Etsoc1MinionCPU *cpu, Etsoc1MinionCPU *self,
-                          Etsoc1SyncKey *k)
-{
-    k->hart = cpu->parent_obj.env.mhartid;
-    if (cpu == self) {
+    switch (why) {
+    case ETSOC1_WAIT_FCC0:
+    case ETSOC1_WAIT_FCC1:
+    case ETSOC1_WAIT_REDUCE:
+    case ETSOC1_WAIT_COOP:
+    case ETSOC1_WAIT_POLL:
+        return CPU_GET_CLASS(CPU(cpu))->has_work(CPU(cpu));
+    default:
         return false;
     }
-    if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_GATE) {
-        k->t = cpu->et->sync_t;
-        return true;
-    }
-    if (qatomic_read(&CPU(cpu)->halted)) {
-        return false;
-    }
-    k->t = etsoc1_clock_peek(cpu);
-    return true;
 }
 
 /*
- * The lowest key of the harts other than @self that hold reads back
- * (t = UINT64_MAX if none); the scan stops at the first below @stop.
+ * The lowest clock among the minion harts other than @self that run or
+ * are about to (and, if @gated, that wait at the gate, at their read's
+ * clock), or UINT64_MAX;
+ * the scan stops at the first clock at or below @stop.
  */
-static Etsoc1SyncKey etsoc1_holders_min(Etsoc1MinionCPU *self,
-                                        Etsoc1SyncKey stop)
+static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated,
+                                  uint64_t stop)
 {
-    Etsoc1SyncKey min = { UINT64_MAX, UINT64_MAX }, k;
+    uint64_t min = UINT64_MAX, t;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
 
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (etsoc1_holder(cpu, self, &k) && etsoc1_key_lt(k, min)) {
-            min = k;
-            if (etsoc1_key_lt(min, stop)) {
+        uint32_t why;
+
+        if (cpu == self) {
+            continue;
+        }
+        why = qatomic_read(&cpu->et->wait);
+        if (gated && why == ETSOC1_WAIT_GATE) {
+            t = cpu->et->sync_t;
+        } else if (!qatomic_read(&cs->halted) || etsoc1_woken(cpu, why)) {
+            t = etsoc1_clock_peek(cpu);
+        } else {
+            continue;
+        }
+        if (t < min) {
+            min = t;
+            if (min <= stop) {
                 break;
             }
         }
@@ -112,53 +113,27 @@ static Etsoc1SyncKey etsoc1_holders_min(Etsoc1MinionCPU *self,
     return min;
 }
 
-/* The key of @cpu's read at @t, the slack taken off. */
-static Etsoc1SyncKey etsoc1_read_key(Etsoc1MachineState *m,
-                                     Etsoc1MinionCPU *cpu, uint64_t t)
-{
-    Etsoc1SyncKey k = {
-        .t = t > m->read_slack ? t - m->read_slack : 0,
-        .hart = cpu->parent_obj.env.mhartid,
-    };
-
-    return k;
-}
-
 /*
- * May @self read at @t: is every other holder past it?  Scans only when
- * the floor of an earlier scan does not tell.
+ * Is every other running hart past @t?  Scans only when the floor of an
+ * earlier scan does not tell.
  */
 static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
                              uint64_t t)
 {
-    Etsoc1SyncKey key = etsoc1_read_key(m, self, t), min;
+    uint64_t min;
 
-    if (key.t < qatomic_read(&m->sync_floor)) {
+    if (t < qatomic_read(&m->sync_floor)) {
         return true;
     }
-    min = etsoc1_holders_min(self, key);
-    if (etsoc1_key_lt(min, key)) {
+    min = etsoc1_others_min(self, false, t);
+    if (min <= t) {
         return false;
     }
-    /* no holder is below MIN(min, key) now: a floor for later reads */
-    if (MIN(min.t, key.t) > qatomic_read(&m->sync_floor)) {
-        qatomic_set(&m->sync_floor, MIN(min.t, key.t));
+    /* no running hart is at or below MIN(min, t) now: a floor for later */
+    if (MIN(min, t) > qatomic_read(&m->sync_floor)) {
+        qatomic_set(&m->sync_floor, MIN(min, t));
     }
     return true;
-}
-
-/* Does any minion hart other than @self run? */
-static bool etsoc1_others_run(Etsoc1MinionCPU *self)
-{
-    Etsoc1MinionCPU *cpu;
-    CPUState *cs;
-
-    ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (cpu != self && !qatomic_read(&cs->halted)) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /*
@@ -202,19 +177,26 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
 {
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
+    Etsoc1LineWord w = { .pa = pa, .size = size, .old = cur };
     uint64_t now = etsoc1_now(cpu);
+    uint8_t released = qatomic_read(&et->sync_released);
     unsigned i;
 
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    if (qatomic_read(&et->sync_released)) {
+    if (released) {
         qatomic_set(&et->sync_released, 0);
+        if (released == ETSOC1_WAIT_POLL + 1) {
+            /* it polled for the quantum and nothing came */
+            etsoc1_advance_to(cpu, et->sync_t + m->poll_quantum);
+        }
         return ETSOC1_READ_DONE;
     }
-    if (!etsoc1_gate_open(m, cpu, now)) {
-        return etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, now);
-    }
-    if (et->poll_count >= ETSOC1_POLL_BURST && et->poll_pa == pa &&
-        et->poll_val == cur && !etsoc1_others_run(cpu)) {
+    if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
+        etsoc1_line_value_at(lc, &w, etsoc1_global_arrival(cpu, pa)) == cur) {
+        if (etsoc1_others_min(cpu, true, 0) == UINT64_MAX &&
+            et->poll_count < ETSOC1_POLL_BURST) {
+            return ETSOC1_READ_DONE;    /* alone: only the host can write */
+        }
         i = etsoc1_line_slot(pa);
         et->poll_lc = lc;
         et->poll_slot = i;
@@ -222,6 +204,9 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         et->poll_count = 0;
         qatomic_set(&lc->polled, true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
+    }
+    if (!etsoc1_gate_open(m, cpu, now)) {
+        return etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, now);
     }
     return ETSOC1_READ_DONE;
 }
@@ -239,63 +224,58 @@ bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu)
             qatomic_read(&et->poll_lc->gen[et->poll_slot]) != et->poll_gen);
 }
 
-static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
+/* Let @cpu go: @how is 1 from the gate, ETSOC1_WAIT_POLL + 1 by the bound */
+static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
 {
-    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, why,
+    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how,
                               cpu->et->sync_t);
-    qatomic_set(&cpu->et->sync_released, why);
+    qatomic_set(&cpu->et->sync_released, how);
     if (CPU(cpu) != current_cpu) {
         etsoc1_minion_wake(cpu);
     }
 }
 
 /*
- * Let go what may go: the lowest read at the gate, if no other holder is
- * below it (one at a time: once let go, it holds the next ones back from
- * its own clock); with no other hart running, polls that have waited
- * ETSOC1_POLL_IDLE_MS; polls whose line was written.  @self is halting.
- * With the BQL held.
+ * Let go what may go: reads at the gate that every running hart has
+ * passed; polls that every hart that could write has passed by the
+ * quantum; with none, polls that have waited ETSOC1_POLL_IDLE_MS; polls
+ * whose line was written.  @self is halting.  With the BQL held.
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
-    Etsoc1SyncKey lowest = { UINT64_MAX, UINT64_MAX }, k;
-    Etsoc1MinionCPU *cpu, *gate = NULL;
+    uint64_t running = etsoc1_others_min(self, false, 0);
+    uint64_t writers = etsoc1_others_min(self, true, 0);
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-    bool waiting = false, running = false;
+    bool waiting = false;
+    Etsoc1MinionCPU *cpu;
     CPUState *cs;
 
-    ETSOC1_MINION_FOREACH(cs, cpu) {
-        uint32_t why = qatomic_read(&cpu->et->wait);
-
-        waiting |= why == ETSOC1_WAIT_GATE || why == ETSOC1_WAIT_POLL;
-        running |= cpu != self && !qatomic_read(&cs->halted);
-        if (cpu == self && why == ETSOC1_WAIT_GATE) {
-            k.t = cpu->et->sync_t;      /* @self, at its read */
-        } else if (!etsoc1_holder(cpu, self, &k)) {
-            continue;
-        }
-        k = etsoc1_read_key(m, cpu, k.t);
-        if (etsoc1_key_lt(k, lowest)) {
-            lowest = k;
-            gate = why == ETSOC1_WAIT_GATE &&
-                   !qatomic_read(&cpu->et->sync_released) ? cpu : NULL;
-        }
-    }
-    if (gate && (gate == self || qatomic_read(&CPU(gate)->halted))) {
-        etsoc1_sync_release(gate, ETSOC1_WAIT_GATE);
+    if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
+        writers = MIN(writers, self->et->sync_t);   /* it will run */
     }
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
+        uint32_t why = qatomic_read(&et->wait);
+        uint64_t t = et->sync_t;
 
-        if (qatomic_read(&et->wait) != ETSOC1_WAIT_POLL ||
-            qatomic_read(&et->sync_released) ||
-            (cpu != self && !qatomic_read(&cs->halted))) {
+        if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
             continue;
         }
-        if (!running && now_ms - et->sync_halted_ms >= ETSOC1_POLL_IDLE_MS) {
-            etsoc1_sync_release(cpu, ETSOC1_WAIT_POLL);
+        waiting = true;
+        if (qatomic_read(&et->sync_released) ||
+            (cpu != self && !qatomic_read(&cs->halted))) {
+            continue;       /* let go already, or not halted yet */
+        }
+        if (why == ETSOC1_WAIT_GATE) {
+            if (running > t) {
+                etsoc1_sync_release(cpu, 1);
+            }
         } else if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
+        } else if (writers == UINT64_MAX ?
+                   now_ms - et->sync_halted_ms >= ETSOC1_POLL_IDLE_MS :
+                   writers > t) {
+            etsoc1_sync_release(cpu, 1);
         }
     }
     qatomic_set(&m->sync_waiting, waiting);

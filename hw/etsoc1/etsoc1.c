@@ -774,14 +774,14 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
-static void etsoc1_get_read_slack(Object *obj, Visitor *v,
+static void etsoc1_get_poll_quantum(Object *obj, Visitor *v,
                                   const char *name, void *opaque,
                                   Error **errp)
 {
-    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->read_slack, errp);
+    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->poll_quantum, errp);
 }
 
-static void etsoc1_set_read_slack(Object *obj, Visitor *v,
+static void etsoc1_set_poll_quantum(Object *obj, Visitor *v,
                                   const char *name, void *opaque,
                                   Error **errp)
 {
@@ -790,12 +790,12 @@ static void etsoc1_set_read_slack(Object *obj, Visitor *v,
     if (!visit_type_int64(v, name, &value, errp)) {
         return;
     }
-    if (value < 0 || value > ETSOC1_MAX_READ_SLACK) {
-        error_setg(errp, "read-slack=%" PRId64 ": must be 0 (exact) to %u "
-                   "minion cycles", value, ETSOC1_MAX_READ_SLACK);
+    if (value < 1 || value > ETSOC1_MAX_POLL_QUANTUM) {
+        error_setg(errp, "poll-quantum=%" PRId64 ": must be 1 to %u minion "
+                   "cycles", value, ETSOC1_MAX_POLL_QUANTUM);
         return;
     }
-    ETSOC1_MACHINE(obj)->read_slack = value;
+    ETSOC1_MACHINE(obj)->poll_quantum = value;
 }
 
 /* String machine properties: a file name or a chardev id, kept as given. */
@@ -822,6 +822,7 @@ static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
+    ETSOC1_MACHINE(obj)->poll_quantum = ETSOC1_DEFAULT_POLL_QUANTUM;
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
@@ -860,12 +861,13 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "When no hart can make progress: report (print the report, stay up; "
         "default), exit (print it, exit with status 3) or hang (no "
         "detection)");
-    object_class_property_add(oc, "read-slack", "uint32",
-                              etsoc1_get_read_slack,
-                              etsoc1_set_read_slack, NULL, NULL);
-    object_class_property_set_description(oc, "read-slack",
-        "Minion cycles a global read may run ahead of the slowest running "
-        "hart (default 0: exact; docs/timing.md, Polls and the read gate)");
+    object_class_property_add(oc, "poll-quantum", "uint32",
+                              etsoc1_get_poll_quantum,
+                              etsoc1_set_poll_quantum, NULL, NULL);
+    object_class_property_set_description(oc, "poll-quantum",
+        "Minion cycles a halted poll skips at a time when every hart that "
+        "could write is that far past it (default 10000; docs/timing.md, "
+        "Polls and the read gate)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

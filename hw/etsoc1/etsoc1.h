@@ -452,7 +452,7 @@ struct Etsoc1MachineState {
     QEMUTimer *sync_timer;
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
     uint64_t sync_floor;    /* no running hart's clock is below this */
-    uint32_t read_slack;    /* property: how far a read may run ahead */
+    uint32_t poll_quantum;  /* property: cycles a poll skips unwritten */
 
     /* properties */
     uint32_t shires_prop;
@@ -685,7 +685,8 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
-#define ETSOC1_MAX_READ_SLACK       1000000
+#define ETSOC1_DEFAULT_POLL_QUANTUM 10000
+#define ETSOC1_MAX_POLL_QUANTUM     1000000000
 #define ETSOC1_SYNC_TICK_MS         1
 #define ETSOC1_POLL_BURST           4096    /* equal reads before a nap */
 #define ETSOC1_POLL_IDLE_MS         10
@@ -810,6 +811,7 @@ typedef struct Etsoc1LineWord {
 unsigned etsoc1_line_slot(hwaddr pa);
 uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
                               uint64_t t);
+uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
                           bool write);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
