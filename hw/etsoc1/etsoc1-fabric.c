@@ -392,23 +392,43 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
  * arrival resets the counter and reads 1; the others read 0.
+ *
+ * The counters are a unit of the shire, not of the minion: an access
+ * travels to the unit (half of flb.rtt), steps the counter there and its
+ * answer travels back (the other half).  The unit keeps, per counter,
+ * the latest arrival of the round under way, so the access that
+ * completes the barrier answers no earlier than the latest arrival of
+ * its round: whichever hart the host runs last, the barrier completes at
+ * the same time (docs/timing.md, "Fast local barrier").
  */
 uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
 {
-    uint8_t *counter = &cpu->shire->flb[extract64(val, 0, 5)];
-    uint8_t match = extract64(val, 5, 8), old = qatomic_read(counter), seen;
+    Etsoc1ShireState *sh = cpu->shire;
+    unsigned n = extract64(val, 0, 5);
+    uint8_t match = extract64(val, 5, 8), old;
+    double rtt = etsoc1_t(ETSOC1_T_FLB_RTT);
+    uint64_t start = etsoc1_arrival(cpu, 0);
+    uint64_t at = start + llround(rtt / 2), done;
+    bool timed = cpu->parent_obj.cfg.et_counters;
     bool last;
 
-    for (;;) {
-        last = old == match;
-        seen = qatomic_cmpxchg(counter, old, last ? 0 : (uint8_t)(old + 1));
-        if (seen == old) {
-            break;
-        }
-        old = seen;
+    qemu_mutex_lock(&sh->flb_lock);
+    old = sh->flb[n];
+    last = old == match;
+    sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
+    if (timed) {
+        at = MAX(at, sh->flb_at[n]);
     }
-    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, extract64(val, 0, 5), old,
-                     last);
+    sh->flb_at[n] = last ? 0 : at;
+    qemu_mutex_unlock(&sh->flb_lock);
+
+    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
+    if (timed) {
+        /* a non-last access answers from its own arrival */
+        done = (last ? at : start + llround(rtt / 2)) +
+               llround(rtt - llround(rtt / 2));
+        etsoc1_advance_to(cpu, done);
+    }
     return last;
 }
 
