@@ -413,27 +413,23 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     unsigned n = extract64(val, 0, 5);
     uint8_t match = extract64(val, 5, 8), old;
     double rtt = etsoc1_t(ETSOC1_T_FLB_RTT);
-    uint64_t start = etsoc1_arrival(cpu, 0);
-    uint64_t at = start + llround(rtt / 2), done;
-    bool timed = cpu->parent_obj.cfg.et_counters;
+    /* when this access reaches the unit, and the latest of its round */
+    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), latest;
     bool last;
 
     qemu_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
     sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
-    if (timed) {
-        at = MAX(at, sh->flb_at[n]);
-    }
-    sh->flb_at[n] = last ? 0 : at;
+    latest = MAX(own, sh->flb_at[n]);
+    sh->flb_at[n] = last ? 0 : latest;
     qemu_mutex_unlock(&sh->flb_lock);
 
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
-    if (timed) {
-        /* a non-last access answers from its own arrival */
-        done = (last ? at : start + llround(rtt / 2)) +
-               llround(rtt - llround(rtt / 2));
-        etsoc1_advance_to(cpu, done);
+    if (cpu->parent_obj.cfg.et_counters) {
+        /* the answer leg, from the round's latest arrival or our own */
+        etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
+                               llround(rtt / 2));
     }
     return last;
 }
