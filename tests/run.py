@@ -1242,8 +1242,69 @@ def fabric_probes(mhz=600, extra=()):
     return rc, out, timing_ref.parse(out)
 
 
+def sync_timing_test():
+    """probes/sync-timing: the fast local barrier (alone and releasing
+    through credits) and late and early receives on every path follow from
+    the constants of timing.md (timing_ref), and give the same figures on
+    two runs, under single-threaded TCG and with handshake=sysemu."""
+    shires = 10
+    runs = {}
+    for label, accel, machine in [('mttcg', '', ''), ('mttcg again', '', ''),
+                                  ('thread=single', 'thread=single', ''),
+                                  ('handshake=sysemu', '',
+                                   ',handshake=sysemu')]:
+        rc, out, _ = run(qemu_cmd('sync-timing', shires, accel, machine=machine),
+                         120)
+        runs[label] = (rc, out, timing_ref.parse(out))
+    rc, out, probes = runs['mttcg']
+    got = {(n, tuple(sorted(a.items()))): c for n, a, c in probes}
+    bad, seen = [], set()
+
+    def check(name, args, want, extra=0):
+        key = (name, tuple(sorted(args.items())))
+        seen.add(key)
+        c = got.get(key)
+        if c is None or not want <= c <= want + extra:
+            bad.append(f'{name} {args}: {c}, want {want:g}'
+                       f'{f" + 0..{extra}" if extra else ""}')
+
+    for s in (0, 7):
+        st = {'stagger': str(s)}
+        check('flb-barrier', st, timing_ref.flb_barrier(s))
+        check('flb-access', dict(st, spread='0'), timing_ref.FLB_RTT)
+        # + the two instructions of the TB the credit store is sent from
+        check('flb-credit', dict(st, spread='0'), timing_ref.flb_credit(s), 2)
+    for kind, ref in (('recv-late', timing_ref.recv_late),
+                      ('recv-early', timing_ref.recv_early)):
+        for path in ('tree', 'xbar', (0, 8), (0, 9), (0, 1), (0, 2), (0, 6)):
+            args = ({'shires': f'{path[0]},{path[1]}'}
+                    if isinstance(path, tuple) else {path: ''})
+            check(kind, args, ref(path))
+    rows = timing_ref.checks(probes)
+    same = [k for k, v in runs.items() if v[0] != 0 or v[2] != probes]
+    flb = got.get(('flb-barrier', (('stagger', '7'),)))
+    report(rc == 0 and not bad and len(got) == len(seen) and len(rows) == 14
+           and all(r[4] for r in rows) and not same,
+           f'timing: fast local barrier of 32 minions ({flb} cycles at 7 '
+           f'cycles a minion), with a credit release, late and early '
+           f'receives on 7 paths: {len(got)} figures from the constants, '
+           f'equal on {", ".join(runs)}',
+           '\n'.join(bad + [f'differs: {k}' for k in same]) or out[-3000:])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        open(path, 'w').write('flb.rtt = 80\n')
+        rc, out, _ = run(qemu_cmd('sync-timing', shires,
+                                  machine=f',timing-file={path}'), 120)
+        flb = [c for n, a, c in timing_ref.parse(out)
+               if n == 'flb-barrier' and a == {'stagger': '7'}]
+        report(rc == 0 and flb == [31 * 7 + 80],
+               f'timing-file: flb.rtt = 80 gives a {flb} cycle barrier of 32 '
+               f'minions 7 cycles apart (want {31 * 7 + 80})', out[-2000:])
+
+
 def timing_tests():
     """Annotated latencies: each fabric mechanism against timing.md."""
+    sync_timing_test()
     for mhz in (600, 800):
         rc, out, probes = fabric_probes(mhz)
         rows = timing_ref.checks(probes, mhz)

@@ -28,6 +28,10 @@ STREAM = {'tree': (40, 2.3), 'xbar': (86, 4.0), 'near': (135, 3.0),
           'far': (224, 4.6)}
 CREDIT_RTT_SHIRE = 120
 CREDIT_RTT_MESH_NS, CREDIT_HOP_NS = 234, 24
+# our choice (docs/timing.md, fast local barrier): an FLB access is one
+# trip to the shire's barrier unit and back; the in-shire credit round
+# trip is two such trips
+FLB_RTT = CREDIT_RTT_SHIRE / 2
 TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
 
 # timing.md 5, cycles
@@ -70,6 +74,43 @@ def l3_miss(shire, home, mhz=600, mem=None):
             memshire_hops(home, mem) * ns(MESH_HOP_NS, mhz))
 
 
+def msg_rtt(path, mhz=600):
+    """TensorSend round trip on @path: 'tree', 'xbar' or (shire, shire)."""
+    if path in MSG_RTT:
+        return MSG_RTT[path]
+    return MSG_RTT_MESH + hops(*path) * ns(MESH_HOP_NS, mhz)
+
+
+def probe_path(args):
+    """The path a probe line names: 'tree', 'xbar' or (shire, shire)."""
+    if 'shires' in args:
+        return tuple(map(int, args['shires'].split(',')))
+    return next(p for p in MSG_RTT if p in args)
+
+
+def recv_late(path, mhz=600):
+    """A receive posted after its send: the ready's way to the sender and
+    the data's way back, the round trip of the path."""
+    return msg_rtt(path, mhz)
+
+
+def recv_early(path, mhz=600):
+    """A receive posted before its send: the data's one way."""
+    return msg_rtt(path, mhz) / 2
+
+
+def flb_barrier(stagger, n=32):
+    """A barrier of @n minions, minion m arriving m x @stagger after the
+    first: the latest arrival's way to the unit and the answer back."""
+    return (n - 1) * stagger + FLB_RTT
+
+
+def flb_credit(stagger, n=32):
+    """The same barrier whose last arrival credits all @n (fcc_credinc),
+    each waiting on fcc: the barrier, then one in-shire credit."""
+    return flb_barrier(stagger, n) + CREDIT_RTT_SHIRE / 2
+
+
 def parse(text):
     """[(name, {key: value}, cycles)] of the 'probe' lines of a run."""
     probes = []
@@ -97,6 +138,15 @@ def expected(name, args, mhz=600):
         what = 'TensorSend round trip' if name == 'msg-rtt' else \
             f'the same, receiving with {args["func"]} (combine = move)'
         return f'{what}, {path}', MSG_RTT[path]
+    if name in ('recv-late', 'recv-early'):
+        path = probe_path(args)
+        where = (f'shires {path[0]}-{path[1]} ({hops(*path)} hops)'
+                 if isinstance(path, tuple) else path)
+        if name == 'recv-late':
+            return (f'late receive (posted after the send): round trip, '
+                    f'{where}', recv_late(path, mhz))
+        return (f'early receive (posted before the send): one way, {where}',
+                recv_early(path, mhz))
     if name == 'stream':
         path, n = next(iter(args)), int(args['regs'])
         fixed, reg = STREAM[path]

@@ -153,24 +153,29 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
 
 /*
  * When the transfer completes on each side (docs/timing.md); returns when
- * the data leaves.  The data
- * leaves when the send is issued and the minion's send path is free
- * (streamed messages follow one another at the stream cost of the path),
- * reaches the receiver one way later plus a register slot per further
- * register, but not before the receive is issued (the ready's travel is
- * not charged: the receiver buffers).  The sender's registers are free
- * once read out.  Combining costs the same as a move.
+ * the data leaves.  The send can go when it is issued and the minion's
+ * send path is free (streamed messages follow one another at the stream
+ * cost of the path).  The data leaves only when the receiver's ready has
+ * reached the sender: a receiver that posted its recv by then (early) has
+ * its ready there already and waits only for the data's one-way arrival;
+ * a late one (recv issued after the send could go) waits for its ready to
+ * travel to the sender and the data to come back, the round trip of the
+ * path.  Each register after the first takes a stream slot.  The sender's
+ * registers are free once read out.  Combining costs the same as a move.
+ * The same in both handshake modes and for the tree pairs.
  */
 static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
                                     Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
 {
     unsigned a = etsoc1_gid(snd), b = etsoc1_gid(rcv);
     double reg = etsoc1_stream_reg(a, b);
+    double leg = etsoc1_msg_latency(a, b);
     uint64_t start = MAX(s->t_issue, s->t_send_free);
 
-    r->t_done = MAX(start + llround(etsoc1_msg_latency(a, b) +
-                                    reg * (r->count - 1)),
-                    r->t_issue);
+    if (r->t_issue > start) {
+        start = r->t_issue + llround(leg);  /* late: the ready travels */
+    }
+    r->t_done = MAX(start + llround(leg + reg * (r->count - 1)), r->t_issue);
     s->t_done = start + llround(reg * r->count);
     s->t_send_free = start + llround(etsoc1_stream_fixed(a, b) +
                                      reg * r->count);
@@ -250,9 +255,10 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
         .kind = ETSOC1_EV_READY,
         .src = rcv->parent_obj.env.mhartid,
         .dst = snd->parent_obj.env.mhartid,
-        /* the ready's travel is not charged (etsoc1_reduce_times) */
+        /* one way; hidden when the send was not ready to go yet */
         .sent = etsoc1_reduce_of(rcv)->t_issue,
-        .time = etsoc1_reduce_of(rcv)->t_issue,
+        .time = etsoc1_reduce_of(rcv)->t_issue +
+                llround(etsoc1_msg_latency(from, etsoc1_gid(snd))),
     };
 
     etsoc1_event_trace(&ev);
@@ -392,23 +398,39 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
  * arrival resets the counter and reads 1; the others read 0.
+ *
+ * The counters are a unit of the shire, not of the minion: an access
+ * travels to the unit (half of flb.rtt), steps the counter there and its
+ * answer travels back (the other half).  The unit keeps, per counter,
+ * the latest arrival of the round under way, so the access that
+ * completes the barrier answers no earlier than the latest arrival of
+ * its round: whichever hart the host runs last, the barrier completes at
+ * the same time (docs/timing.md, "Fast local barrier").
  */
 uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
 {
-    uint8_t *counter = &cpu->shire->flb[extract64(val, 0, 5)];
-    uint8_t match = extract64(val, 5, 8), old = qatomic_read(counter), seen;
+    Etsoc1ShireState *sh = cpu->shire;
+    unsigned n = extract64(val, 0, 5);
+    uint8_t match = extract64(val, 5, 8), old;
+    double rtt = etsoc1_t(ETSOC1_T_FLB_RTT);
+    /* when this access reaches the unit, and the latest of its round */
+    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), latest;
     bool last;
 
-    for (;;) {
-        last = old == match;
-        seen = qatomic_cmpxchg(counter, old, last ? 0 : (uint8_t)(old + 1));
-        if (seen == old) {
-            break;
-        }
-        old = seen;
+    qemu_mutex_lock(&sh->flb_lock);
+    old = sh->flb[n];
+    last = old == match;
+    sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
+    latest = MAX(own, sh->flb_at[n]);
+    sh->flb_at[n] = last ? 0 : latest;
+    qemu_mutex_unlock(&sh->flb_lock);
+
+    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
+    if (cpu->parent_obj.cfg.et_counters) {
+        /* the answer leg, from the round's latest arrival or our own */
+        etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
+                               llround(rtt / 2));
     }
-    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, extract64(val, 0, 5), old,
-                     last);
     return last;
 }
 

@@ -413,7 +413,7 @@ static uint64_t esr_other_read(Etsoc1ShireState *s, uint32_t reg, unsigned idx)
         return pending;
     }
     case A_FAST_LOCAL_BARRIER:
-        return s->flb[idx];
+        return qatomic_read(&s->flb[idx]);
     case A_BROADCAST_DATA:
         return s->broadcast_data;
     case A_SHIRE_COOP_MODE:
@@ -500,7 +500,11 @@ static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
         etsoc1_shire_send_credits(s, idx, val);
         break;
     case A_FAST_LOCAL_BARRIER:
+        /* a counter set by software starts a new round */
+        qemu_mutex_lock(&s->flb_lock);
         s->flb[idx] = val;
+        s->flb_at[idx] = 0;
+        qemu_mutex_unlock(&s->flb_lock);
         break;
     case A_IPI_REDIRECT_TRIGGER:
         etsoc1_shire_ipi_redirect(s, val);
@@ -749,6 +753,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
         s->et[n].m[0] = 0xff;   /* our choice: every lane active at reset */
     }
     memset(s->flb, 0, sizeof(s->flb));
+    memset(s->flb_at, 0, sizeof(s->flb_at));
     memset(s->reduce, 0, sizeof(s->reduce));
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
@@ -798,6 +803,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     }
 
     qemu_mutex_init(&s->scp_written.lock);
+    qemu_mutex_init(&s->flb_lock);
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
     memory_region_init_ram(&s->scp, obj, name, ETSOC1_SCP_SIZE, errp);
@@ -991,7 +997,7 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_etsoc1_shire = {
     .name = TYPE_ETSOC1_SHIRE,
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
@@ -1010,6 +1016,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT64(ipi_redirect_filter, Etsoc1ShireState),
         VMSTATE_UINT64(broadcast_data, Etsoc1ShireState),
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
+        /* version 2: the FLB unit's latest arrival per counter */
+        VMSTATE_UINT64_ARRAY_V(flb_at, Etsoc1ShireState, 32, 2),
         VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
                              1, vmstate_etsoc1_reduce, Etsoc1Reduce),
         VMSTATE_UINT64_ARRAY(scp_written.line, Etsoc1ShireState,

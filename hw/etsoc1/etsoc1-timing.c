@@ -70,6 +70,11 @@ static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "3: credit round trip across shires (fixed part)"),
     ROW(ETSOC1_T_CREDIT_HOP_RTT, "credit.hop.rtt", 24, NS,
         "3: credit round trip across shires, per hop"),
+    ROW(ETSOC1_T_FLB_RTT, "flb.rtt", 60, CYC,
+        "our choice, from 3: an FLB access goes to the shire's barrier "
+        "unit and back; the credit round trip inside a shire (120) is two "
+        "such trips through the shire (credit there, credit back), so one "
+        "access is 120 / 2, half of it each way"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,

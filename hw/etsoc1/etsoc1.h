@@ -364,7 +364,15 @@ struct Etsoc1ShireState {
     uint64_t thread1_disable;
     uint64_t ipi_redirect_filter;
     uint64_t broadcast_data;
+    /*
+     * Fast local barrier unit: the 32 counters and, per counter, the
+     * latest arrival (minion cycles) of the round under way (0: none yet).
+     * flb_lock makes a counter step and its time one update: the flb CSR
+     * runs on the vCPU threads without the BQL.
+     */
+    QemuMutex flb_lock;
     uint8_t flb[32];
+    uint64_t flb_at[32];
     Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
     uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
@@ -559,6 +567,7 @@ typedef enum Etsoc1TimingId {
     ETSOC1_T_CREDIT_RTT_SHIRE,
     ETSOC1_T_CREDIT_RTT_MESH,
     ETSOC1_T_CREDIT_HOP_RTT,
+    ETSOC1_T_FLB_RTT,
     ETSOC1_T_L2_HIT,
     ETSOC1_T_L3_HIT,
     ETSOC1_T_DRAM_LEG,
