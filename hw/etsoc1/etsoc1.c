@@ -731,6 +731,15 @@ static const QEnumLookup etsoc1_on_deadlock_lookup = {
     .size = 3,
 };
 
+static const QEnumLookup etsoc1_on_idle_lookup = {
+    .array = (const char *const[]) {
+        [ETSOC1_ON_IDLE_REPORT] = "report",
+        [ETSOC1_ON_IDLE_EXIT] = "exit",
+        [ETSOC1_ON_IDLE_IGNORE] = "ignore",
+    },
+    .size = 3,
+};
+
 static int etsoc1_get_handshake(Object *obj, Error **errp)
 {
     return ETSOC1_MACHINE(obj)->handshake;
@@ -749,6 +758,16 @@ static int etsoc1_get_on_deadlock(Object *obj, Error **errp)
 static void etsoc1_set_on_deadlock(Object *obj, int value, Error **errp)
 {
     ETSOC1_MACHINE(obj)->on_deadlock = value;
+}
+
+static int etsoc1_get_on_idle(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->on_idle;
+}
+
+static void etsoc1_set_on_idle(Object *obj, int value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->on_idle = value;
 }
 
 static void etsoc1_get_clock(Object *obj, Visitor *v, const char *name,
@@ -832,9 +851,16 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
                                    etsoc1_get_on_deadlock,
                                    etsoc1_set_on_deadlock);
     object_class_property_set_description(oc, "on-deadlock",
-        "When no hart can make progress: report (print the report, stay up; "
-        "default), exit (print it, exit with status 3) or hang (no "
+        "When waiting harts can never be woken: report (print the report, "
+        "stay up; default), exit (print it, exit with status 3) or hang (no "
         "detection)");
+    object_class_property_add_enum(oc, "on-idle", "Etsoc1OnIdle",
+                                   &etsoc1_on_idle_lookup,
+                                   etsoc1_get_on_idle, etsoc1_set_on_idle);
+    object_class_property_set_description(oc, "on-idle",
+        "When every hart waits for an interrupt or has stopped and no "
+        "transfer is pending: report (one line, stay up; default), exit "
+        "(exit with status 0) or ignore");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

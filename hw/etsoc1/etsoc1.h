@@ -370,7 +370,14 @@ typedef enum {
     ETSOC1_ON_DEADLOCK_HANG,    /* no detection: hang as the card does */
 } Etsoc1OnDeadlock;
 
+typedef enum {
+    ETSOC1_ON_IDLE_REPORT,      /* print one line, stay up */
+    ETSOC1_ON_IDLE_EXIT,        /* print it and exit with status 0 */
+    ETSOC1_ON_IDLE_IGNORE,      /* say nothing */
+} Etsoc1OnIdle;
+
 #define ETSOC1_DEADLOCK_EXIT_STATUS 3
+#define ETSOC1_IDLE_EXIT_STATUS     0
 #define ETSOC1_DEADLOCK_POLL_MS     250
 
 /* etsoc1-pu-timer.c: the PU's DesignWare APB timers */
@@ -416,13 +423,18 @@ struct Etsoc1MachineState {
     MemoryRegion sp_sram;
 
     QEMUTimer *deadlock_timer;
-    bool deadlocked;
+    bool deadlocked;        /* reported */
+    unsigned hang_ticks;    /* ticks that saw a hang in a row */
+    bool idle_reported;
+    bool quiet;             /* the last tick saw every hart asleep ... */
+    uint64_t quiet_insns;   /* ... with this many instructions retired */
 
     /* properties */
     uint32_t shires_prop;
     uint64_t reset_pc;
     int handshake;          /* Etsoc1Handshake */
     int on_deadlock;        /* Etsoc1OnDeadlock */
+    int on_idle;            /* Etsoc1OnIdle */
     uint32_t clock_mhz;
     char *timing_file;
     char *trace_json;
