@@ -751,13 +751,32 @@ static void etsoc1_hart_ids(uint64_t h, uint64_t *shire, uint64_t *minion,
     *thread = h % ETSOC1_THREADS;
 }
 
+/*
+ * Print what has not been printed for this deadlock: the first report
+ * names every hung hart; a hang that grows (harts that wait on the hung
+ * ones, a second hang) adds a line per new hart.  @s->hang_seen marks
+ * the harts by cpu_index, @s->hang_seen_minion the stuck transfers (1)
+ * and lost readies (2) by global minion id.
+ */
 static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
 {
     CPUState *cs;
     Etsoc1MinionCPU *cpu;
-    unsigned gid, i, m;
+    unsigned gid, fresh = 0;
+    bool first = !s->deadlocked;
 
-    if (h->frozen) {
+    CPU_FOREACH(cs) {
+        fresh += h->hart[cs->cpu_index] == HART_HUNG &&
+                 !s->hang_seen[cs->cpu_index];
+    }
+    if (!fresh) {
+        return;
+    }
+    if (!first) {
+        error_printf("etsoc1: deadlock grows: %u more waiting hart%s can "
+                     "never be woken (%u in all)\n", fresh,
+                     fresh == 1 ? "" : "s", h->hung);
+    } else if (h->frozen) {
         error_printf("etsoc1: deadlock: no hart can make progress\n");
     } else {
         error_printf("etsoc1: deadlock: %u waiting hart%s can never be "
@@ -774,9 +793,10 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
         uint32_t wait = h->wait[cs->cpu_index];
         Etsoc1Reduce *op;
 
-        if (h->hart[cs->cpu_index] != HART_HUNG) {
+        if (h->hart[cs->cpu_index] != HART_HUNG || s->hang_seen[cs->cpu_index]) {
             continue;
         }
+        s->hang_seen[cs->cpu_index] = true;
         cpu = etsoc1_minion_of(cs);
         if (!cpu) {
             error_printf("  cpu %d (service processor) waits on interrupt\n",
@@ -794,6 +814,7 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
 
             error_printf(" %s minion %u%s%s", op->op == TR_SEND ? "to" : "from",
                          op->partner, *why ? ": " : "", why);
+            s->hang_seen_minion[etsoc1_gid(cpu)] |= 1;
         }
         error_printf("\n");
     }
@@ -801,33 +822,31 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
     for (gid = 0; gid < h->minions; gid++) {
         Etsoc1MinionCPU *t0 = etsoc1_minion_hart(s, gid);
         Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+        uint8_t state = h->hart[CPU(t0)->cpu_index];
         g_autofree char *why = NULL;
 
         if (h->stuck[gid] == ETSOC1_STUCK_NO ||
-            (h->hart[CPU(t0)->cpu_index] == HART_HUNG &&
-             h->wait[CPU(t0)->cpu_index] == ETSOC1_WAIT_REDUCE)) {
+            (s->hang_seen_minion[gid] & 1)) {
             continue;
         }
+        s->hang_seen_minion[gid] |= 1;
         why = etsoc1_stuck_why(s, h, gid);
         error_printf("  minion %u (hart %" PRIu64 ", %s) has a %s %s minion "
                      "%u pending that can never complete: %s\n", gid,
                      (uint64_t)t0->parent_obj.env.mhartid,
-                     h->hart[CPU(t0)->cpu_index] == HART_RUNNING ? "running" :
-                     h->hart[CPU(t0)->cpu_index] == HART_STOPPED ? "stopped" :
-                     "waiting", op->op == TR_SEND ? "tensor-send" :
-                     "tensor-recv", op->op == TR_SEND ? "to" : "from",
-                     op->partner, why);
+                     state == HART_RUNNING ? "running" :
+                     state == HART_STOPPED ? "stopped" : "waiting",
+                     op->op == TR_SEND ? "tensor-send" : "tensor-recv",
+                     op->op == TR_SEND ? "to" : "from", op->partner, why);
     }
-    for (i = 0; i < s->num_shires; i++) {
-        for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
-            Etsoc1Reduce *op = &s->shire[i].reduce[m];
+    for (gid = 0; gid < h->minions; gid++) {
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
 
-            if (op->lost) {
-                error_printf("  lost ready: minion %u took a ready from "
-                             "minion %u, then the ready from minion %u was "
-                             "lost\n", i * ETSOC1_MINIONS_PER_SHIRE + m,
-                             op->lost_first, op->lost_from);
-            }
+        if (op->lost && !(s->hang_seen_minion[gid] & 2)) {
+            s->hang_seen_minion[gid] |= 2;
+            error_printf("  lost ready: minion %u took a ready from minion %u, "
+                         "then the ready from minion %u was lost\n", gid,
+                         op->lost_first, op->lost_from);
         }
     }
 }
@@ -836,20 +855,37 @@ static void etsoc1_deadlock_tick(void *opaque)
 {
     Etsoc1MachineState *s = opaque;
     Etsoc1HangScan h;
+    unsigned ncpus = 0;
+    CPUState *cs;
 
+    CPU_FOREACH(cs) {
+        ncpus = MAX(ncpus, cs->cpu_index + 1);
+    }
+    if (!s->hang_seen) {
+        s->hang_seen = g_new0(bool, ncpus);
+        s->hang_seen_minion = g_new0(uint8_t, s->num_shires *
+                                     ETSOC1_MINIONS_PER_SHIRE);
+    }
     etsoc1_scan_hang(s, &h);
     /*
      * While other harts run, a hang may still be spreading to the harts
      * that wait on the hung ones: report it once it has lasted a tick.
      */
     s->hang_ticks = h.state == ETSOC1_HANG_DEADLOCKED ? s->hang_ticks + 1 : 0;
-    if (h.state == ETSOC1_HANG_DEADLOCKED && !s->deadlocked &&
-        (h.frozen || s->hang_ticks > 1) &&
-        s->on_deadlock != ETSOC1_ON_DEADLOCK_HANG) {
-        etsoc1_print_deadlock(s, &h);
-        if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
-            exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+    if (h.state != ETSOC1_HANG_DEADLOCKED) {
+        if (s->deadlocked) {
+            memset(s->hang_seen, 0, ncpus * sizeof(bool));
+            memset(s->hang_seen_minion, 0, h.minions);
         }
+        s->deadlocked = false;
+    } else if (h.frozen || s->hang_ticks > 1) {
+        if (s->on_deadlock != ETSOC1_ON_DEADLOCK_HANG) {
+            etsoc1_print_deadlock(s, &h);
+            if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
+                exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+            }
+        }
+        s->deadlocked = true;
     }
     if (h.state == ETSOC1_HANG_IDLE && !s->idle_reported &&
         s->on_idle != ETSOC1_ON_IDLE_IGNORE) {
@@ -859,11 +895,6 @@ static void etsoc1_deadlock_tick(void *opaque)
         if (s->on_idle == ETSOC1_ON_IDLE_EXIT) {
             exit(ETSOC1_IDLE_EXIT_STATUS);
         }
-    }
-    if (h.state != ETSOC1_HANG_DEADLOCKED) {
-        s->deadlocked = false;
-    } else if (h.frozen || s->hang_ticks > 1) {
-        s->deadlocked = true;
     }
     s->quiet = h.asleep;
     s->quiet_insns = h.insns;

@@ -425,6 +425,8 @@ struct Etsoc1MachineState {
     QEMUTimer *deadlock_timer;
     bool deadlocked;        /* reported */
     unsigned hang_ticks;    /* ticks that saw a hang in a row */
+    bool *hang_seen;        /* hung harts reported, by cpu_index */
+    uint8_t *hang_seen_minion;  /* stuck transfers, lost readies reported */
     bool idle_reported;
     bool quiet;             /* the last tick saw every hart asleep ... */
     uint64_t quiet_insns;   /* ... with this many instructions retired */
