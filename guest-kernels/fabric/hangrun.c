@@ -18,9 +18,10 @@
  */
 #include "fabric.h"
 
+/* volatile: flags other harts write, polled in loops */
 static volatile uint32_t announced[2];
 static volatile uint32_t never;
-volatile uint64_t spins;
+volatile uint64_t spins;        /* volatile: the runner's loop stays */
 
 int main(uint64_t hartid, const void *fdt)
 {

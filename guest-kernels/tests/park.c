@@ -9,8 +9,6 @@
  */
 #include "etsoc1.h"
 
-const int etsoc1_park_thread1 = 0;
-
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned m = hart_minion(hartid), s = hart_shire(hartid);

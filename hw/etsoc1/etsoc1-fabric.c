@@ -793,7 +793,8 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
         uint32_t wait = h->wait[cs->cpu_index];
         Etsoc1Reduce *op;
 
-        if (h->hart[cs->cpu_index] != HART_HUNG || s->hang_seen[cs->cpu_index]) {
+        if (h->hart[cs->cpu_index] != HART_HUNG ||
+            s->hang_seen[cs->cpu_index]) {
             continue;
         }
         s->hang_seen[cs->cpu_index] = true;
