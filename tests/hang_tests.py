@@ -143,6 +143,21 @@ def hangrun_test(run, accel):
                '; '.join(problems) + '\n' + out)
 
 
+def frozen_test(run, accel):
+    """Nothing can run: the credit waiter joins the deadlock."""
+    rc, out, wall = run.run(run.qemu_cmd('hangrun-frozen', 1, accel,
+                                         machine=',on-deadlock=exit'), 30)
+    named = {int(h): w for h, _, _, _, w, _, _ in NAMED.findall(out)}
+    m = HEADER.search(out)
+    ok = (rc == 3 and m and m.group(1) == 'no hart can make progress' and
+          named.get(22) == 'fcc0-credit' and
+          {0, 4, 8, 10, 12, 16} <= set(named) and
+          [int(x) for x, _, _ in LOST.findall(out)] == [0])
+    run.report(ok, f'hang: nothing can run: the credit waiter is part of the '
+               f'deadlock, "no hart can make progress" ({accel or "mttcg"}, '
+               f'{wall:.2f} s)', out)
+
+
 def qom_deadlock(run, kernel, machine='', until=None, timeout=10):
     """Poll qom-get /machine deadlock until @until(answer); return it."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -256,5 +271,6 @@ def hang_tests(run, runs=20, barrier_runs=5):
             repeated(run, 'naive2d-spin', accel, loaded, runs)
             repeated(run, 'naive2d', accel, loaded, barrier_runs)
         hangrun_test(run, accel)
+        frozen_test(run, accel)
     qom_tests(run)
     idle_tests(run)

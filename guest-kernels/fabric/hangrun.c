@@ -15,6 +15,8 @@
  *               (it could come from the runners: not part of the hang).
  *
  * The others stop (validation0 PASS); the run never ends by itself.
+ * With -DFROZEN (hangrun-frozen) minions 3 and 10 stop too: then nothing
+ * can run, and the credit waiter is part of the deadlock.
  */
 #include "fabric.h"
 
@@ -48,6 +50,7 @@ int main(uint64_t hartid, const void *fdt)
     case 8:
         tensor_recv(9, 2, 1, TR_MOVE);
         break;
+#ifndef FROZEN
     case 3:
         for (;;) {
             spins++;
@@ -56,6 +59,7 @@ int main(uint64_t hartid, const void *fdt)
         while (!never) {
         }
         break;
+#endif
     case 11:
         fcc_wait(0);
         break;
