@@ -202,8 +202,10 @@ def qom_deadlock(run, kernel, machine='', until=None, timeout=10):
 
 
 def qom_tests(run):
-    answer, out = qom_deadlock(run, 'hangrun',
-                               until=lambda a: a.get('deadlocked'))
+    # the query answers as of now: wait until every hang has formed
+    answer, out = qom_deadlock(
+        run, 'hangrun',
+        until=lambda a: sum(w['hung'] for w in a.get('waiting', [])) >= 6)
     try:
         hung = {w['hartid'] for w in answer['waiting'] if w['hung']}
         credit = [w for w in answer['waiting'] if w['hartid'] == 22]
