@@ -29,6 +29,7 @@ import intref  # noqa: E402
 import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
+import hang_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -280,7 +281,7 @@ def naive2d_tests():
                             60)
         lost = re.findall(r'lost ready: minion (\d+) took a ready from minion '
                           r'(\d+), then the ready from minion (\d+) was lost', out)
-        ok = (rc == 3 and 'etsoc1: deadlock: no hart can make progress' in out
+        ok = (rc == 3 and hang_tests.HEADER.search(out)
               and lost and all({int(a), int(b)} == grid_partners(int(m))
                                for m, a, b in lost))
         report(ok, f'fabric naive 2D array under handshake=rtl: lost-ready '
@@ -300,7 +301,8 @@ def naive2d_tests():
                   for w in answer['waiting']))
     except (KeyError, TypeError):
         ok = False
-    ok = ok and 'etsoc1: deadlock: no hart can make progress' in out
+    ok = ok and answer.get('state') == 'deadlocked' and \
+        hang_tests.HEADER.search(out)
     report(ok, 'fabric on-deadlock=report: text report, QEMU stays up, the same '
            'as JSON through qom-get /machine deadlock', f'{answer}\n{out}')
 
@@ -1204,6 +1206,8 @@ def fdt_strings(blob):
 def cli_tests():
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
+    refused('on-idle=sometimes', ['-M', 'etsoc1,on-idle=sometimes'],
+            r"on-idle.*sometimes")
     refused('-smp not matching shires', ['-M', 'etsoc1,shires=2', '-smp', '64'],
             r'2 shire\(s\) need -smp 128')
     refused('-smp not a multiple of 64', ['-M', 'etsoc1', '-smp', '100'],
@@ -1641,7 +1645,9 @@ def hostlink_tests():
 
 GROUPS = {
     'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
-    'fabric': fabric_tests, 'isa': isa_tests, 'timing': timing_tests,
+    'fabric': fabric_tests,
+    'hang': lambda: hang_tests.hang_tests(sys.modules[__name__]),
+    'isa': isa_tests, 'timing': timing_tests,
     'memory': memory_timing_tests, 'cli': cli_tests,
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: fw_tests.fw_tests(report, ROOT),

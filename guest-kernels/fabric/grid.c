@@ -12,6 +12,13 @@
  * north, adding both into its own value.  Correct when partners are
  * matched by name; under the one-ready-flag rule a cell whose east and
  * south neighbours both announce ready before it sends loses one ready.
+ * With SPIN_FINISH (naive2d-spin) a cell that is done does not wait in
+ * the chip barrier but spins on the other cells' flags in memory, so
+ * that harts keep running beside the hung ones (the hang report must
+ * still name them).  And so that it hangs in every run, not in most,
+ * cell 1 starts only once cell 8 has issued its receive from cell 0:
+ * then cell 0 holds cell 8's ready when cell 1's arrives (or the array
+ * has already hung elsewhere, cell 1 spinning).
  */
 #include "fabric.h"
 
@@ -56,6 +63,14 @@ int main(uint64_t hartid, const void *fdt)
     unsigned r = gid % MINIONS_PER_SHIRE / COLS, c = gid % COLS;
     uint32_t want = input_int(gid);
 
+#ifdef SPIN_FINISH
+    static volatile uint8_t south_ready[34];
+
+    if (gid % MINIONS_PER_SHIRE == 1) {
+        while (!south_ready[s]) {
+        }
+    }
+#endif
     FREG_SET(1, input_int(gid));
     if (c + 1 < COLS) {
         tensor_send(cell(s, r, c + 1), 1, 1);
@@ -70,13 +85,32 @@ int main(uint64_t hartid, const void *fdt)
     if (r > 0) {
         tensor_recv(cell(s, r - 1, c), 1, 1, TR_IADD);
         want += input_int(cell(s, r - 1, c));
+#ifdef SPIN_FINISH
+        if (gid % MINIONS_PER_SHIRE == COLS) {
+            south_ready[s] = 1;
+        }
+#endif
     }
     if (FREG_GET(1) != want) {
         print("naive2d: minion %u holds 0x%x, want 0x%x\n", gid, FREG_GET(1),
               want);
         return 1;
     }
+#ifdef SPIN_FINISH
+    {
+        static volatile uint8_t done[34 * MINIONS_PER_SHIRE];
+        unsigned n = fdt_root_u32(fdt, "esperanto,shires", 1) *
+                     MINIONS_PER_SHIRE, i;
+
+        done[gid] = 1;
+        for (i = 0; i < n; i++) {
+            while (!done[i]) {
+            }
+        }
+    }
+#else
     chip_barrier(gid, fdt_root_u32(fdt, "esperanto,shires", 1));
+#endif
     if (gid == 0) {
         print("naive2d: every shire complete\n");
     }

@@ -36,6 +36,7 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "sysemu/qtest.h"
 #include "fpu/softfloat.h"
 #include "exec/exec-all.h"
 #include "exec/helper-proto.h"
@@ -383,6 +384,10 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
     CPUState *cs = env_cpu(env);
 
     if (etsoc1_reduce_done(cpu)) {
+        /* a wait that ended: leave no stale reason for a later wfi */
+        if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
+            qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+        }
         etsoc1_reduce_observe(cpu);
         return;
     }
@@ -434,94 +439,437 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     return last;
 }
 
-/* ---- deadlock detection -------------------------------------------------- */
+/* ---- hang detection ------------------------------------------------------ */
 
-typedef struct Etsoc1HartWait {
-    uint64_t hartid;
-    const char *what;
-    int64_t partner;            /* global minion id, or -1 */
-} Etsoc1HartWait;
+/*
+ * docs/fabric.md, "Hang report".  Every ETSOC1_DEADLOCK_POLL_MS of host time
+ * the harts are sorted into running (not halted, or halted with work),
+ * stopped (validation0 PASS: never runs again) and waiting (halted, nothing
+ * to wake it now).
+ *
+ * A wait for a credit, an interrupt, a poll, a gate or the partners of a
+ * cooperative load can be ended by any hart that still runs (a credit or
+ * a store or an IPI from anywhere), by the host link or by qtest: it is
+ * part of a hang only when the machine is frozen, every hart waiting or
+ * stopped on two ticks in a row with no instruction retired in between
+ * and nobody outside.
+ *
+ * A tensor transfer can only be completed by the partner it names, and a
+ * minion has one transfer outstanding.  A pending transfer can never
+ * complete (Etsoc1Stuck) when:
+ *   READY    the pair has met but the sender's ready bit is empty: the
+ *            receiver's one ready was lost or spent by another send, and
+ *            it cannot send another while its receive is pending;
+ *   STOPPED  the partner has no transfer pending and has stopped;
+ *   HALTED   ... or nothing can run at all (frozen machines only);
+ *   CHAIN    the partner's own transfer, with someone else, can never
+ *            complete, so it never issues the one that pairs with ours;
+ *   CYCLE    the partners form a cycle of transfers none of which pairs.
+ * These verdicts are permanent, so a hart halted on such a transfer is
+ * reported at once, while other harts run.  A ready from a third minion
+ * that issues a receive from our sender could still complete a READY
+ * pair; it would spend the ready that minion's own transfer needs, so a
+ * program whose sends and receives pair up hangs either way.
+ *
+ * A frozen machine in which every waiting hart waits for an interrupt and
+ * no transfer is pending is idle (a program that parked its harts in wfi),
+ * not deadlocked.
+ */
+typedef enum Etsoc1Stuck {
+    ETSOC1_STUCK_NO,
+    ETSOC1_STUCK_READY,
+    ETSOC1_STUCK_STOPPED,
+    ETSOC1_STUCK_HALTED,
+    ETSOC1_STUCK_CHAIN,
+    ETSOC1_STUCK_CYCLE,
+} Etsoc1Stuck;
 
-static const char *etsoc1_wait_name(Etsoc1MinionCPU *cpu, int64_t *partner)
+static const char *const etsoc1_stuck_name[] = {
+    [ETSOC1_STUCK_NO] = "none",
+    [ETSOC1_STUCK_READY] = "ready-gone",
+    [ETSOC1_STUCK_STOPPED] = "partner-stopped",
+    [ETSOC1_STUCK_HALTED] = "partner-halted",
+    [ETSOC1_STUCK_CHAIN] = "partner-stuck",
+    [ETSOC1_STUCK_CYCLE] = "cycle",
+};
+
+typedef enum Etsoc1HangState {
+    ETSOC1_HANG_RUNNING,
+    ETSOC1_HANG_IDLE,
+    ETSOC1_HANG_DEADLOCKED,
+} Etsoc1HangState;
+
+static const char *const etsoc1_hang_state_name[] = {
+    [ETSOC1_HANG_RUNNING] = "running",
+    [ETSOC1_HANG_IDLE] = "idle",
+    [ETSOC1_HANG_DEADLOCKED] = "deadlocked",
+};
+
+/* What each hart was doing when scanned */
+enum { HART_RUNNING, HART_STOPPED, HART_WAITING, HART_HUNG };
+
+typedef struct Etsoc1HangScan {
+    Etsoc1HangState state;
+    bool asleep;        /* every hart halted with nothing to wake it */
+    bool frozen;        /* ... confirmed: nothing can ever run */
+    uint64_t insns;     /* instructions retired by all minions so far */
+    unsigned hung;      /* waiting harts that can never be woken */
+    unsigned running;
+    unsigned minions;
+    uint8_t *stuck;     /* Etsoc1Stuck of each minion's pending transfer */
+    uint8_t *hart;      /* HART_* by cpu_index */
+    uint8_t *wait;      /* Etsoc1Wait by cpu_index, as scanned */
+} Etsoc1HangScan;
+
+static const char *etsoc1_wait_name(uint32_t wait, Etsoc1Reduce *op)
 {
-    Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
-
-    *partner = -1;
-    switch (qatomic_read(&cpu->et->wait)) {
+    switch (wait) {
     case ETSOC1_WAIT_FCC0:
         return "fcc0-credit";
     case ETSOC1_WAIT_FCC1:
         return "fcc1-credit";
     case ETSOC1_WAIT_REDUCE:
-        *partner = op->partner;
         return op->op == TR_SEND ? "tensor-send" : "tensor-recv";
     case ETSOC1_WAIT_COOP:
         return "coop-tensor-load";
+    case ETSOC1_WAIT_POLL:
+        return "poll";
+    case ETSOC1_WAIT_GATE:
+        return "gate";
     case ETSOC1_WAIT_STOPPED:
         return "stopped";
     default:
-        return "interrupt";
+        return "interrupt";     /* wfi, stall */
+    }
+}
+
+static Etsoc1Reduce *etsoc1_reduce_at(Etsoc1MachineState *s, unsigned gid)
+{
+    return &s->shire[gid / ETSOC1_MINIONS_PER_SHIRE]
+                .reduce[gid % ETSOC1_MINIONS_PER_SHIRE];
+}
+
+static bool etsoc1_minion_stopped(Etsoc1MachineState *s, unsigned gid)
+{
+    return qatomic_read(&etsoc1_minion_hart(s, gid)->et->wait) ==
+           ETSOC1_WAIT_STOPPED;
+}
+
+/* Halted, and nothing would wake it if nobody did anything. */
+static bool etsoc1_hart_asleep(CPUState *cs)
+{
+    return qatomic_read(&cs->halted) && !cpu_has_work(cs);
+}
+
+/*
+ * One step along the transfer graph: the verdict on minion @gid's pending
+ * transfer, or -1 when it depends on its partner's pending one (@dep).
+ */
+static int etsoc1_stuck_step(Etsoc1MachineState *s, unsigned gid,
+                             bool frozen, unsigned *dep)
+{
+    Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+    Etsoc1Reduce *peer = etsoc1_reduce_at(s, op->partner);
+    unsigned want = op->op == TR_SEND ? TR_RECV : TR_SEND;
+
+    if (peer->state == ETSOC1_REDUCE_PENDING && peer->op == want &&
+        peer->partner == gid) {
+        Etsoc1Reduce *snd = op->op == TR_SEND ? op : peer;
+
+        if (s->handshake == ETSOC1_HANDSHAKE_RTL && !snd->tree &&
+            !snd->ready) {
+            return ETSOC1_STUCK_READY;
+        }
+        return ETSOC1_STUCK_NO;     /* about to be delivered */
+    }
+    if (peer->state == ETSOC1_REDUCE_PENDING) {
+        *dep = op->partner;
+        return -1;
+    }
+    if (etsoc1_minion_stopped(s, op->partner)) {
+        return ETSOC1_STUCK_STOPPED;
+    }
+    return frozen ? ETSOC1_STUCK_HALTED : ETSOC1_STUCK_NO;
+}
+
+/*
+ * The verdict on every pending transfer.  Each depends on at most one
+ * other (its partner's), so the graph is a set of chains ending in a
+ * verdict or in a cycle: follow each chain once, then unwind it.
+ */
+static void etsoc1_scan_transfers(Etsoc1MachineState *s, Etsoc1HangScan *h,
+                                  bool frozen)
+{
+    g_autofree uint8_t *mark = g_new0(uint8_t, h->minions); /* 1 path 2 done */
+    g_autofree unsigned *path = g_new(unsigned, h->minions);
+    unsigned gid;
+
+    for (gid = 0; gid < h->minions; gid++) {
+        unsigned len = 0, cur = gid, dep = 0, k;
+        int v;
+
+        if (mark[gid]) {
+            continue;
+        }
+        if (etsoc1_reduce_at(s, gid)->state != ETSOC1_REDUCE_PENDING) {
+            h->stuck[gid] = ETSOC1_STUCK_NO;
+            mark[gid] = 2;
+            continue;
+        }
+        for (;;) {
+            mark[cur] = 1;
+            path[len++] = cur;
+            v = etsoc1_stuck_step(s, cur, frozen, &dep);
+            if (v >= 0) {
+                break;
+            }
+            if (mark[dep] == 2) {
+                v = h->stuck[dep] != ETSOC1_STUCK_NO ? ETSOC1_STUCK_CHAIN :
+                    etsoc1_minion_stopped(s, dep) ? ETSOC1_STUCK_STOPPED :
+                    ETSOC1_STUCK_NO;
+                break;
+            }
+            if (mark[dep] == 1) {
+                /* dep ... cur is a cycle; whoever led into it is stuck */
+                k = len;
+                do {
+                    k--;
+                    h->stuck[path[k]] = ETSOC1_STUCK_CYCLE;
+                    mark[path[k]] = 2;
+                } while (path[k] != dep);
+                len = k;
+                v = ETSOC1_STUCK_CHAIN;
+                break;
+            }
+            cur = dep;
+        }
+        while (len) {
+            cur = path[--len];
+            h->stuck[cur] = v;
+            mark[cur] = 2;
+            v = v != ETSOC1_STUCK_NO ? ETSOC1_STUCK_CHAIN :
+                etsoc1_minion_stopped(s, cur) ? ETSOC1_STUCK_STOPPED :
+                ETSOC1_STUCK_NO;
+        }
     }
 }
 
 /*
- * Fill @s->deadlock if no hart can make progress: every hart halted with
- * nothing to wake it and at least one of them waiting (not stopped).  The
- * host link (which may ring a doorbell at any time) turns the scan off;
- * a PU timer still counting is not consulted (docs/fabric.md).
+ * Sort the harts and decide.  @s->quiet and @s->quiet_insns are what the
+ * previous tick saw: the machine is frozen only if every hart was already
+ * asleep then and no minion has retired an instruction since (a hart
+ * woken and put back to sleep between two reads of the scan would
+ * otherwise pass for asleep).
  */
-static bool etsoc1_scan_deadlock(Etsoc1MachineState *s)
+static void etsoc1_scan_hang(Etsoc1MachineState *s, Etsoc1HangScan *h)
 {
+    bool waiting = false, pending = false;
     CPUState *cs;
-    bool waiting = false;
+    Etsoc1MinionCPU *cpu;
+    unsigned gid, n = 0;
 
     CPU_FOREACH(cs) {
-        Etsoc1MinionCPU *cpu = etsoc1_minion_of(cs);
-
-        if (!cs->halted || cpu_has_work(cs)) {
-            return false;
-        }
-        waiting |= cpu && qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED;
+        n = MAX(n, cs->cpu_index + 1);
     }
-    return waiting;
+    memset(h, 0, sizeof(*h));
+    h->minions = s->num_shires * ETSOC1_MINIONS_PER_SHIRE;
+    h->stuck = g_new0(uint8_t, h->minions);
+    h->hart = g_new0(uint8_t, n);
+    h->wait = g_new0(uint8_t, n);
+    h->asleep = !s->hostlink_id && !qtest_enabled();
+    CPU_FOREACH(cs) {
+        cpu = etsoc1_minion_of(cs);
+        if (cpu) {
+            h->insns += qatomic_read(&cpu->parent_obj.env.et_insns);
+            h->wait[cs->cpu_index] = qatomic_read(&cpu->et->wait);
+        }
+        if (!etsoc1_hart_asleep(cs)) {
+            h->hart[cs->cpu_index] = HART_RUNNING;
+            h->running++;
+            h->asleep = false;
+        } else if (h->wait[cs->cpu_index] == ETSOC1_WAIT_STOPPED) {
+            h->hart[cs->cpu_index] = HART_STOPPED;
+        } else {
+            h->hart[cs->cpu_index] = HART_WAITING;
+            waiting |= cpu && h->wait[cs->cpu_index] != ETSOC1_WAIT_NONE &&
+                       h->wait[cs->cpu_index] != ETSOC1_WAIT_STALL;
+        }
+    }
+    h->frozen = h->asleep && s->quiet && h->insns == s->quiet_insns;
+    etsoc1_scan_transfers(s, h, h->frozen);
+    for (gid = 0; gid < h->minions; gid++) {
+        pending |= etsoc1_reduce_at(s, gid)->state == ETSOC1_REDUCE_PENDING;
+    }
+
+    CPU_FOREACH(cs) {
+        uint8_t *hart = &h->hart[cs->cpu_index];
+
+        cpu = etsoc1_minion_of(cs);
+        if (*hart == HART_WAITING &&
+            (h->frozen ? waiting || pending :
+             cpu && h->wait[cs->cpu_index] == ETSOC1_WAIT_REDUCE &&
+             h->stuck[etsoc1_gid(cpu)] != ETSOC1_STUCK_NO)) {
+            *hart = HART_HUNG;
+            h->hung++;
+        }
+    }
+    h->state = h->hung ? ETSOC1_HANG_DEADLOCKED :
+               h->frozen ? ETSOC1_HANG_IDLE : ETSOC1_HANG_RUNNING;
 }
 
-static void etsoc1_print_deadlock(Etsoc1MachineState *s)
+static void etsoc1_hang_scan_free(Etsoc1HangScan *h)
+{
+    g_free(h->stuck);
+    g_free(h->hart);
+    g_free(h->wait);
+}
+
+/* Why minion @gid's transfer can never complete, in words. */
+static char *etsoc1_stuck_why(Etsoc1MachineState *s, Etsoc1HangScan *h,
+                              unsigned gid)
+{
+    Etsoc1Reduce *op = etsoc1_reduce_at(s, gid), *peer;
+    unsigned p = op->partner, q, k;
+    GString *cycle;
+
+    switch (h->stuck[gid]) {
+    case ETSOC1_STUCK_READY:
+        return op->op == TR_SEND ?
+            g_strdup_printf("minion %u waits for it, but the ready bit of "
+                            "minion %u is empty (its ready was lost or "
+                            "spent)", p, gid) :
+            g_strdup_printf("minion %u sends to it, but its ready bit is "
+                            "empty (the ready of minion %u was lost or "
+                            "spent)", p, gid);
+    case ETSOC1_STUCK_STOPPED:
+        return g_strdup_printf("minion %u has stopped", p);
+    case ETSOC1_STUCK_HALTED:
+        return g_strdup_printf("minion %u cannot run", p);
+    case ETSOC1_STUCK_CHAIN:
+        peer = etsoc1_reduce_at(s, p);
+        return g_strdup_printf("minion %u is stuck in its own %s %s minion %u",
+                               p, peer->op == TR_SEND ? "tensor-send" :
+                               "tensor-recv", peer->op == TR_SEND ? "to" :
+                               "from", peer->partner);
+    case ETSOC1_STUCK_CYCLE:
+        cycle = g_string_new("a cycle of transfers that never pair: ");
+        g_string_append_printf(cycle, "minion %u", gid);
+        for (q = p, k = 0; q != gid && k < h->minions; k++) {
+            g_string_append_printf(cycle, " -> %u", q);
+            q = etsoc1_reduce_at(s, q)->partner;
+        }
+        g_string_append_printf(cycle, " -> %u", gid);
+        return g_string_free(cycle, false);
+    default:
+        return g_strdup("");
+    }
+}
+
+static void etsoc1_hart_ids(uint64_t h, uint64_t *shire, uint64_t *minion,
+                            uint64_t *thread)
+{
+    *shire = h / ETSOC1_HARTS_PER_SHIRE;
+    *minion = (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS;
+    *thread = h % ETSOC1_THREADS;
+}
+
+/*
+ * Print what has not been printed for this deadlock: the first report
+ * names every hung hart; a hang that grows (harts that wait on the hung
+ * ones, a second hang) adds a line per new hart.  @s->hang_seen marks
+ * the harts by cpu_index, @s->hang_seen_minion the stuck transfers (1)
+ * and lost readies (2) by global minion id.
+ */
+static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
 {
     CPUState *cs;
     Etsoc1MinionCPU *cpu;
-    unsigned i, m;
+    unsigned gid, fresh = 0;
+    bool first = !s->deadlocked;
 
-    error_printf("etsoc1: deadlock: no hart can make progress\n");
-    ETSOC1_MINION_FOREACH(cs, cpu) {
-        uint64_t h = cpu->parent_obj.env.mhartid;
-        int64_t partner;
-        const char *what = etsoc1_wait_name(cpu, &partner);
-
-        if (!strcmp(what, "stopped")) {
-            continue;
-        }
-        error_printf("  hart %" PRIu64 " (shire %" PRIu64 " minion %" PRIu64
-                     " thread %" PRIu64 ") waits on %s", h,
-                     h / ETSOC1_HARTS_PER_SHIRE,
-                     (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS,
-                     h % ETSOC1_THREADS, what);
-        if (partner >= 0) {
-            error_printf(" %s minion %" PRId64, strcmp(what, "tensor-send")
-                         ? "from" : "to", partner);
+    CPU_FOREACH(cs) {
+        fresh += h->hart[cs->cpu_index] == HART_HUNG &&
+                 !s->hang_seen[cs->cpu_index];
+    }
+    if (!fresh) {
+        return;
+    }
+    if (!first) {
+        error_printf("etsoc1: deadlock grows: %u more waiting hart%s can "
+                     "never be woken (%u in all)\n", fresh,
+                     fresh == 1 ? "" : "s", h->hung);
+    } else if (h->frozen) {
+        error_printf("etsoc1: deadlock: no hart can make progress\n");
+    } else {
+        error_printf("etsoc1: deadlock: %u waiting hart%s can never be "
+                     "woken", h->hung, h->hung == 1 ? "" : "s");
+        if (h->running) {
+            error_printf(" (%u other%s still run%s)", h->running,
+                         h->running == 1 ? "" : "s",
+                         h->running == 1 ? "s" : "");
         }
         error_printf("\n");
     }
-    for (i = 0; i < s->num_shires; i++) {
-        for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
-            Etsoc1Reduce *op = &s->shire[i].reduce[m];
+    CPU_FOREACH(cs) {
+        uint64_t hid, shire, minion, thread;
+        uint32_t wait = h->wait[cs->cpu_index];
+        Etsoc1Reduce *op;
 
-            if (op->lost) {
-                error_printf("  lost ready: minion %u took a ready from "
-                             "minion %u, then the ready from minion %u was "
-                             "lost\n", i * ETSOC1_MINIONS_PER_SHIRE + m,
-                             op->lost_first, op->lost_from);
-            }
+        if (h->hart[cs->cpu_index] != HART_HUNG ||
+            s->hang_seen[cs->cpu_index]) {
+            continue;
+        }
+        s->hang_seen[cs->cpu_index] = true;
+        cpu = etsoc1_minion_of(cs);
+        if (!cpu) {
+            error_printf("  cpu %d (service processor) waits on interrupt\n",
+                         cs->cpu_index);
+            continue;
+        }
+        hid = cpu->parent_obj.env.mhartid;
+        etsoc1_hart_ids(hid, &shire, &minion, &thread);
+        op = etsoc1_reduce_of(cpu);
+        error_printf("  hart %" PRIu64 " (shire %" PRIu64 " minion %" PRIu64
+                     " thread %" PRIu64 ") waits on %s", hid, shire, minion,
+                     thread, etsoc1_wait_name(wait, op));
+        if (wait == ETSOC1_WAIT_REDUCE) {
+            g_autofree char *why = etsoc1_stuck_why(s, h, etsoc1_gid(cpu));
+
+            error_printf(" %s minion %u%s%s", op->op == TR_SEND ? "to" : "from",
+                         op->partner, *why ? ": " : "", why);
+            s->hang_seen_minion[etsoc1_gid(cpu)] |= 1;
+        }
+        error_printf("\n");
+    }
+    /* stuck transfers of minions that are not halted on them */
+    for (gid = 0; gid < h->minions; gid++) {
+        Etsoc1MinionCPU *t0 = etsoc1_minion_hart(s, gid);
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+        uint8_t state = h->hart[CPU(t0)->cpu_index];
+        g_autofree char *why = NULL;
+
+        if (h->stuck[gid] == ETSOC1_STUCK_NO ||
+            (s->hang_seen_minion[gid] & 1)) {
+            continue;
+        }
+        s->hang_seen_minion[gid] |= 1;
+        why = etsoc1_stuck_why(s, h, gid);
+        error_printf("  minion %u (hart %" PRIu64 ", %s) has a %s %s minion "
+                     "%u pending that can never complete: %s\n", gid,
+                     (uint64_t)t0->parent_obj.env.mhartid,
+                     state == HART_RUNNING ? "running" :
+                     state == HART_STOPPED ? "stopped" : "waiting",
+                     op->op == TR_SEND ? "tensor-send" : "tensor-recv",
+                     op->op == TR_SEND ? "to" : "from", op->partner, why);
+    }
+    for (gid = 0; gid < h->minions; gid++) {
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+
+        if (op->lost && !(s->hang_seen_minion[gid] & 2)) {
+            s->hang_seen_minion[gid] |= 2;
+            error_printf("  lost ready: minion %u took a ready from minion %u, "
+                         "then the ready from minion %u was lost\n", gid,
+                         op->lost_first, op->lost_from);
         }
     }
 }
@@ -529,26 +877,60 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s)
 static void etsoc1_deadlock_tick(void *opaque)
 {
     Etsoc1MachineState *s = opaque;
-    bool dead = etsoc1_scan_deadlock(s);
+    Etsoc1HangScan h;
+    unsigned ncpus = 0;
+    CPUState *cs;
 
-    if (dead && !s->deadlocked) {
-        etsoc1_print_deadlock(s);
-        if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
-            exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+    CPU_FOREACH(cs) {
+        ncpus = MAX(ncpus, cs->cpu_index + 1);
+    }
+    if (!s->hang_seen) {
+        s->hang_seen = g_new0(bool, ncpus);
+        s->hang_seen_minion = g_new0(uint8_t, s->num_shires *
+                                     ETSOC1_MINIONS_PER_SHIRE);
+    }
+    etsoc1_scan_hang(s, &h);
+    /*
+     * While other harts run, a hang may still be spreading to the harts
+     * that wait on the hung ones: report it once it has lasted a tick.
+     */
+    s->hang_ticks = h.state == ETSOC1_HANG_DEADLOCKED ? s->hang_ticks + 1 : 0;
+    if (h.state != ETSOC1_HANG_DEADLOCKED) {
+        if (s->deadlocked) {
+            memset(s->hang_seen, 0, ncpus * sizeof(bool));
+            memset(s->hang_seen_minion, 0, h.minions);
+        }
+        s->deadlocked = false;
+    } else if (h.frozen || s->hang_ticks > 1) {
+        if (s->on_deadlock != ETSOC1_ON_DEADLOCK_HANG) {
+            etsoc1_print_deadlock(s, &h);
+            if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
+                exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+            }
+        }
+        s->deadlocked = true;
+    }
+    if (h.state == ETSOC1_HANG_IDLE && !s->idle_reported &&
+        s->on_idle != ETSOC1_ON_IDLE_IGNORE) {
+        error_printf("etsoc1: idle: every hart waits for an interrupt or has "
+                     "stopped, and no transfer is pending\n");
+        s->idle_reported = true;
+        if (s->on_idle == ETSOC1_ON_IDLE_EXIT) {
+            exit(ETSOC1_IDLE_EXIT_STATUS);
         }
     }
-    s->deadlocked = dead;
+    s->quiet = h.asleep;
+    s->quiet_insns = h.insns;
+    etsoc1_hang_scan_free(&h);
     timer_mod(s->deadlock_timer,
               qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + ETSOC1_DEADLOCK_POLL_MS);
 }
 
 void etsoc1_deadlock_start(Etsoc1MachineState *s)
 {
-    if (s->on_deadlock == ETSOC1_ON_DEADLOCK_HANG) {
+    if (s->on_deadlock == ETSOC1_ON_DEADLOCK_HANG &&
+        s->on_idle == ETSOC1_ON_IDLE_IGNORE) {
         return;     /* like the silicon: nobody notices */
-    }
-    if (s->hostlink_id) {
-        return;     /* the host may ring a doorbell at any time */
     }
     s->deadlock_timer = timer_new_ms(QEMU_CLOCK_REALTIME, etsoc1_deadlock_tick,
                                      s);
@@ -557,48 +939,90 @@ void etsoc1_deadlock_start(Etsoc1MachineState *s)
 }
 
 /*
- * QOM property "deadlock" (qom-get): the same report as JSON.
- * { "deadlocked": bool,
+ * QOM property "deadlock" (qom-get): the same report as JSON, as of now
+ * (a frozen machine is confirmed by the last tick, see etsoc1_scan_hang).
+ * { "state": "running" | "idle" | "deadlocked",
+ *   "deadlocked": bool,
  *   "waiting": [ { "hartid", "shire", "minion", "thread", "wait",
- *                  "partner"? } ],
+ *                  "partner"?, "hung", "why"? } ],
+ *   "stuck-transfers": [ { "minion", "op", "partner", "why" } ],
  *   "lost-readies": [ { "minion", "ready-from", "lost-from" } ] }
  */
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp)
 {
     Etsoc1MachineState *s = ETSOC1_MACHINE(obj);
-    bool dead = s->num_shires && etsoc1_scan_deadlock(s);
+    Etsoc1HangScan h = { .state = ETSOC1_HANG_RUNNING };
+    char *state;
+    bool dead;
     CPUState *cs;
     Etsoc1MinionCPU *cpu;
     unsigned i, m;
+    uint32_t gid;
 
+    if (s->num_shires) {
+        etsoc1_scan_hang(s, &h);
+    }
+    state = (char *)etsoc1_hang_state_name[h.state];
+    dead = h.state == ETSOC1_HANG_DEADLOCKED;
     if (!visit_start_struct(v, name, NULL, 0, errp)) {
+        etsoc1_hang_scan_free(&h);
         return;
     }
+    visit_type_str(v, "state", &state, &error_abort);
     visit_type_bool(v, "deadlocked", &dead, &error_abort);
     visit_start_list(v, "waiting", NULL, 0, &error_abort);
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        uint64_t h = cpu->parent_obj.env.mhartid;
-        uint64_t shire = h / ETSOC1_HARTS_PER_SHIRE;
-        uint64_t minion = (h % ETSOC1_HARTS_PER_SHIRE) / ETSOC1_THREADS;
-        uint64_t thread = h % ETSOC1_THREADS;
-        int64_t partner;
-        char *what = (char *)etsoc1_wait_name(cpu, &partner);
+        uint64_t hid = cpu->parent_obj.env.mhartid, shire, minion, thread;
+        uint32_t wait;
+        Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
+        char *what, *why;
+        bool hung;
+        int64_t partner = op->partner;
 
-        if (!cs->halted || !strcmp(what, "stopped") ||
-            (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
-             cpu_has_work(cs))) {
+        if (!h.hart || (h.hart[cs->cpu_index] != HART_WAITING &&
+                        h.hart[cs->cpu_index] != HART_HUNG)) {
             continue;
         }
+        wait = h.wait[cs->cpu_index];
+        what = (char *)etsoc1_wait_name(wait, op);
+        hung = h.hart[cs->cpu_index] == HART_HUNG;
+        etsoc1_hart_ids(hid, &shire, &minion, &thread);
         visit_start_struct(v, NULL, NULL, 0, &error_abort);
-        visit_type_uint64(v, "hartid", &h, &error_abort);
+        visit_type_uint64(v, "hartid", &hid, &error_abort);
         visit_type_uint64(v, "shire", &shire, &error_abort);
         visit_type_uint64(v, "minion", &minion, &error_abort);
         visit_type_uint64(v, "thread", &thread, &error_abort);
         visit_type_str(v, "wait", &what, &error_abort);
-        if (partner >= 0) {
+        if (wait == ETSOC1_WAIT_REDUCE) {
             visit_type_int64(v, "partner", &partner, &error_abort);
         }
+        visit_type_bool(v, "hung", &hung, &error_abort);
+        if (wait == ETSOC1_WAIT_REDUCE &&
+            h.stuck[etsoc1_gid(cpu)] != ETSOC1_STUCK_NO) {
+            why = (char *)etsoc1_stuck_name[h.stuck[etsoc1_gid(cpu)]];
+            visit_type_str(v, "why", &why, &error_abort);
+        }
+        visit_check_struct(v, &error_abort);
+        visit_end_struct(v, NULL);
+    }
+    visit_check_list(v, &error_abort);
+    visit_end_list(v, NULL);
+    visit_start_list(v, "stuck-transfers", NULL, 0, &error_abort);
+    for (gid = 0; gid < h.minions; gid++) {
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+        uint32_t partner = op->partner;
+        char *kind = (char *)(op->op == TR_SEND ? "send" : "recv");
+        char *why = (char *)etsoc1_stuck_name[h.stuck[gid]];
+
+        if (h.stuck[gid] == ETSOC1_STUCK_NO) {
+            continue;
+        }
+        visit_start_struct(v, NULL, NULL, 0, &error_abort);
+        visit_type_uint32(v, "minion", &gid, &error_abort);
+        visit_type_str(v, "op", &kind, &error_abort);
+        visit_type_uint32(v, "partner", &partner, &error_abort);
+        visit_type_str(v, "why", &why, &error_abort);
         visit_check_struct(v, &error_abort);
         visit_end_struct(v, NULL);
     }
@@ -608,9 +1032,9 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     for (i = 0; i < s->num_shires; i++) {
         for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
             Etsoc1Reduce *op = &s->shire[i].reduce[m];
-            uint32_t gid = i * ETSOC1_MINIONS_PER_SHIRE + m;
             uint32_t first = op->lost_first, lost = op->lost_from;
 
+            gid = i * ETSOC1_MINIONS_PER_SHIRE + m;
             if (!op->lost) {
                 continue;
             }
@@ -626,4 +1050,5 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     visit_end_list(v, NULL);
     visit_check_struct(v, &error_abort);
     visit_end_struct(v, NULL);
+    etsoc1_hang_scan_free(&h);
 }

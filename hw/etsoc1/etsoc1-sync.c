@@ -13,15 +13,15 @@
  *
  *  - A poll is a read of that word that finds that value, as of when the
  *    read reaches the line, with nothing newer in memory.  The hart halts
- *    (no host CPU) until the line is written; it then reads again, and a
- *    write it finds in its future it sees at the write's time (it would
- *    have gone on polling until then; etsoc1-l3.c, line_read).  A poll
- *    that nothing writes goes on when every hart that could still write
- *    (running, or at the gate) is poll-quantum cycles past it: its clock
- *    moves on by the quantum, as if it had polled that long, so that a
- *    loop with its own bound ends.  With no such hart, it goes on after
- *    ETSOC1_POLL_IDLE_MS of host time without skipping, or, alone, runs
- *    ETSOC1_POLL_BURST polls in a row before it naps.
+ *    (no host CPU) until the line is written, or until every hart that
+ *    could still write (running, about to run, or at the gate) is past
+ *    the poll's clock.  Then it reads again, at its own clock: nothing is
+ *    skipped, so a loop that counts its polls counts them all.  A write
+ *    that it then finds in its future it sees at the write's time (it
+ *    would have gone on polling until then; etsoc1-l3.c, line_read).
+ *    With no hart that could write, it goes on after ETSOC1_POLL_IDLE_MS
+ *    of host time, or, alone from the start, runs ETSOC1_POLL_BURST polls
+ *    in a row before it naps: only the host or a device can write then.
  *  - Any other read waits at the gate, halted, until every running hart's
  *    clock is past its own: every write issued before it has then been
  *    made, and a write made early by a hart that ran ahead is not seen
@@ -185,10 +185,6 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
     if (released) {
         qatomic_set(&et->sync_released, 0);
-        if (released == ETSOC1_WAIT_POLL + 1) {
-            /* it polled for the quantum and nothing came */
-            etsoc1_advance_to(cpu, et->sync_t + m->poll_quantum);
-        }
         return ETSOC1_READ_DONE;
     }
     if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
@@ -224,7 +220,7 @@ bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu)
             qatomic_read(&et->poll_lc->gen[et->poll_slot]) != et->poll_gen);
 }
 
-/* Let @cpu go: @how is 1 from the gate, ETSOC1_WAIT_POLL + 1 by the bound */
+/* Let @cpu go (from the gate, or a poll that nothing can write now) */
 static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
 {
     trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how,

@@ -732,6 +732,15 @@ static const QEnumLookup etsoc1_on_deadlock_lookup = {
     .size = 3,
 };
 
+static const QEnumLookup etsoc1_on_idle_lookup = {
+    .array = (const char *const[]) {
+        [ETSOC1_ON_IDLE_REPORT] = "report",
+        [ETSOC1_ON_IDLE_EXIT] = "exit",
+        [ETSOC1_ON_IDLE_IGNORE] = "ignore",
+    },
+    .size = 3,
+};
+
 static int etsoc1_get_handshake(Object *obj, Error **errp)
 {
     return ETSOC1_MACHINE(obj)->handshake;
@@ -750,6 +759,16 @@ static int etsoc1_get_on_deadlock(Object *obj, Error **errp)
 static void etsoc1_set_on_deadlock(Object *obj, int value, Error **errp)
 {
     ETSOC1_MACHINE(obj)->on_deadlock = value;
+}
+
+static int etsoc1_get_on_idle(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->on_idle;
+}
+
+static void etsoc1_set_on_idle(Object *obj, int value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->on_idle = value;
 }
 
 static void etsoc1_get_clock(Object *obj, Visitor *v, const char *name,
@@ -772,30 +791,6 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
         return;
     }
     ETSOC1_MACHINE(obj)->clock_mhz = value;
-}
-
-static void etsoc1_get_poll_quantum(Object *obj, Visitor *v,
-                                  const char *name, void *opaque,
-                                  Error **errp)
-{
-    visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->poll_quantum, errp);
-}
-
-static void etsoc1_set_poll_quantum(Object *obj, Visitor *v,
-                                  const char *name, void *opaque,
-                                  Error **errp)
-{
-    int64_t value;
-
-    if (!visit_type_int64(v, name, &value, errp)) {
-        return;
-    }
-    if (value < 1 || value > ETSOC1_MAX_POLL_QUANTUM) {
-        error_setg(errp, "poll-quantum=%" PRId64 ": must be 1 to %u minion "
-                   "cycles", value, ETSOC1_MAX_POLL_QUANTUM);
-        return;
-    }
-    ETSOC1_MACHINE(obj)->poll_quantum = value;
 }
 
 /* String machine properties: a file name or a chardev id, kept as given. */
@@ -822,7 +817,6 @@ static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
-    ETSOC1_MACHINE(obj)->poll_quantum = ETSOC1_DEFAULT_POLL_QUANTUM;
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
@@ -858,16 +852,16 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
                                    etsoc1_get_on_deadlock,
                                    etsoc1_set_on_deadlock);
     object_class_property_set_description(oc, "on-deadlock",
-        "When no hart can make progress: report (print the report, stay up; "
-        "default), exit (print it, exit with status 3) or hang (no "
+        "When waiting harts can never be woken: report (print the report, "
+        "stay up; default), exit (print it, exit with status 3) or hang (no "
         "detection)");
-    object_class_property_add(oc, "poll-quantum", "uint32",
-                              etsoc1_get_poll_quantum,
-                              etsoc1_set_poll_quantum, NULL, NULL);
-    object_class_property_set_description(oc, "poll-quantum",
-        "Minion cycles a halted poll skips at a time when every hart that "
-        "could write is that far past it (default 10000; docs/timing.md, "
-        "Polls and the read gate)");
+    object_class_property_add_enum(oc, "on-idle", "Etsoc1OnIdle",
+                                   &etsoc1_on_idle_lookup,
+                                   etsoc1_get_on_idle, etsoc1_set_on_idle);
+    object_class_property_set_description(oc, "on-idle",
+        "When every hart waits for an interrupt or has stopped and no "
+        "transfer is pending: report (one line, stay up; default), exit "
+        "(exit with status 0) or ignore");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

@@ -408,7 +408,14 @@ typedef enum {
     ETSOC1_ON_DEADLOCK_HANG,    /* no detection: hang as the card does */
 } Etsoc1OnDeadlock;
 
+typedef enum {
+    ETSOC1_ON_IDLE_REPORT,      /* print one line, stay up */
+    ETSOC1_ON_IDLE_EXIT,        /* print it and exit with status 0 */
+    ETSOC1_ON_IDLE_IGNORE,      /* say nothing */
+} Etsoc1OnIdle;
+
 #define ETSOC1_DEADLOCK_EXIT_STATUS 3
+#define ETSOC1_IDLE_EXIT_STATUS     0
 #define ETSOC1_DEADLOCK_POLL_MS     250
 
 /* etsoc1-pu-timer.c: the PU's DesignWare APB timers */
@@ -454,19 +461,25 @@ struct Etsoc1MachineState {
     MemoryRegion sp_sram;
 
     QEMUTimer *deadlock_timer;
-    bool deadlocked;
+    bool deadlocked;        /* reported */
+    unsigned hang_ticks;    /* ticks that saw a hang in a row */
+    bool *hang_seen;        /* hung harts reported, by cpu_index */
+    uint8_t *hang_seen_minion;  /* stuck transfers, lost readies reported */
+    bool idle_reported;
+    bool quiet;             /* the last tick saw every hart asleep ... */
+    uint64_t quiet_insns;   /* ... with this many instructions retired */
 
     /* polls and gated global reads (etsoc1-sync.c) */
     QEMUTimer *sync_timer;
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
     uint64_t sync_floor;    /* no running hart's clock is below this */
-    uint32_t poll_quantum;  /* property: cycles a poll skips unwritten */
 
     /* properties */
     uint32_t shires_prop;
     uint64_t reset_pc;
     int handshake;          /* Etsoc1Handshake */
     int on_deadlock;        /* Etsoc1OnDeadlock */
+    int on_idle;            /* Etsoc1OnIdle */
     uint32_t clock_mhz;
     char *timing_file;
     char *trace_json;
@@ -694,8 +707,6 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
-#define ETSOC1_DEFAULT_POLL_QUANTUM 10000
-#define ETSOC1_MAX_POLL_QUANTUM     1000000000
 #define ETSOC1_SYNC_TICK_MS         1
 #define ETSOC1_POLL_BURST           4096    /* equal reads before a nap */
 #define ETSOC1_POLL_IDLE_MS         10
