@@ -1153,7 +1153,54 @@ def handoff_test():
            f'instructions), equal on two runs', out)
 
 
+def sync_atomic_test():
+    """probes/sync-atomic: ping-pong through global atomics on eight shire
+    pairs (1 to 10 hops, eight home slices), a one-shot hand-off and a chip
+    barrier of atomics.  The ping-pong and hand-off figures are the same on
+    every run and under both TCG modes; each round trip lies between the
+    two L3 round trips it is made of and that plus a poll of each side;
+    the barrier (harts racing for one counter) spreads by at most one L3
+    round trip per barrier (docs/timing.md, "Polls and the read gate")."""
+    runs = []
+    for accel in ('', '', 'thread=single'):
+        rc, out, wall = run(qemu_cmd('sync-atomic', 32, accel), 600)
+        label = f'timing sync-atomic (32 shires, {accel or "mttcg"})'
+        report(rc == 0, f'{label}: exit status {rc}, {wall:.1f} s', out)
+        runs.append((out, probe_lines(out)))
+    found = runs[0][1]
+    fixed = [[f for f in r[1] if f[0] != 'atomic-barrier'] for r in runs]
+    pp = [a for n, a in found if n == 'pingpong']
+    bad = []
+    for a in pp:
+        ra = timing_ref.l3_hit(a['a'], a['home'])
+        rb = timing_ref.l3_hit(a['b'], a['home'])
+        per = a['cycles'] / a['rounds']
+        if not ra + rb <= per <= 2 * (ra + rb) + 40:
+            bad.append(f"{a['a']}<->{a['b']} home {a['home']}: {per:.1f} "
+                       f"cycles per round trip, want {ra + rb:.0f} to "
+                       f"{2 * (ra + rb) + 40:.0f}")
+    report(len(pp) == 8 and not bad,
+           'timing sync-atomic: a ping-pong round trip through global '
+           'atomics costs its two L3 round trips and at most a poll more '
+           f'({", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)} '
+           'cycles)', '\n'.join(bad))
+    report(len(fixed[0]) == 16 and fixed[0] == fixed[1],
+           'timing sync-atomic: ping-pong and hand-off figures equal on two '
+           'MTTCG runs', runs[1][0])
+    report(fixed[0] == fixed[2],
+           'timing sync-atomic: ping-pong and hand-off figures equal under '
+           'MTTCG and thread=single', runs[2][0])
+    bars = [a['cycles'] for r in runs for n, a in r[1]
+            if n == 'atomic-barrier']
+    bound = 20 * max(timing_ref.l3_hit(s, 3) for s in range(32))
+    report(len(bars) == 3 and max(bars) - min(bars) <= bound,
+           f'timing sync-atomic: 20 atomic barriers on 32 shires take '
+           f'{min(bars) if bars else "?"}..{max(bars) if bars else "?"} '
+           f'cycles, spread within {bound:.0f}')
+
+
 def memory_timing_tests():
+    sync_atomic_test()
     handoff_test()
     for mhz in (600, 800):
         l3_timing_test(mhz)
