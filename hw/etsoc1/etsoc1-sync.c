@@ -162,6 +162,9 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     cpu->et->sync_t = t;
     cpu->et->sync_halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     qatomic_set(&m->sync_waiting, true);
+    if (why == ETSOC1_WAIT_GATE) {
+        qatomic_set(&m->gate_waiting, true);
+    }
     qatomic_set(&cpu->et->wait, why);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
     return ETSOC1_READ_HALT;
@@ -242,7 +245,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     uint64_t running = etsoc1_others_min(self, false, 0);
     uint64_t writers = etsoc1_others_min(self, true, 0);
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-    bool waiting = false;
+    bool waiting = false, gated = false;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
 
@@ -258,6 +261,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
             continue;
         }
         waiting = true;
+        gated |= why == ETSOC1_WAIT_GATE;
         if (qatomic_read(&et->sync_released) ||
             (cpu != self && !qatomic_read(&cs->halted))) {
             continue;       /* let go already, or not halted yet */
@@ -275,16 +279,34 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
     }
     qatomic_set(&m->sync_waiting, waiting);
+    m->gate_waiting = gated;
     if (waiting) {
         timer_mod(m->sync_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                   ETSOC1_SYNC_TICK_MS);
     }
 }
 
-/* @cpu halts on a poll or at the gate (do_interrupt, BQL held). */
+/*
+ * @cpu halts on a poll or at the gate (do_interrupt, BQL held).  A poll
+ * that halts can let a read at the gate go; nothing else it can let go
+ * is urgent.  The scan costs a look at every hart, so halts scan at most
+ * every ETSOC1_SYNC_SCAN_NS; the timer does the rest.
+ */
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
-    etsoc1_sync_scan(etsoc1_sync_machine(), cpu);
+    Etsoc1MachineState *m = etsoc1_sync_machine();
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+
+    if ((cpu->et->wait == ETSOC1_WAIT_POLL && !m->gate_waiting) ||
+        now - m->sync_scan_ns < ETSOC1_SYNC_SCAN_NS) {
+        if (!timer_pending(m->sync_timer)) {
+            timer_mod(m->sync_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                      ETSOC1_SYNC_TICK_MS);
+        }
+        return;
+    }
+    m->sync_scan_ns = now;
+    etsoc1_sync_scan(m, cpu);
 }
 
 static void etsoc1_sync_tick(void *opaque)

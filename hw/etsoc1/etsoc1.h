@@ -472,6 +472,8 @@ struct Etsoc1MachineState {
     /* polls and gated global reads (etsoc1-sync.c) */
     QEMUTimer *sync_timer;
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
+    bool gate_waiting;      /* ... at the gate */
+    int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     uint64_t sync_floor;    /* no running hart's clock is below this */
 
     /* properties */
@@ -708,6 +710,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
 #define ETSOC1_SYNC_TICK_MS         1
+#define ETSOC1_SYNC_SCAN_NS         20000
 #define ETSOC1_POLL_BURST           4096    /* equal reads before a nap */
 #define ETSOC1_POLL_IDLE_MS         10
 
