@@ -1163,7 +1163,8 @@ def sync_atomic_test():
     round trip per barrier (docs/timing.md, "Polls and the read gate")."""
     runs = []
     for accel in ('', '', 'thread=single'):
-        rc, out, wall = run(qemu_cmd('sync-atomic', 32, accel), 600)
+        rc, out, wall = run(qemu_cmd('sync-atomic', 32, accel,
+                                     machine=',poll-halt=on'), 600)
         label = f'timing sync-atomic (32 shires, {accel or "mttcg"})'
         report(rc == 0, f'{label}: exit status {rc}, {wall:.1f} s', out)
         runs.append((out, probe_lines(out)))

@@ -123,6 +123,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
     }
     if (lc) {
         qemu_mutex_lock(&lc->lock);
+        lc->locked_pa = pa;
     }
     return lc;
 }
@@ -130,8 +131,10 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
 void etsoc1_amo_unlock(Etsoc1LineClock *lc)
 {
     if (lc) {
+        hwaddr pa = lc->locked_pa;
+
         qemu_mutex_unlock(&lc->lock);
-        etsoc1_sync_written(lc);    /* cheap unless a poll is halted */
+        etsoc1_sync_written(lc, pa);    /* cheap unless a poll is halted */
     }
 }
 
@@ -345,15 +348,23 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
     uint64_t res = etsoc1_amo_result(op, old, val, env->gpr[31], size * 8);
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = old };
     bool write = res != old || op == ETSOC1_AMO_SWAP;
+    /*
+     * Only an operation that leaves any value unchanged may return the
+     * value as of its effect time; a compare-and-swap that failed, or an
+     * amomax that lost, did so on the value memory holds now.
+     */
+    bool pure = ((op == ETSOC1_AMO_ADD || op == ETSOC1_AMO_OR ||
+                  op == ETSOC1_AMO_XOR) && !val) ||
+                (op == ETSOC1_AMO_AND && val == MAKE_64BIT_MASK(0, size * 8));
 
     if (!write &&
         etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {
         etsoc1_amo_unlock(lc);
         riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
     }
-    etsoc1_global_access(cpu, &w, write);
+    etsoc1_global_access(cpu, &w, write, write || pure);
     etsoc1_sync_note(cpu, pa, write ? res : w.ret);
-    return write ? old : w.ret;
+    return write || !pure ? old : w.ret;
 }
 
 /* rd <- old value; .w results are sign-extended, as for standard AMOs. */

@@ -386,21 +386,23 @@ uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa)
 
 /*
  * A scalar global atomic by @cpu on word @w, a @write if it changed
- * memory: timed at the home slice or the scratchpad's shire as
+ * memory (@known: a write, or a read whose value may be the one as of its
+ * effect time; otherwise the word is not told to the line clock): timed at the home slice or the scratchpad's shire as
  * etsoc1_amo_timing times it, and remembered word by word for the reads
  * in its past (line_written) or future (line_read).  With the line
  * clock's lock held.
  */
 void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
-                          bool write)
+                          bool write, bool known)
 {
+    Etsoc1LineWord *word = known ? w : NULL;
     Etsoc1MachineState *m;
     unsigned target;
     uint64_t cycles;
 
     w->ret = w->old;
     if (etsoc1_l3_cacheable(w->pa)) {
-        l3_access(cpu, w->pa, write, w);
+        l3_access(cpu, w->pa, write, word);
         return;
     }
     m = ETSOC1_MACHINE(qdev_get_machine());
@@ -409,7 +411,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
         return;
     }
     cycles = round_trip_word(cpu, &m->shire[target].scp_written, w->pa,
-                             scp_path(cpu, w->pa), write, w);
+                             scp_path(cpu, w->pa), write, word);
     trace_etsoc1_scp_remote(cpu->parent_obj.env.mhartid, target,
                             etsoc1_hops(cpu->shire->shire_id, target),
                             cycles);
@@ -441,7 +443,7 @@ static void l3_install_written(hwaddr pa, hwaddr end)
             }
         }
     }
-    etsoc1_sync_written(NULL);
+    etsoc1_sync_written(NULL, 0);
 }
 
 /*

@@ -694,7 +694,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
     if (lc) {
         qemu_mutex_unlock(&lc->lock);
         if (write) {
-            etsoc1_sync_written(lc);
+            etsoc1_sync_written(lc, pa);
         }
     }
     return r;

@@ -22,8 +22,8 @@
  *    With no hart that could write, it goes on after ETSOC1_POLL_IDLE_MS
  *    of host time, or, alone from the start, runs ETSOC1_POLL_BURST polls
  *    in a row before it naps: only the host or a device can write then.
- *  - Any other read waits at the gate, halted, until every running hart's
- *    clock is past its own: every write issued before it has then been
+ *  - Any other read of that same word (it changed since) waits at the
+ *    gate, halted, until every running hart's clock is past its own: every write issued before it has then been
  *    made, and a write made early by a hart that ran ahead is not seen
  *    (etsoc1_line_value_at).  Harts halted on polls, at the gate or in
  *    fabric waits do not hold the gate: they go on only at the time of
@@ -185,6 +185,9 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     uint8_t released = qatomic_read(&et->sync_released);
     unsigned i;
 
+    if (!m->poll_halt) {
+        return ETSOC1_READ_DONE;
+    }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
     if (released) {
         qatomic_set(&et->sync_released, 0);
@@ -201,10 +204,11 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         et->poll_slot = i;
         et->poll_gen = qatomic_read(&lc->gen[i]);
         et->poll_count = 0;
-        qatomic_set(&lc->polled, true);
+        qatomic_set(&lc->polled[i], true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
     }
-    if (!etsoc1_gate_open(m, cpu, now)) {
+    if (et->poll_valid && et->poll_pa == pa &&
+        !etsoc1_gate_open(m, cpu, now)) {
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, now);
     }
     return ETSOC1_READ_DONE;
@@ -315,17 +319,19 @@ static void etsoc1_sync_tick(void *opaque)
 }
 
 /*
- * A global write to a line of @lc (NULL: of any) was made: wake the polls
- * halted on it.  Called without the line clock's lock.
+ * A global write to line @pa of @lc (@lc NULL: to any line) was made:
+ * wake the polls halted on it.  Called without the line clock's lock.
  */
-void etsoc1_sync_written(Etsoc1LineClock *lc)
+void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa)
 {
     Etsoc1MachineState *m = etsoc1_sync_machine();
+    unsigned i = etsoc1_line_slot(pa);
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
     bool locked, found = false;
 
-    if (!m || !qatomic_read(&m->sync_waiting) || (lc && !qatomic_read(&lc->polled))) {
+    if (!m || !qatomic_read(&m->sync_waiting) ||
+        (lc && !qatomic_read(&lc->polled[i]))) {
         return;
     }
     locked = qemu_mutex_iothread_locked();
@@ -334,7 +340,7 @@ void etsoc1_sync_written(Etsoc1LineClock *lc)
     }
     ETSOC1_MINION_FOREACH(cs, cpu) {
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
-            (!lc || cpu->et->poll_lc == lc)) {
+            (!lc || (cpu->et->poll_lc == lc && cpu->et->poll_slot == i))) {
             found = true;
             if (cpu != etsoc1_current_minion() && etsoc1_sync_has_work(cpu)) {
                 etsoc1_minion_wake(cpu);
@@ -343,7 +349,7 @@ void etsoc1_sync_written(Etsoc1LineClock *lc)
     }
     if (lc && !found) {
         /* a poll that halts meanwhile is found by the timer's scan */
-        qatomic_set(&lc->polled, false);
+        qatomic_set(&lc->polled[i], false);
     }
     if (!locked) {
         qemu_mutex_unlock_iothread();

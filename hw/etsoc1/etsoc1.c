@@ -793,6 +793,16 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
+static bool etsoc1_get_poll_halt(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->poll_halt;
+}
+
+static void etsoc1_set_poll_halt(Object *obj, bool value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->poll_halt = value;
+}
+
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field)                                              \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
@@ -862,6 +872,12 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "When every hart waits for an interrupt or has stopped and no "
         "transfer is pending: report (one line, stay up; default), exit "
         "(exit with status 0) or ignore");
+    object_class_property_add_bool(oc, "poll-halt", etsoc1_get_poll_halt,
+                                   etsoc1_set_poll_halt);
+    object_class_property_set_description(oc, "poll-halt",
+        "Polls through global atomics halt and global reads wait for the "
+        "harts behind them, so that hand-offs are timed by the model "
+        "(default off; docs/timing.md, Polls and the read gate)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

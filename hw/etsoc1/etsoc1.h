@@ -303,7 +303,8 @@ typedef struct Etsoc1LineClock {
     uint8_t ver_size[ETSOC1_LINE_CLOCKS];
     /* writes per slot, for halted polls (not migrated) */
     uint32_t gen[ETSOC1_LINE_CLOCKS];
-    bool polled;        /* a poll may be halted on one of our lines */
+    uint8_t polled[ETSOC1_LINE_CLOCKS];  /* a poll may be halted there */
+    hwaddr locked_pa;   /* the line the lock's holder works on */
 } Etsoc1LineClock;
 
 void etsoc1_line_clock_reset(Etsoc1LineClock *c);
@@ -473,6 +474,7 @@ struct Etsoc1MachineState {
     QEMUTimer *sync_timer;
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
     bool gate_waiting;      /* ... at the gate */
+    bool poll_halt;         /* property: polls halt, reads are gated */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     uint64_t sync_floor;    /* no running hart's clock is below this */
 
@@ -723,7 +725,7 @@ typedef enum Etsoc1ReadStep {
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
-void etsoc1_sync_written(Etsoc1LineClock *lc);
+void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
@@ -836,7 +838,7 @@ uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
                               uint64_t t);
 uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
-                          bool write);
+                          bool write, bool known);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done);
