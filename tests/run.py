@@ -1156,13 +1156,15 @@ def handoff_test():
 def sync_atomic_test():
     """probes/sync-atomic: ping-pong through global atomics on eight shire
     pairs (1 to 10 hops, eight home slices), a one-shot hand-off and a chip
-    barrier of atomics.  The ping-pong and hand-off figures are the same on
-    every run and under both TCG modes; each round trip lies between the
+    barrier of atomics, with poll-halt=on.  The ping-pong and hand-off
+    figures are the same on two MTTCG runs (thread=single is not run
+    here: a 32-shire run takes minutes there); each round trip lies between the
     two L3 round trips it is made of and that plus a poll of each side;
     the barrier (harts racing for one counter) spreads by at most one L3
     round trip per barrier (docs/timing.md, "Polls and the read gate")."""
     runs = []
-    for accel in ('', '', 'thread=single'):
+    # thread=single: a 32-shire run takes minutes there (not in the suite)
+    for accel in ('', ''):
         rc, out, wall = run(qemu_cmd('sync-atomic', 32, accel,
                                      machine=',poll-halt=on'), 600)
         label = f'timing sync-atomic (32 shires, {accel or "mttcg"})'
@@ -1188,13 +1190,10 @@ def sync_atomic_test():
     report(len(fixed[0]) == 16 and fixed[0] == fixed[1],
            'timing sync-atomic: ping-pong and hand-off figures equal on two '
            'MTTCG runs', runs[1][0])
-    report(fixed[0] == fixed[2],
-           'timing sync-atomic: ping-pong and hand-off figures equal under '
-           'MTTCG and thread=single', runs[2][0])
     bars = [a['cycles'] for r in runs for n, a in r[1]
             if n == 'atomic-barrier']
     bound = 20 * max(timing_ref.l3_hit(s, 3) for s in range(32))
-    report(len(bars) == 3 and max(bars) - min(bars) <= bound,
+    report(len(bars) == 2 and max(bars) - min(bars) <= bound,
            f'timing sync-atomic: 20 atomic barriers on 32 shires take '
            f'{min(bars) if bars else "?"}..{max(bars) if bars else "?"} '
            f'cycles, spread within {bound:.0f}')

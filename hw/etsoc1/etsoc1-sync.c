@@ -22,8 +22,8 @@
  *    With no hart that could write, it goes on after ETSOC1_POLL_IDLE_MS
  *    of host time, or, alone from the start, runs ETSOC1_POLL_BURST polls
  *    in a row before it naps: only the host or a device can write then.
- *  - Any other read of that same word (it changed since) waits at the
- *    gate, halted, until every running hart's clock is past its own: every write issued before it has then been
+ *  - Any other read waits at the gate, halted, until every running hart's
+ *    clock is past its own: every write issued before it has then been
  *    made, and a write made early by a hart that ran ahead is not seen
  *    (etsoc1_line_value_at).  Harts halted on polls, at the gate or in
  *    fabric waits do not hold the gate: they go on only at the time of
@@ -207,8 +207,7 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         qatomic_set(&lc->polled[i], true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
     }
-    if (et->poll_valid && et->poll_pa == pa &&
-        !etsoc1_gate_open(m, cpu, now)) {
+    if (!etsoc1_gate_open(m, cpu, now)) {
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, now);
     }
     return ETSOC1_READ_DONE;
