@@ -353,9 +353,10 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
      * value as of its effect time; a compare-and-swap that failed, or an
      * amomax that lost, did so on the value memory holds now.
      */
-    bool pure = ((op == ETSOC1_AMO_ADD || op == ETSOC1_AMO_OR ||
-                  op == ETSOC1_AMO_XOR) && !val) ||
-                (op == ETSOC1_AMO_AND && val == MAKE_64BIT_MASK(0, size * 8));
+    bool pure = etsoc1_sync_enabled() &&
+                (((op == ETSOC1_AMO_ADD || op == ETSOC1_AMO_OR ||
+                   op == ETSOC1_AMO_XOR) && !val) ||
+                 (op == ETSOC1_AMO_AND && val == MAKE_64BIT_MASK(0, size * 8)));
 
     if (!write &&
         etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {

@@ -48,6 +48,16 @@ static Etsoc1MachineState *etsoc1_sync_machine(void)
     return etsoc1_sync_m;
 }
 
+/*
+ * poll-halt=on: polls halt, reads are gated, and a pure read sees the
+ * value as of its effect time.  Off, a read sees what memory holds, as a
+ * hart woken by the host (whose commands carry no time) must.
+ */
+bool etsoc1_sync_enabled(void)
+{
+    return etsoc1_sync_m && etsoc1_sync_m->poll_halt;
+}
+
 /* Another hart's clock, read from outside its thread: never ahead. */
 static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
 {

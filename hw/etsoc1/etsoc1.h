@@ -725,6 +725,7 @@ typedef enum Etsoc1ReadStep {
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
+bool etsoc1_sync_enabled(void);
 void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
