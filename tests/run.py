@@ -1153,25 +1153,35 @@ def handoff_test():
            f'instructions), equal on two runs', out)
 
 
+def credit_barrier_bounds(shires):
+    """A chip barrier of credits (chip_barrier_of, one hart per shire):
+    its critical path is the FLB and the round trip of a credit to the
+    farthest shire and back; hart 0 also takes one credit and sends one
+    per shire, a few cycles each (at most 8 here)."""
+    far = max(timing_ref.hops(0, s) for s in range(shires))
+    lo = timing_ref.FLB_RTT + timing_ref.ns(
+        timing_ref.CREDIT_RTT_MESH_NS + far * timing_ref.CREDIT_HOP_NS, 600)
+    return lo, lo + 8 * shires
+
+
 def sync_atomic_test():
-    """probes/sync-atomic: ping-pong through global atomics on eight shire
-    pairs (1 to 10 hops, eight home slices), a one-shot hand-off and a chip
-    barrier of atomics, with poll-halt=on.  The ping-pong and hand-off
-    figures should be the same on every run (printed, not yet asserted:
-    see docs/timing.md; thread=single is not run here); each round trip lies between the
-    two L3 round trips it is made of and that plus a poll of each side;
-    the barrier (harts racing for one counter) spreads by at most one L3
-    round trip per barrier (docs/timing.md, "Polls and the read gate")."""
-    runs = []
-    # thread=single: a 32-shire run takes minutes there (not in the suite)
-    for accel in ('', ''):
-        rc, out, wall = run(qemu_cmd('sync-atomic', 32, accel,
+    """probes/sync-atomic with poll-halt=on: ping-pong through global
+    atomics on shire pairs (1 to 10 hops, eight home slices), a one-shot
+    hand-off, and chip barriers of atomics and of credits.  Every figure
+    is the same on two MTTCG runs of 32 shires, and on 8 shires under
+    MTTCG and thread=single alike (docs/timing.md, "Polls and the read
+    gate"); each ping-pong round trip lies between the two L3 round trips
+    it is made of and that plus a poll of each side; a credit barrier
+    between its critical path and that plus hart 0's loop."""
+    runs = {}
+    for shires, accel in ((32, ''), (32, ''), (8, ''), (8, 'thread=single')):
+        rc, out, wall = run(qemu_cmd('sync-atomic', shires, accel,
                                      machine=',poll-halt=on'), 600)
-        label = f'timing sync-atomic (32 shires, {accel or "mttcg"})'
+        label = (f'timing sync-atomic ({shires} shires, '
+                 f'{accel or "mttcg"})')
         report(rc == 0, f'{label}: exit status {rc}, {wall:.1f} s', out)
-        runs.append((out, probe_lines(out)))
-    found = runs[0][1]
-    fixed = [[f for f in r[1] if f[0] != 'atomic-barrier'] for r in runs]
+        runs.setdefault(shires, []).append((out, probe_lines(out)))
+    found = runs[32][0][1]
     pp = [a for n, a in found if n == 'pingpong']
     bad = []
     for a in pp:
@@ -1187,22 +1197,21 @@ def sync_atomic_test():
            'atomics costs its two L3 round trips and at most a poll more '
            f'({", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)} '
            'cycles)', '\n'.join(bad))
-    # Equal figures on every run are the goal (issue 12) but not reached
-    # yet: in the suite two runs differ by up to a poll in some pairs,
-    # though runs by hand agree.  Printed, not asserted.
-    same = fixed[0] == fixed[1]
-    print(f'# sync-atomic: two MTTCG runs {"agree" if same else "differ"}',
-          flush=True)
-    report(len(fixed[0]) == 16 and len(fixed[1]) == 16,
-           'timing sync-atomic: every pair reports its ping-pong and '
-           'hand-off on both runs', runs[1][0])
-    bars = [a['cycles'] for r in runs for n, a in r[1]
-            if n == 'atomic-barrier']
-    bound = 20 * max(timing_ref.l3_hit(s, 3) for s in range(32))
-    report(len(bars) == 2 and max(bars) - min(bars) <= bound,
-           f'timing sync-atomic: 20 atomic barriers on 32 shires take '
-           f'{min(bars) if bars else "?"}..{max(bars) if bars else "?"} '
-           f'cycles, spread within {bound:.0f}')
+    for shires, what in ((32, 'two MTTCG runs'),
+                         (8, 'MTTCG and thread=single')):
+        (out0, f0), (out1, f1) = runs[shires]
+        diff = [f'{a} / {b}' for a, b in zip(f0, f1) if a != b]
+        report(len(f0) >= 4 and f0 == f1,
+               f'timing sync-atomic: {what} on {shires} shires give the same '
+               f'{len(f0)} figures', '\n'.join(diff) or out0 + out1)
+    for shires in (32, 8):
+        cred = [a for n, a in runs[shires][0][1] if n == 'credit-barrier']
+        lo, hi = credit_barrier_bounds(shires)
+        per = cred[0]['cycles'] / cred[0]['rounds'] if cred else 0
+        report(lo <= per <= hi,
+               f'timing sync-atomic: a credit chip barrier of {shires} shires '
+               f'takes {per:.1f} cycles, between its critical path {lo:.0f} '
+               f'and {hi:.0f}')
 
 
 def memory_timing_tests():

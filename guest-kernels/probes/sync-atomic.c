@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Synchronization through global atomics, written the way kernels hand
- * work between minions (docs/timing.md, "Polls and the read gate").  On
- * 32 shires, minion 0 of each:
+ * Synchronization through global atomics and credits, written the way
+ * kernels hand work between minions (docs/timing.md, "Polls and the read
+ * gate").  On every shire of the machine (the device tree says how many),
+ * minion 0 of each; the pairs of the table whose shires both exist:
  *
  *   probe pingpong a=A b=B hops=H home=S rounds=R cycles=C
  *        A (pinger) amoswapg F, 2i+1 then polls amoorg F, x0 until it reads
@@ -12,10 +13,13 @@
  *   probe handoff-poll a=A b=B hops=H home=S cycles=C
  *        after the ping-pong, A sets its clock far ahead (T), writes G once;
  *        B polls G from far behind.  C: B's clock when it saw G, less T.
- *   probe atomic-barrier shires=32 rounds=R cycles=C
+ *   probe atomic-barrier shires=N rounds=R cycles=C
  *        a chip barrier: each arrival amoaddg's one counter; the last of
  *        a round writes the release flag, the others poll it.  C: hart
  *        0's cycles for R barriers (after one untimed).
+ *   probe credit-barrier shires=N rounds=R cycles=C
+ *        a chip barrier of credits (chip_barrier_of): each shire's FLB
+ *        credits hart 0, which credits every shire back.  C as above.
  *
  * Every figure must be the same on every run and under both TCG modes.
  */
@@ -23,7 +27,6 @@
 #include "et-atomic.h"
 #include "probe.h"
 
-#define SHIRES  32
 #define ROUNDS  200
 #define BARRIERS 20
 #define T       1000000ULL
@@ -93,9 +96,9 @@ static volatile uint64_t *const counter = (volatile uint64_t *)
 static volatile uint64_t *const release = (volatile uint64_t *)
     (DRAM_BASE + (81ULL << 20) + 0x10000 + 20 * 64);
 
-static void barrier(uint64_t r)
+static void barrier(unsigned shires, uint64_t r)
 {
-    if (et_amoaddg_d(counter, 1) == SHIRES * (r + 1) - 1) {
+    if (et_amoaddg_d(counter, 1) == shires * (r + 1) - 1) {
         et_amoswapg_d(release, r + 1);
     } else {
         while (et_amoorg_d(release, 0) != r + 1) {
@@ -106,28 +109,41 @@ static void barrier(uint64_t r)
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shire = hartid / HARTS_PER_SHIRE, p;
-    uint64_t t0, r;
+    unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
+    uint64_t t0, bar, cred, r;
 
     if (hartid % HARTS_PER_SHIRE) {
         return 0;
     }
     for (p = 0; p < NPAIRS; p++) {
+        if (pairs[p].a >= shires || pairs[p].b >= shires) {
+            continue;
+        }
         if (shire == pairs[p].a) {
             pinger(p);
         } else if (shire == pairs[p].b) {
             ponger(p);
         }
     }
-    barrier(0);
+    barrier(shires, 0);
     t0 = cycles();
     for (r = 1; r <= BARRIERS; r++) {
-        barrier(r);
+        barrier(shires, r);
     }
+    bar = cycles() - t0;
+    chip_barrier_of(hartid == 0, shires, 1, 1);
+    t0 = cycles();
+    for (r = 1; r <= BARRIERS; r++) {
+        chip_barrier_of(hartid == 0, shires, 1, 1);
+    }
+    cred = cycles() - t0;
     if (hartid == 0) {
-        uint64_t bar = cycles() - t0;
-
         for (p = 0; p < NPAIRS; p++) {
             unsigned home = (p * 4 + 1) % 32;
+
+            if (pairs[p].a >= shires || pairs[p].b >= shires) {
+                continue;
+            }
 
             print("probe pingpong a=%u b=%u hops=%u home=%u rounds=%u "
                   "cycles=%lu\n", pairs[p].a, pairs[p].b,
@@ -137,8 +153,10 @@ int main(uint64_t hartid, const void *fdt)
                   pairs[p].a, pairs[p].b, probe_hops(pairs[p].a, pairs[p].b),
                   home, ho_cycles[p]);
         }
-        print("probe atomic-barrier shires=%u rounds=%u cycles=%lu\n", SHIRES,
+        print("probe atomic-barrier shires=%u rounds=%u cycles=%lu\n", shires,
               BARRIERS, bar);
+        print("probe credit-barrier shires=%u rounds=%u cycles=%lu\n", shires,
+              BARRIERS, cred);
     }
     return 0;
 }

@@ -110,16 +110,26 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
  * another shire's scratchpad is timed, and locked, by the shire's view
  * instead.  Not under a gdb watchpoint: a hit leaves the helper by
  * longjmp, which would keep the lock (the access then goes untimed).
+ *
+ * With poll-halt=on the operation first waits at the gate until no hart
+ * can still make one that takes effect before it (etsoc1_sync_gate): the
+ * global operations on memory then take effect in the order of the
+ * model's times, not the host's (the instruction restarts, from lane
+ * gsc_progress for a packed one).
  */
 Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
                                  unsigned size, hwaddr pa, bool global,
-                                 bool is_amo)
+                                 bool is_amo, uintptr_t ra)
 {
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
     Etsoc1LineClock *lc = NULL;
 
     if (global && (is_amo || etsoc1_in(ETSOC1_DRAM, pa)) &&
         !cpu_watchpoint_address_matches(env_cpu(env), addr, size)) {
-        lc = etsoc1_line_clock_of(ETSOC1_MINION_CPU(env_archcpu(env)), pa);
+        lc = etsoc1_line_clock_of(cpu, pa);
+    }
+    if (lc && !etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa))) {
+        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
     }
     if (lc) {
         qemu_mutex_lock(&lc->lock);
@@ -380,7 +390,7 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     unsigned bits = d ? 64 : 32;
     hwaddr pa = etsoc1_amo_check(env, addr, bits / 8, global, true, ra);
     Etsoc1LineClock *lc = etsoc1_amo_lock(env, addr, bits / 8, pa, global,
-                                          true);
+                                          true, ra);
     uint64_t old;
 
     trace_etsoc1_amo(env->mhartid, op, bits / 8, global, pa);
@@ -412,7 +422,7 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     int mmu_idx = cpu_mmu_index(env, false);
     hwaddr pa = etsoc1_amo_check(env, addr, size, global, false, ra);
     Etsoc1LineClock *lc = etsoc1_amo_lock(env, addr, size, pa, global,
-                                          false);
+                                          false, ra);
 
     trace_etsoc1_coherent_store(env->mhartid, size, global, pa);
     if (size == 1) {

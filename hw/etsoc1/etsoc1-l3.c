@@ -236,8 +236,10 @@ static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
  * value it returns in @w->ret.  A write to the word that takes effect
  * later is not seen (etsoc1_line_value_at), unless the hart polls: it
  * saw the old value last time, so it goes on reading until the write and
- * sees it then (etsoc1-sync.c).  Any other write later than @arrive to
- * the line delays the read to it, as before (causality).
+ * sees it then, whether the host made the write before this read or
+ * after the hart halted on its poll (etsoc1-sync.c).  Any other write
+ * later than @arrive to the line delays the read to it, as before
+ * (causality).
  */
 static uint64_t line_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                           Etsoc1LineWord *w, uint64_t arrive)
@@ -297,6 +299,8 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
         qatomic_inc(&c->gen[i]);
     }
     done = effect + etsoc1_cycles(t) - go;
+    trace_etsoc1_line_access(cpu->parent_obj.env.mhartid, pa, start, effect,
+                             write, w ? w->ret : 0);
     etsoc1_advance_to(cpu, done);
     return done - start;
 }

@@ -568,12 +568,27 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
         break;
     case CSR_ET_FCC:
+        /*
+         * Credits are taken in the order they arrive in the model, not
+         * on the host: with poll-halt=on a credit from our future waits
+         * until no hart can still send an earlier one.
+         */
+        if (qatomic_read(&et->fcc[val & 1]) &&
+            etsoc1_fcc_earliest(et, val & 1) > etsoc1_now(cpu) &&
+            !etsoc1_sync_gate(cpu, etsoc1_fcc_earliest(et, val & 1))) {
+            return (RISCVException)ETSOC1_EXCP_WAIT;
+        }
         if (!etsoc1_fcc_take(et, val & 1)) {
             return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + (val & 1));
         }
         qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
         /* the wait ends when the credit arrives */
-        etsoc1_advance_to(cpu, etsoc1_fcc_arrival(et, val & 1));
+        {
+            uint64_t at = etsoc1_fcc_arrival(et, val & 1);
+
+            trace_etsoc1_fcc_take(env->mhartid, val & 1, etsoc1_now(cpu), at);
+            etsoc1_advance_to(cpu, at);
+        }
         break;
     case CSR_ET_STALL:
         return etsoc1_block(cpu, ETSOC1_WAIT_STALL);

@@ -190,29 +190,49 @@ static void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
     qemu_spin_unlock(&et->fcc_lock);
 }
 
-/*
- * A wait on @counter took a credit: when did the earliest pending one
- * arrive?  Called by the hart itself.
- */
-uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter)
+/* The slot of the earliest pending credit, or ETSOC1_FCC_SLOTS. */
+static unsigned etsoc1_fcc_first(const uint64_t *at, const uint16_t *n)
 {
-    uint64_t *at = et->fcc_at[counter];
-    uint16_t *n = et->fcc_n[counter];
     unsigned i, first = ETSOC1_FCC_SLOTS;
-    uint64_t t = 0;
 
-    qemu_spin_lock(&et->fcc_lock);
     for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
         if (n[i] && (first == ETSOC1_FCC_SLOTS || at[i] < at[first])) {
             first = i;
         }
     }
+    return first;
+}
+
+/*
+ * When did the earliest pending credit on @counter arrive (0: none, or
+ * no constraint)?  With @take, a wait took it.  Called by the hart itself.
+ */
+static uint64_t etsoc1_fcc_pending(Etsoc1HartEt *et, unsigned counter,
+                                   bool take)
+{
+    uint64_t *at = et->fcc_at[counter];
+    uint16_t *n = et->fcc_n[counter];
+    unsigned first;
+    uint64_t t = 0;
+
+    qemu_spin_lock(&et->fcc_lock);
+    first = etsoc1_fcc_first(at, n);
     if (first < ETSOC1_FCC_SLOTS) {
         t = at[first];
-        n[first]--;
+        n[first] -= take;
     }
     qemu_spin_unlock(&et->fcc_lock);
     return t;
+}
+
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter)
+{
+    return etsoc1_fcc_pending(et, counter, true);
+}
+
+uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter)
+{
+    return etsoc1_fcc_pending(et, counter, false);
 }
 
 /*
@@ -872,8 +892,8 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 
 static const VMStateDescription vmstate_etsoc1_hart_et = {
     .name = "etsoc1-hart",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40 */
+    .minimum_version_id = 2,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(wait, Etsoc1HartEt),
         VMSTATE_UINT16_ARRAY(fcc, Etsoc1HartEt, 2),

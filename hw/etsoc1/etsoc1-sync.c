@@ -124,24 +124,42 @@ static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated,
 }
 
 /*
- * Is every other running hart past @t?  Scans only when the floor of an
- * earlier scan does not tell.
+ * Does a hart at the gate with key (@t, @a) go before one at (@u, @b)?
+ * Equal times go in hart order, so that two can never wait for each other.
+ */
+static bool etsoc1_gate_before(uint64_t t, int a, uint64_t u, int b)
+{
+    return t < u || (t == u && a < b);
+}
+
+/*
+ * May @self go at @t?  Only when every other hart that runs or is about
+ * to is past @t, and every hart at the gate comes after it: a hart let
+ * go from the gate runs from its own time, and may send or write what
+ * @self must see.  Harts halted on polls do not hold the gate.
  */
 static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
                              uint64_t t)
 {
-    uint64_t min;
+    int me = CPU(self)->cpu_index;
+    Etsoc1MinionCPU *cpu;
+    CPUState *cs;
 
-    if (t < qatomic_read(&m->sync_floor)) {
-        return true;
-    }
-    min = etsoc1_others_min(self, false, t);
-    if (min <= t) {
-        return false;
-    }
-    /* no running hart is at or below MIN(min, t) now: a floor for later */
-    if (MIN(min, t) > qatomic_read(&m->sync_floor)) {
-        qatomic_set(&m->sync_floor, MIN(min, t));
+    ETSOC1_MINION_FOREACH(cs, cpu) {
+        uint32_t why;
+
+        if (cpu == self) {
+            continue;
+        }
+        why = qatomic_read(&cpu->et->wait);
+        if (why == ETSOC1_WAIT_GATE) {
+            if (etsoc1_gate_before(cpu->et->sync_t, cs->cpu_index, t, me)) {
+                return false;
+            }
+        } else if ((!qatomic_read(&cs->halted) || etsoc1_woken(cpu, why)) &&
+                   etsoc1_clock_peek(cpu) <= t) {
+            return false;
+        }
     }
     return true;
 }
@@ -181,6 +199,32 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
 }
 
 /*
+ * May @cpu go on with something that takes effect at @t, which a hart
+ * still behind @t could change (an earlier credit it sends)?  If not,
+ * @cpu halts at the gate (the caller restarts its instruction) until
+ * every running hart is past @t.  Always yes with poll-halt=off.
+ */
+bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t)
+{
+    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1HartEt *et = cpu->et;
+
+    if (!m || !m->poll_halt) {
+        return true;
+    }
+    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    if (qatomic_read(&et->sync_released)) {
+        qatomic_set(&et->sync_released, 0);
+        return true;
+    }
+    if (etsoc1_gate_open(m, cpu, t)) {
+        return true;
+    }
+    etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, t);
+    return false;
+}
+
+/*
  * A global read by @cpu of @size bytes at @pa (in line clock @lc, whose
  * lock the caller holds) that finds @cur in memory: go on, or halt (the
  * caller then restarts the instruction, charging nothing).
@@ -191,7 +235,11 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = cur };
-    uint64_t now = etsoc1_now(cpu);
+    /*
+     * Gates and polls are timed where the read takes effect: a hart whose
+     * clock is past that can no longer write anything the read must see.
+     */
+    uint64_t now = etsoc1_global_arrival(cpu, pa);
     uint8_t released = qatomic_read(&et->sync_released);
     unsigned i;
 
@@ -204,7 +252,7 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         return ETSOC1_READ_DONE;
     }
     if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
-        etsoc1_line_value_at(lc, &w, etsoc1_global_arrival(cpu, pa)) == cur) {
+        etsoc1_line_value_at(lc, &w, now) == cur) {
         if (etsoc1_others_min(cpu, true, 0) == UINT64_MAX &&
             et->poll_count < ETSOC1_POLL_BURST) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
@@ -249,9 +297,12 @@ static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
 
 /*
  * Let go what may go: reads at the gate that every running hart has
- * passed; polls that every hart that could write has passed by the
- * quantum; with none, polls that have waited ETSOC1_POLL_IDLE_MS; polls
- * whose line was written.  @self is halting.  With the BQL held.
+ * passed; polls whose line was written; with no hart left that could
+ * write, polls that have waited ETSOC1_POLL_IDLE_MS.  A poll is not let
+ * go because the writers passed its clock: it would read the old value
+ * at its own time where a poll that halted after the write was made sees
+ * the write at the write's time (line_read), and the host's order would
+ * choose between the two.  @self is halting.  With the BQL held.
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
@@ -265,31 +316,42 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
         writers = MIN(writers, self->et->sync_t);   /* it will run */
     }
+    Etsoc1MinionCPU *first = NULL;
+
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
         uint32_t why = qatomic_read(&et->wait);
-        uint64_t t = et->sync_t;
 
         if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
             continue;
         }
         waiting = true;
-        gated |= why == ETSOC1_WAIT_GATE;
+        if (why == ETSOC1_WAIT_GATE) {
+            /* the gate lets one hart go at a time, the earliest */
+            gated = true;
+            if (!first ||
+                etsoc1_gate_before(et->sync_t, cs->cpu_index,
+                                   first->et->sync_t,
+                                   CPU(first)->cpu_index)) {
+                first = cpu;
+            }
+            continue;
+        }
         if (qatomic_read(&et->sync_released) ||
             (cpu != self && !qatomic_read(&cs->halted))) {
             continue;       /* let go already, or not halted yet */
         }
-        if (why == ETSOC1_WAIT_GATE) {
-            if (running > t) {
-                etsoc1_sync_release(cpu, 1);
-            }
-        } else if (etsoc1_sync_has_work(cpu)) {
+        if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
-        } else if (writers == UINT64_MAX ?
-                   now_ms - et->sync_halted_ms >= ETSOC1_POLL_IDLE_MS :
-                   writers > t) {
+        } else if (writers == UINT64_MAX &&
+                   now_ms - et->sync_halted_ms >= ETSOC1_POLL_IDLE_MS) {
             etsoc1_sync_release(cpu, 1);
         }
+    }
+    if (first && !qatomic_read(&first->et->sync_released) &&
+        (first == self || qatomic_read(&CPU(first)->halted)) &&
+        running > first->et->sync_t) {
+        etsoc1_sync_release(first, 1);
     }
     qatomic_set(&m->sync_waiting, waiting);
     m->gate_waiting = gated;

@@ -676,7 +676,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             et->gsc_progress = e;
             addr = x2 + (int32_t)idx[e];
             pa = etsoc1_amo_check(env, addr, 4, f7 & 0x40, true, ra);
-            lc = etsoc1_amo_lock(env, addr, 4, pa, f7 & 0x40, true);
+            lc = etsoc1_amo_lock(env, addr, 4, pa, f7 & 0x40, true, ra);
             old = vpu_famo(env, f7 & 0x3f, addr, data[e], ra, &wrote);
             etsoc1_amo_timing(env, pa, 4, f7 & 0x40, true, wrote, ra);
             etsoc1_amo_unlock(lc);

@@ -124,7 +124,12 @@ typedef enum Etsoc1Wait {
 } Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
-#define ETSOC1_FCC_SLOTS 8  /* credit arrival times kept per counter */
+/*
+ * Credit arrival times kept per counter: enough for a credit from every
+ * shire of the chip at once (a chip barrier), so that which arrivals
+ * merge never depends on the host's order.
+ */
+#define ETSOC1_FCC_SLOTS 40
 
 /* Tensor instructions the performance counters count */
 enum {
@@ -476,7 +481,6 @@ struct Etsoc1MachineState {
     bool gate_waiting;      /* ... at the gate */
     bool poll_halt;         /* property: polls halt, reads are gated */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
-    uint64_t sync_floor;    /* no running hart's clock is below this */
 
     /* properties */
     uint32_t shires_prop;
@@ -722,6 +726,7 @@ typedef enum Etsoc1ReadStep {
     ETSOC1_READ_HALT,       /* halt (the caller restarts the instruction) */
 } Etsoc1ReadStep;
 
+bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t);
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
@@ -755,7 +760,7 @@ void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
                        bool global, bool is_amo, bool wrote, uintptr_t ra);
 Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
                                  unsigned size, hwaddr pa, bool global,
-                                 bool is_amo);
+                                 bool is_amo, uintptr_t ra);
 void etsoc1_amo_unlock(Etsoc1LineClock *lc);
 uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                            uint64_t cmp, unsigned bits);
@@ -776,6 +781,7 @@ uint64_t etsoc1_maskpopc_rast(CPURISCVState *env, uint32_t insn,
 
 /* etsoc1-shire.c */
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
+uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev);
 void etsoc1_event_trace(const Etsoc1Event *ev);
