@@ -737,10 +737,15 @@ static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
     uint64_t q = worker_queue(w);
     uint8_t cmd[CMD_MAX];
 
-    for (;;) {
+    /*
+     * Look first, then wait: every command the dispatcher announces comes
+     * with a credit, and credits are counted, so a credit that arrives
+     * while the queue is being emptied only makes the next look find it
+     * empty, and none can be lost between a look and the wait.
+     */
+    for (;; fcc_wait(FCC_WORK)) {
         int n;
 
-        fcc_wait(FCC_WORK);
         while ((n = vq_pop(q, cmd, sizeof(cmd))) != 0) {
             uint64_t t0 = cycles();
 
@@ -789,17 +794,17 @@ static void __attribute__((noreturn)) dispatcher(void)
     }
 }
 
-/* Drain any credits left from before (counter 0 and 1). */
-static void fcc_drain(void)
-{
-    uint64_t c = csr_read(CSR_FCCNB);
+/*
+ * A worker (queue workers and the KW) tells the dispatcher it is in
+ * place: one credit on the dispatcher's counter 0.  The dispatcher takes
+ * one per worker before it passes MM_WORKERS_INITIALIZED, so MM_READY
+ * means that every worker waits on its queue.
+ */
+#define NUM_ROLE_WORKERS    (NUM_WORKERS + 1)   /* the queue workers, KW */
 
-    for (unsigned i = 0; i < (c & 0xffff); i++) {
-        fcc_wait(0);
-    }
-    for (unsigned i = 0; i < (c >> 16 & 0xffff); i++) {
-        fcc_wait(1);
-    }
+static void worker_arrived(void)
+{
+    mm_notify(HART_DISPATCHER, FCC_WORK);
 }
 
 void mm_main(uint64_t h)
@@ -812,7 +817,14 @@ void mm_main(uint64_t h)
     esr_write(ESR_OTHER(PP_M, MASTER_SHIRE, IPI_TRIGGER_CLEAR),
               1ULL << (h % HARTS_PER_SHIRE));
     csr_clear(mie, 1u << 3);
-    fcc_drain();
+    /*
+     * No credits to drain: the counters are 0 from reset, and nothing
+     * sends one before the IPI.  (This firmware drained them here once,
+     * after the IPI: a worker that got here only after the dispatcher had
+     * published MM_READY and credited it for the host's first command
+     * took that credit and then waited for ever, with the command in its
+     * queue: the lost start-up command of issue 13.)
+     */
 
     if (h == HART_DISPATCHER) {
         if (rd64(BOOTINFO) == BOOTINFO_MAGIC) {
@@ -834,7 +846,13 @@ void mm_main(uint64_t h)
         vq_init(MM_CQ, MM_CQ_SIZE);
         wr32(EDMA_BASE + EDMA_WR_ENGINE_EN, 1);
         wr32(EDMA_BASE + EDMA_RD_ENGINE_EN, 1);
-        for (int16_t st = 2; st <= 7; st++) {
+        for (int16_t st = 2; st <= 4; st++) {
+            mm_status(st);
+        }
+        for (unsigned i = 0; i < NUM_ROLE_WORKERS; i++) {
+            fcc_wait(FCC_WORK);         /* halted until each has arrived */
+        }
+        for (int16_t st = 5; st <= 7; st++) {     /* MM_WORKERS_INIT.. */
             mm_status(st);
         }
         mm_status(MM_STATUS_READY);
@@ -844,10 +862,12 @@ void mm_main(uint64_t h)
     }
     /* the others need nothing of the set-up before their first credit */
     if (h == HART_KW) {
+        worker_arrived();
         kernel_worker();
     }
     for (unsigned w = 0; w < NUM_WORKERS; w++) {
         if (h == worker_hart(w)) {
+            worker_arrived();
             sq_worker(w, h);
         }
     }
