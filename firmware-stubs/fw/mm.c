@@ -555,6 +555,7 @@ static void watchdog_init(void)
     csr_set(mie, MIP_MEIP);     /* mstatus.MIE: only in kw_wait */
 }
 
+/* PU timer 1 paces the looks: periodic, WATCHDOG_LOOK_MS apart. */
 static void watchdog_arm(void)
 {
     watchdog_fired = 0;
@@ -638,6 +639,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.done = 0;
         launch.end = 0;
         launch.exception_shires = 0;
+        launch.timed_out = 0;
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
@@ -655,9 +657,13 @@ static void __attribute__((noreturn)) kernel_worker(void)
             if (et_amoorg_d(&launch.exception_shires, 0)) {
                 stopped = 1;
                 kernels_stop();
-            } else if (watchdog_fired) {
+            } else if (et_amoorg_d(&launch.timed_out, 0)) {
                 timed_out = stopped = 1;
                 kernels_stop();
+            } else if (watchdog_fired) {
+                /* each launched hart compares its own clock */
+                watchdog_fired = 0;
+                ipi_launch_harts(launch.shire_mask);
             }
         }
         watchdog_disarm();
