@@ -541,7 +541,11 @@ static void do_abort(const uint8_t *cmd)
 #define MIP_MEIP        (1u << 11)
 #define MSTATUS_MIE     (1u << 3)
 
+/* margin for the few instructions the look runs before its IPIs */
+#define LOOK_EARLY      64
+
 static uint64_t kw_trap_stack[256] __attribute__((aligned(16)));
+static uint64_t launch_clock;   /* the KW's clock at the launch's IPIs */
 static volatile int watchdog_fired;
 extern const char kw_fcc_insn[];
 
@@ -603,6 +607,24 @@ void kw_interrupt(struct trap_frame *f)
     }
 }
 
+/*
+ * A look: IPI the launch's harts, each of which compares its own clock
+ * with the limit (cm.c).  The IPIs leave at (just before) the time the
+ * launch's did, so they reach every hart no later than the launch did: a
+ * hart takes an IPI at its arrival time, and IPIs sent at the KW's
+ * present time (which has moved on with the looks, paced by host time,
+ * and with what it read) would drag the kernel's harts along.  The KW's
+ * own clock goes on where it was.
+ */
+static void watchdog_look(uint64_t launched_at)
+{
+    uint64_t now = cycles();
+
+    csr_write(mcycle, launched_at - LOOK_EARLY);
+    ipi_launch_harts(launch.shire_mask);
+    csr_write(mcycle, now);
+}
+
 /* Halt for one credit on counter 0, or until the watchdog interrupts. */
 static void __attribute__((noinline)) kw_wait(void)
 {
@@ -644,6 +666,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
         watchdog_arm();
+        launch_clock = cycles();
         ipi_launch_harts(kw.mask);
         if (et_amoorg_d(&kw.host_abort, 0)) {
             kernels_stop();     /* aborted before it started */
@@ -661,9 +684,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
                 timed_out = stopped = 1;
                 kernels_stop();
             } else if (watchdog_fired) {
-                /* each launched hart compares its own clock */
                 watchdog_fired = 0;
-                ipi_launch_harts(launch.shire_mask);
+                watchdog_look(launch_clock);
             }
         }
         watchdog_disarm();
