@@ -11,9 +11,11 @@ tests/hostlink.py: DIRs, the MM and SP queues, DMA lists, kernels.
 """
 
 import ctypes
+import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -23,6 +25,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostlink as hl  # noqa: E402
+import fw_startup  # noqa: E402
 import timing_ref  # noqa: E402
 
 HOST_MEM = 0x1_0000_0000            # host "physical" addresses we serve
@@ -67,7 +70,9 @@ class Card:
              '-chardev', f'socket,id=hl,path={sock},server=on,wait=off',
              '-serial', f'file:{self.dir}/pu0.log',
              '-serial', f'file:{self.dir}/pu1.log',
-             '-serial', f'file:{self.dir}/sp0.log'] + list(extra),
+             '-serial', f'file:{self.dir}/sp0.log',
+             '-qmp', f'unix:{self.dir}/qmp.sock,server=on,wait=off'] +
+            list(extra),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(self.dir, 'qemu.err'), 'w'),
             preexec_fn=die_with_parent)
@@ -82,6 +87,20 @@ class Card:
             raise
         self.tag = 0
         self.stash = {}
+
+    def qmp(self, execute, **arguments):
+        """One QMP command on a fresh connection; its 'return'."""
+        conn = socket.socket(socket.AF_UNIX)
+        conn.settimeout(30)
+        conn.connect(os.path.join(self.dir, 'qmp.sock'))
+        with conn, conn.makefile('rw') as f:
+            json.loads(f.readline())
+            for cmd in ({'execute': 'qmp_capabilities'},
+                        {'execute': execute, 'arguments': arguments}):
+                f.write(json.dumps(cmd) + '\n')
+                f.flush()
+                answer = json.loads(f.readline())
+            return answer.get('return', answer)
 
     def logs(self):
         out = ''
@@ -259,6 +278,19 @@ def fw_tests(report, root=None):
             report(False, f'{label}: tests stopped: {e}', card.logs())
         finally:
             card.close()
+    # issue 13: the runtime's start-up through libetsoc1-host, under load
+    # (longer by hand: python3 tests/fw_startup.py BUILD --boots 40)
+    t = time.monotonic()
+    try:
+        results = fw_startup.run(root, nboots=3, nreplays=200, nclients=4,
+                                 rounds=10, log=lambda line: None)
+    except (fw_startup.CardError, OSError) as e:
+        results = [('start-up sequence', [f'stopped: {e}'])]
+    wall = time.monotonic() - t
+    for name, fails in results:
+        report(not fails, f'firmware start-up (a host core busy): {name}: '
+               f'{len(fails)} hangs or errors ({wall:.0f} s for all)',
+               '\n'.join(fails))
 
 
 def _fw_tests(report, card, guest):
@@ -573,6 +605,40 @@ def _fw_tests(report, card, guest):
     report(st == 0 and list(struct.unpack(f'<{n}i', back)) ==
            [x + y for x, y in zip(a, b)],
            f'firmware: vecadd.elf again after the abort: status {st}')
+    _lost_doorbell_test(report, card)
+
+
+def _lost_doorbell_test(report, card):
+    """A command the dispatcher was never told about (here: pushed with
+    no doorbell, the state issue 13's lost command left) shows in the hang
+    report: the queue's worker halted on its credit counter, which is 0,
+    and the dispatcher on its interrupt; a doorbell then gets it done."""
+    hp0, worker = MM_VQ + 0x880, 2051
+    head, tail, length = (card.r64(hp0 + k) for k in (0, 8, 16))
+    card.tag = (card.tag + 1) & 0xffff
+    cmd = struct.pack('<HHHHH6x', 16, card.tag, MSG['abort'], 0, 0)
+    first = min(len(cmd), length - head)
+    card.link.write(card.bar2 + hp0 + 32 + head, cmd[:first])
+    if first < len(cmd):
+        card.link.write(card.bar2 + hp0 + 32, cmd[first:])
+    card.w64(hp0, (head + len(cmd)) % length)
+    time.sleep(1.0)     # several ticks of the detector (250 ms)
+    dl = card.qmp('qom-get', path='/machine', property='deadlock')
+    fcc = card.qmp('qom-get', path='/machine/shire[32]', property='fcc')
+    waits = {w['hartid']: w for w in dl.get('waiting', [])}
+    w, d = waits.get(worker, {}), waits.get(2048, {})
+    report(w.get('wait') == 'fcc0-credit' and fcc[worker % 64][0] == 0 and
+           d.get('wait') == 'interrupt' and
+           card.r64(hp0) != card.r64(hp0 + 8),
+           f'firmware: a command in HP SQ0 with no doorbell: the hang report '
+           f'(qom-get deadlock, state {dl.get("state")}) names worker '
+           f'{worker} waiting on {w.get("wait")} (credits '
+           f'{fcc[worker % 64][0]}, hung {w.get("hung")}) and the '
+           f'dispatcher on {d.get("wait")}', json.dumps(dl)[:2000])
+    card.link.write32(card.bar2 + MM_DOORBELL, 1)
+    mid, rsp = card.wait(card.tag, timeout=30)
+    report(mid == MSG['abort'] + 1 and card.r64(hp0) == card.r64(hp0 + 8),
+           'firmware: ... and a doorbell gets it answered', card.logs())
 
 
 TIMEOUT_MS = 20    # LAUNCH_TIMEOUT_MS of etsoc1-fw-short-timeout.elf
