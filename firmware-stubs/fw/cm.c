@@ -85,11 +85,11 @@ static uint64_t trap_clock(unsigned h, const struct fw_frame *ff)
 }
 
 /*
- * The watchdog's look (docs/firmware.md): past the limit on this hart's
- * own clock, the first hart to see it tells the KW, which stops the
+ * The watchdog's look, on the hart (docs/firmware.md): past the limit on
+ * its own clock, the first hart to see it tells the KW, which stops the
  * launch and answers 6.
  */
-static void watchdog_look(unsigned h, const struct fw_frame *ff)
+static void watchdog_check(unsigned h, const struct fw_frame *ff)
 {
     if (trap_clock(h, ff) - kernel_start[h] >= watchdog_cycles &&
         !et_amoswapg_d(&launch.timed_out, 1)) {
@@ -255,7 +255,7 @@ void fw_trap(struct trap_frame *f)
             cm_report(h, CM_DONE_ABORTED, f);
         }
         /* the watchdog's look or a late launch IPI: keep running, unseen */
-        watchdog_look(h, ff);
+        watchdog_check(h, ff);
         trap_hide(h, ff);
         return;
     }

@@ -529,8 +529,10 @@ static void do_abort(const uint8_t *cmd)
 }
 
 /*
- * The launch watchdog: PU timer 1 on PU PLIC source 7, context 6 (the
- * KW).  The KW takes the interrupt only while it halts for reports
+ * The launch watchdog (docs/firmware.md): the launched harts compare their
+ * own clocks with the limit when the KW looks, which PU timer 1 paces on
+ * PU PLIC source 7, context 6 (the KW).  The KW takes the interrupt only
+ * while it halts for reports
  * (kw_wait), so the trap always lands on that one fcc instruction or
  * just after it.  Its trap runs on a stack of its own: mscratch is the
  * top of the stack the KW is using.
@@ -546,7 +548,7 @@ static void do_abort(const uint8_t *cmd)
 
 static uint64_t kw_trap_stack[256] __attribute__((aligned(16)));
 static uint64_t launch_clock;   /* the KW's clock at the launch's IPIs */
-static volatile int watchdog_fired;
+static volatile int look_due;  /* a tick: IPI the launch's harts */
 extern const char kw_fcc_insn[];
 
 static void watchdog_init(void)
@@ -562,7 +564,7 @@ static void watchdog_init(void)
 /* PU timer 1 paces the looks: periodic, WATCHDOG_LOOK_MS apart. */
 static void watchdog_arm(void)
 {
-    watchdog_fired = 0;
+    look_due = 0;
     wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_CONTROL), 0);
     wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_LOADCOUNT), WATCHDOG_TICKS);
     /* user-defined mode, interrupt unmasked (bit 2 clear) */
@@ -594,7 +596,7 @@ void kw_interrupt(struct trap_frame *f)
     if (src == WATCHDOG_SRC) {
         /* a claim left from a disarmed timer shows no IntStatus */
         if (rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_INTSTAT)) & 1) {
-            watchdog_fired = 1;
+            look_due = 1;
         }
         (void)rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_EOI));
     }
@@ -683,8 +685,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
             } else if (et_amoorg_d(&launch.timed_out, 0)) {
                 timed_out = stopped = 1;
                 kernels_stop();
-            } else if (watchdog_fired) {
-                watchdog_fired = 0;
+            } else if (look_due) {
+                look_due = 0;
                 watchdog_look(launch_clock);
             }
         }
