@@ -28,6 +28,75 @@ static uint64_t print_lock;
 /* last launch generation each hart has run */
 static uint64_t seen_gen[MM_HART0 + HARTS_PER_SHIRE];
 
+/* each hart's clock when it entered the current kernel */
+static uint64_t kernel_start[MM_HART0 + HARTS_PER_SHIRE];
+
+uint64_t watchdog_cycles;
+
+/*
+ * What the trap entry and exit cost in cycles, measured by each hart at
+ * start-up with the same instructions between two mcycle reads (a read
+ * returns the clock before it, so b - a is the first read's cost plus
+ * what lies between): the instruction costs are the model's table,
+ * which a timing file may change.
+ */
+struct trap_cost {
+    uint32_t entry;     /* csrrw, addi, sd before the entry's mcycle read */
+    uint32_t tail;      /* 31 loads and mret after the exit's write */
+};
+static struct trap_cost trap_cost[MM_HART0 + HARTS_PER_SHIRE];
+
+static void trap_cost_measure(unsigned h)
+{
+    uint64_t a, b, x = 0, sys, alu, st, ld;
+
+    __asm__ volatile("csrr %0, mcycle\n csrr %1, mcycle"
+                     : "=&r"(a), "=r"(b));
+    sys = b - a;
+    __asm__ volatile("csrr %0, mcycle\n addi %2, %2, 1\n csrr %1, mcycle"
+                     : "=&r"(a), "=r"(b), "+r"(x));
+    alu = b - a - sys;
+    __asm__ volatile("csrr %0, mcycle\n sd %2, 0(%3)\n csrr %1, mcycle"
+                     : "=&r"(a), "=&r"(b) : "r"(x), "r"(&x) : "memory");
+    st = b - a - sys;
+    __asm__ volatile("csrr %0, mcycle\n ld %2, 0(%3)\n csrr %1, mcycle"
+                     : "=&r"(a), "=&r"(b), "=&r"(x) : "r"(&x) : "memory");
+    ld = b - a - sys;
+    trap_cost[h].entry = sys + alu + st;
+    trap_cost[h].tail = FW_TAIL_LOADS * ld + sys;
+}
+
+/*
+ * Resume the kernel as if this trap had not been taken: its cycle and
+ * instruction counts (and the PMU events made of them) go on from where
+ * they were at the interrupt.
+ */
+static void trap_hide(unsigned h, struct fw_frame *ff)
+{
+    ff->hide = 1;
+    ff->ins_out = ff->ins_in - FW_ENTRY_INSNS - FW_TAIL_INSNS;
+    ff->cyc_out = ff->cyc_in - trap_cost[h].entry - trap_cost[h].tail;
+}
+
+/* The hart's clock when the trap was taken, as the kernel saw it. */
+static uint64_t trap_clock(unsigned h, const struct fw_frame *ff)
+{
+    return ff->cyc_in - trap_cost[h].entry;
+}
+
+/*
+ * The watchdog's look, on the hart (docs/firmware.md): past the limit on
+ * its own clock, the first hart to see it tells the KW, which stops the
+ * launch and answers 6.
+ */
+static void watchdog_check(unsigned h, const struct fw_frame *ff)
+{
+    if (trap_clock(h, ff) - kernel_start[h] >= watchdog_cycles &&
+        !et_amoswapg_d(&launch.timed_out, 1)) {
+        mm_notify(HART_KW, FCC_WORK);
+    }
+}
+
 static unsigned my_hart(void)
 {
     return csr_read(mhartid);
@@ -129,6 +198,7 @@ void cm_idle(void)
             } else if (launch.abort_gen == gen) {
                 cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
             } else {
+                kernel_start[h] = cycles();
                 enter_umode(launch.code, launch.args,
                             (uint64_t)&launch.env, user_stack(h));
             }
@@ -147,6 +217,7 @@ void cm_main(uint64_t hartid)
     csr_write(mcounteren, 0x1f8);
     csr_write(scounteren, 0x1f8);
     csr_write(mhpmevent3, 1);
+    trap_cost_measure(hartid);
     csr_set(mie, MIP_MSIP);     /* WFI wakes on MSIP; mstatus.MIE stays 0 */
     cm_idle();
 }
@@ -176,12 +247,17 @@ void fw_trap(struct trap_frame *f)
         idle_forever();
     }
     if (f->mcause == (CAUSE_IRQ | IRQ_M_SOFT)) {
+        struct fw_frame *ff = (struct fw_frame *)f;
+
         msip_clear(h);
         if (launch.abort_gen == seen_gen[h]) {
             save_context(h, CTX_SYSTEM_ABORT, 0, f);
             cm_report(h, CM_DONE_ABORTED, f);
         }
-        return;             /* a late launch IPI: keep running */
+        /* the watchdog's look or a late launch IPI: keep running, unseen */
+        watchdog_check(h, ff);
+        trap_hide(h, ff);
+        return;
     }
     if (f->mcause == CAUSE_ECALL_U) {
         uint64_t nr = f->regs[10];
@@ -206,10 +282,13 @@ void fw_trap(struct trap_frame *f)
     cm_report(h, CM_DONE_EXCEPTION, f);
 }
 
-void fw_main(uint64_t hartid);
+void fw_main(uint64_t hartid, const void *fdt);
 
-void fw_main(uint64_t hartid)
+void fw_main(uint64_t hartid, const void *fdt)
 {
+    /* every hart works it out (the same figure): nobody waits for it */
+    watchdog_cycles = (uint64_t)LAUNCH_TIMEOUT_MS * 1000 *
+        fdt_root_u32(fdt, "esperanto,minion-clock-mhz", DEFAULT_CLOCK_MHZ);
     if (hartid < MM_HART0 || IS_SYNC_HART(hartid)) {
         cm_main(hartid);
     }

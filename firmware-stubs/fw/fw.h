@@ -11,6 +11,7 @@
 #include "etsoc1.h"
 #include "et-atomic.h"
 #include "card.h"
+#include "fw-frame.h"
 
 #define MASTER_SHIRE    32
 #define MM_HART0        (MASTER_SHIRE * HARTS_PER_SHIRE)    /* 2048 */
@@ -57,10 +58,23 @@
 #ifndef LAUNCH_TIMEOUT_MS
 #define LAUNCH_TIMEOUT_MS       30000
 #endif
+/*
+ * The timeout counts the launched harts' own cycles (mcycle from their
+ * entry into the kernel, at the minion clock of the device tree), never
+ * host time.  PU timer 1 only paces the looks: every WATCHDOG_LOOK_MS of
+ * virtual time the KW IPIs the launch's harts, and each compares its own
+ * clock with the limit, unseen by the kernel (fw/start.S).
+ */
 #define WATCHDOG_TIMER          1
-#define WATCHDOG_TICKS  ((uint64_t)LAUNCH_TIMEOUT_MS * (PU_TIMER_HZ / 1000))
-_Static_assert(WATCHDOG_TICKS > 0 && WATCHDOG_TICKS <= 0xffffffffULL,
-               "LAUNCH_TIMEOUT_MS does not fit the 32-bit PU timer");
+#define WATCHDOG_LOOK_MS \
+    (LAUNCH_TIMEOUT_MS / 8 > 250 ? 250 : \
+     LAUNCH_TIMEOUT_MS / 8 ? LAUNCH_TIMEOUT_MS / 8 : 1)
+#define WATCHDOG_TICKS  ((uint64_t)WATCHDOG_LOOK_MS * (PU_TIMER_HZ / 1000))
+_Static_assert(LAUNCH_TIMEOUT_MS > 0 && WATCHDOG_TICKS <= 0xffffffffULL,
+               "LAUNCH_TIMEOUT_MS");
+#define DEFAULT_CLOCK_MHZ       600     /* without the device tree's */
+
+extern uint64_t watchdog_cycles;    /* LAUNCH_TIMEOUT_MS in minion cycles */
 
 /* kernel_environment_t of Esperanto's ABI: one 64-byte line (a1) */
 struct kernel_env {
@@ -87,6 +101,7 @@ struct launch_block {
     uint64_t done;              /* harts that reported */
     uint64_t end;               /* the latest report's time (mcycle) */
     uint64_t exception_shires;  /* shires where a hart trapped */
+    uint64_t timed_out;         /* a hart is past the launch timeout */
 } __attribute__((aligned(64)));
 
 extern struct launch_block launch;
@@ -112,6 +127,18 @@ enum {
 
 /* per-hart result reported into the launch block */
 enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED };
+
+/* What fw/start.S keeps beyond the trap frame (fw-frame.h offsets). */
+struct fw_frame {
+    struct trap_frame f;
+    uint64_t pad;
+    uint64_t cyc_in, ins_in;    /* mcycle, minstret read at the entry */
+    uint64_t hide;              /* fw_trap: write back cyc_out, ins_out */
+    uint64_t cyc_out, ins_out;
+};
+_Static_assert(__builtin_offsetof(struct fw_frame, cyc_in) == FW_CYC_IN &&
+               __builtin_offsetof(struct fw_frame, ins_out) == FW_INS_OUT &&
+               sizeof(struct fw_frame) <= FW_FRAME_SIZE, "fw-frame.h");
 
 /* fw start.S */
 void enter_umode(uint64_t entry, uint64_t a0, uint64_t a1, uint64_t sp);

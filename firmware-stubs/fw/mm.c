@@ -529,8 +529,10 @@ static void do_abort(const uint8_t *cmd)
 }
 
 /*
- * The launch watchdog: PU timer 1 on PU PLIC source 7, context 6 (the
- * KW).  The KW takes the interrupt only while it halts for reports
+ * The launch watchdog (docs/firmware.md): the launched harts compare their
+ * own clocks with the limit when the KW looks, which PU timer 1 paces on
+ * PU PLIC source 7, context 6 (the KW).  The KW takes the interrupt only
+ * while it halts for reports
  * (kw_wait), so the trap always lands on that one fcc instruction or
  * just after it.  Its trap runs on a stack of its own: mscratch is the
  * top of the stack the KW is using.
@@ -541,8 +543,12 @@ static void do_abort(const uint8_t *cmd)
 #define MIP_MEIP        (1u << 11)
 #define MSTATUS_MIE     (1u << 3)
 
+/* margin for the few instructions the look runs before its IPIs */
+#define LOOK_EARLY      64
+
 static uint64_t kw_trap_stack[256] __attribute__((aligned(16)));
-static volatile int watchdog_fired;
+static uint64_t launch_clock;   /* the KW's clock at the launch's IPIs */
+static volatile int look_due;  /* a tick: IPI the launch's harts */
 extern const char kw_fcc_insn[];
 
 static void watchdog_init(void)
@@ -555,9 +561,10 @@ static void watchdog_init(void)
     csr_set(mie, MIP_MEIP);     /* mstatus.MIE: only in kw_wait */
 }
 
+/* PU timer 1 paces the looks: periodic, WATCHDOG_LOOK_MS apart. */
 static void watchdog_arm(void)
 {
-    watchdog_fired = 0;
+    look_due = 0;
     wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_CONTROL), 0);
     wr32(TIMER_REG(WATCHDOG_TIMER, TIMER_LOADCOUNT), WATCHDOG_TICKS);
     /* user-defined mode, interrupt unmasked (bit 2 clear) */
@@ -589,7 +596,7 @@ void kw_interrupt(struct trap_frame *f)
     if (src == WATCHDOG_SRC) {
         /* a claim left from a disarmed timer shows no IntStatus */
         if (rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_INTSTAT)) & 1) {
-            watchdog_fired = 1;
+            look_due = 1;
         }
         (void)rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_EOI));
     }
@@ -600,6 +607,24 @@ void kw_interrupt(struct trap_frame *f)
     if (f->mepc == (uint64_t)kw_fcc_insn) {
         f->mepc += 4;
     }
+}
+
+/*
+ * A look: IPI the launch's harts, each of which compares its own clock
+ * with the limit (cm.c).  The IPIs leave at (just before) the time the
+ * launch's did, so they reach every hart no later than the launch did: a
+ * hart takes an IPI at its arrival time, and IPIs sent at the KW's
+ * present time (which has moved on with the looks, paced by host time,
+ * and with what it read) would drag the kernel's harts along.  The KW's
+ * own clock goes on where it was.
+ */
+static void watchdog_look(uint64_t launched_at)
+{
+    uint64_t now = cycles();
+
+    csr_write(mcycle, launched_at - LOOK_EARLY);
+    ipi_launch_harts(launch.shire_mask);
+    csr_write(mcycle, now);
 }
 
 /* Halt for one credit on counter 0, or until the watchdog interrupts. */
@@ -638,10 +663,12 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.done = 0;
         launch.end = 0;
         launch.exception_shires = 0;
+        launch.timed_out = 0;
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
         watchdog_arm();
+        launch_clock = cycles();
         ipi_launch_harts(kw.mask);
         if (et_amoorg_d(&kw.host_abort, 0)) {
             kernels_stop();     /* aborted before it started */
@@ -655,9 +682,12 @@ static void __attribute__((noreturn)) kernel_worker(void)
             if (et_amoorg_d(&launch.exception_shires, 0)) {
                 stopped = 1;
                 kernels_stop();
-            } else if (watchdog_fired) {
+            } else if (et_amoorg_d(&launch.timed_out, 0)) {
                 timed_out = stopped = 1;
                 kernels_stop();
+            } else if (look_due) {
+                look_due = 0;
+                watchdog_look(launch_clock);
             }
         }
         watchdog_disarm();
@@ -737,10 +767,15 @@ static void __attribute__((noreturn)) sq_worker(unsigned w, unsigned me)
     uint64_t q = worker_queue(w);
     uint8_t cmd[CMD_MAX];
 
-    for (;;) {
+    /*
+     * Look first, then wait: every command the dispatcher announces comes
+     * with a credit, and credits are counted, so a credit that arrives
+     * while the queue is being emptied only makes the next look find it
+     * empty, and none can be lost between a look and the wait.
+     */
+    for (;; fcc_wait(FCC_WORK)) {
         int n;
 
-        fcc_wait(FCC_WORK);
         while ((n = vq_pop(q, cmd, sizeof(cmd))) != 0) {
             uint64_t t0 = cycles();
 
@@ -789,17 +824,17 @@ static void __attribute__((noreturn)) dispatcher(void)
     }
 }
 
-/* Drain any credits left from before (counter 0 and 1). */
-static void fcc_drain(void)
-{
-    uint64_t c = csr_read(CSR_FCCNB);
+/*
+ * A worker (queue workers and the KW) tells the dispatcher it is in
+ * place: one credit on the dispatcher's counter 0.  The dispatcher takes
+ * one per worker before it passes MM_WORKERS_INITIALIZED, so MM_READY
+ * means that every worker waits on its queue.
+ */
+#define NUM_ROLE_WORKERS    (NUM_WORKERS + 1)   /* the queue workers, KW */
 
-    for (unsigned i = 0; i < (c & 0xffff); i++) {
-        fcc_wait(0);
-    }
-    for (unsigned i = 0; i < (c >> 16 & 0xffff); i++) {
-        fcc_wait(1);
-    }
+static void worker_arrived(void)
+{
+    mm_notify(HART_DISPATCHER, FCC_WORK);
 }
 
 void mm_main(uint64_t h)
@@ -812,7 +847,14 @@ void mm_main(uint64_t h)
     esr_write(ESR_OTHER(PP_M, MASTER_SHIRE, IPI_TRIGGER_CLEAR),
               1ULL << (h % HARTS_PER_SHIRE));
     csr_clear(mie, 1u << 3);
-    fcc_drain();
+    /*
+     * No credits to drain: the counters are 0 from reset, and nothing
+     * sends one before the IPI.  (This firmware drained them here once,
+     * after the IPI: a worker that got here only after the dispatcher had
+     * published MM_READY and credited it for the host's first command
+     * took that credit and then waited for ever, with the command in its
+     * queue: the lost start-up command of issue 13.)
+     */
 
     if (h == HART_DISPATCHER) {
         if (rd64(BOOTINFO) == BOOTINFO_MAGIC) {
@@ -834,7 +876,13 @@ void mm_main(uint64_t h)
         vq_init(MM_CQ, MM_CQ_SIZE);
         wr32(EDMA_BASE + EDMA_WR_ENGINE_EN, 1);
         wr32(EDMA_BASE + EDMA_RD_ENGINE_EN, 1);
-        for (int16_t st = 2; st <= 7; st++) {
+        for (int16_t st = 2; st <= 4; st++) {
+            mm_status(st);
+        }
+        for (unsigned i = 0; i < NUM_ROLE_WORKERS; i++) {
+            fcc_wait(FCC_WORK);         /* halted until each has arrived */
+        }
+        for (int16_t st = 5; st <= 7; st++) {     /* MM_WORKERS_INIT.. */
             mm_status(st);
         }
         mm_status(MM_STATUS_READY);
@@ -844,10 +892,12 @@ void mm_main(uint64_t h)
     }
     /* the others need nothing of the set-up before their first credit */
     if (h == HART_KW) {
+        worker_arrived();
         kernel_worker();
     }
     for (unsigned w = 0; w < NUM_WORKERS; w++) {
         if (h == worker_hart(w)) {
+            worker_arrived();
             sq_worker(w, h);
         }
     }

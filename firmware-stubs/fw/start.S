@@ -5,6 +5,7 @@
  * U-mode swaps to it.  fw_main(hartid) picks the role.
  */
 #include "trap-frame.h"
+#include "fw-frame.h"
 
 #define STACK_SHIFT 12
 
@@ -82,19 +83,40 @@ enter_umode:
 /*
  * Trap entry: swap to the M-mode stack (mscratch), save every register,
  * call fw_trap(frame).  If it returns, restore and resume at frame->mepc.
- * The frame: trap-frame.h.
+ * The frame: trap-frame.h, then struct fw_frame (fw.h).
+ *
+ * mcycle and minstret are read first (after the 3 instructions that free
+ * t0; FW_ENTRY_INSNS counts what precedes the second read).  A trap that
+ * fw_trap marks hidden (an IPI the kernel must not see: the watchdog's
+ * look, a late launch IPI) writes them back at the end, less the fixed
+ * tail that follows each write, so the kernel's counters read as if the
+ * trap had not happened (docs/firmware.md, launch watchdog).  Keep the
+ * tail in step with FW_TAIL_*_AFTER_* in fw.h.
  */
     .align 4
     .globl fw_trap_entry
 fw_trap_entry:
     csrrw   sp, mscratch, sp
-    addi    sp, sp, -TRAP_FRAME_SIZE
+    addi    sp, sp, -FW_FRAME_SIZE
+    sd      t0, 40(sp)              /* x5 */
+    csrr    t0, mcycle
+    sd      t0, FW_CYC_IN(sp)
+    csrr    t0, minstret
+    sd      t0, FW_INS_IN(sp)
+    ld      t0, 40(sp)
     trap_frame_save
+    sd      zero, FW_HIDE(sp)
     csrr    t0, mscratch
     sd      t0, 16(sp)              /* the interrupted sp */
     trap_frame_call fw_trap
-    addi    t0, sp, TRAP_FRAME_SIZE
+    addi    t0, sp, FW_FRAME_SIZE
     csrw    mscratch, t0
-    trap_frame_restore
+    ld      t0, FW_HIDE(sp)
+    beqz    t0, 1f
+    ld      t0, FW_INS_OUT(sp)
+    csrw    minstret, t0            /* then 34 insns: FW_TAIL_INSNS */
+    ld      t0, FW_CYC_OUT(sp)
+    csrw    mcycle, t0              /* then 31 loads and mret */
+1:  trap_frame_restore
     ld      sp, 16(sp)
     mret
