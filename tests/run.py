@@ -30,6 +30,7 @@ import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
+import hostlink_robust  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1475,6 +1476,7 @@ def hostlink_tests():
     TRG_PCIE = 0x30008000
     DRAM_BAR0 = 0x8004001000        # DRAM_MEMMAP_BEGIN
 
+    hostlink_robust.chardev_tests(sys.modules[__name__])
     tmp = tempfile.mkdtemp(prefix='etsoc1-hl-')
     hl_path, qt_path = os.path.join(tmp, 'hl.sock'), os.path.join(tmp, 'qt')
     log_path = os.path.join(tmp, 'qemu.log')
