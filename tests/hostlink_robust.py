@@ -5,11 +5,20 @@
   * a chardev the link cannot have (already used by -serial, -mon, the SP
     UART, a -global, multiplexed) is refused at start-up: status 1 and a
     message, never an abort;
+  * a host that stops reading never blocks QEMU, one silent past the
+    bound is dropped, an eDMA whose host never answers aborts.
 """
 
+import json
 import os
 import re
+import socket
+import struct
+import subprocess
 import tempfile
+import time
+
+import hostlink as hl
 
 
 def chardev_tests(r):
@@ -66,3 +75,246 @@ def chardev_tests(r):
             ok = rc == 1 and re.search(pattern, out) is not None
             r.report(ok, f'hostlink: {name} is refused at start-up with a '
                      f'message and status 1 (got {rc})', out)
+
+
+class Qmp:
+    """Just enough QMP to time a command."""
+
+    def __init__(self, path, timeout=10.0):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b''
+        self._msg()                                 # greeting
+        self.cmd('qmp_capabilities')
+
+    def _msg(self):
+        while b'\n' not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError('QMP closed')
+            self.buf += chunk
+        line, self.buf = self.buf.split(b'\n', 1)
+        return json.loads(line)
+
+    def cmd(self, name):
+        self.sock.sendall(json.dumps({'execute': name}).encode() + b'\n')
+        while True:
+            m = self._msg()
+            if 'return' in m or 'error' in m:
+                return m
+
+    def close(self):
+        self.sock.close()
+
+
+class Card:
+    """QEMU under qtest with the host link and a QMP socket; the test plays
+    the firmware over qtest (tests/hostlink.py QTest)."""
+
+    def __init__(self, r, tmp, extra=()):
+        self.hl_path = os.path.join(tmp, 'hl.sock')
+        qt_path = os.path.join(tmp, 'qt')
+        qmp_path = os.path.join(tmp, 'qmp')
+        self.log_path = os.path.join(tmp, 'qemu.log')
+        self.err_path = os.path.join(tmp, 'qemu.err')
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(qt_path)
+        listener.listen(1)
+        self.proc = subprocess.Popen(
+            [r.QEMU, '-machine', 'etsoc1,hostlink=hl', '-accel', 'qtest',
+             '-display', 'none', '-qtest', f'unix:{qt_path}', '-qtest-log',
+             '/dev/null', '-chardev',
+             f'socket,id=hl,path={self.hl_path},server=on,wait=off',
+             '-qmp', f'unix:{qmp_path},server=on,wait=off',
+             '-d', 'guest_errors', '-D', self.log_path] + list(extra),
+            stdin=subprocess.DEVNULL, stdout=open(self.err_path, 'w'),
+            stderr=subprocess.STDOUT)
+        try:
+            self.qt = hl.QTest(listener)
+        finally:
+            listener.close()
+        self.qmp = Qmp(qmp_path)
+        self.qt.iatu(0, BAR0, 1 << 24, hl.DRAM_BAR0)
+
+    def qmp_latency(self, seconds):
+        """The slowest query-status over @seconds of asking (s)."""
+        worst, end = 0.0, time.monotonic() + seconds
+        while time.monotonic() < end:
+            t = time.monotonic()
+            ok = self.qmp.cmd('query-status').get('return', {}).get('status')
+            worst = max(worst, time.monotonic() - t if ok else 99.0)
+            time.sleep(0.05)
+        return worst
+
+    def logs(self):
+        text = ''
+        for p in (self.err_path, self.log_path):
+            if os.path.exists(p):
+                text += open(p, errors='replace').read()
+        return text
+
+    def wait_log(self, text, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if text in self.logs():
+                return True
+            time.sleep(0.05)
+        return False
+
+    def close(self):
+        self.qmp.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+BAR0 = 0x1000000000
+MIB = 1 << 20
+
+
+class RawHost:
+    """A host that writes frames and reads only when told to."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.sock.settimeout(20)
+
+    def send(self, ftype, payload=b'', seq=0):
+        self.sock.sendall(hl.frame(ftype, payload, seq=seq))
+
+    def recv_frame(self):
+        """(type, status, seq, payload), or None at EOF."""
+        hdr = self._exact(hl.HDR.size)
+        if hdr is None:
+            return None
+        _, _, ftype, status, n, seq = hl.HDR.unpack(hdr)
+        p = self._exact(n) if n else b''
+        return None if p is None else (ftype, status, seq, p)
+
+    def _exact(self, n):
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                return None
+            buf += chunk
+        return bytes(buf)
+
+    def hello(self, options=hl.OPT_HOSTMEM):
+        self.send(hl.HELLO, struct.pack('<II', hl.VERSION, options), seq=1000)
+        return self.recv_frame()
+
+    def read_until_eof(self):
+        """Frames until the card closes: [(type, status, seq, len)]."""
+        out = []
+        while True:
+            f = self.recv_frame()
+            if f is None:
+                return out
+            out.append(f[:3] + (len(f[3]),))
+
+    def close(self):
+        self.sock.close()
+
+
+def stalled_host_tests(r):
+    """A host that stops reading never blocks QEMU: QMP and qtest answer,
+    the replies arrive whole once it reads again; one silent past
+    host-timeout-ms is dropped with a log line and the next one is
+    served; an eDMA whose host does not answer aborts its channel."""
+    bound_ms = 4000
+    with tempfile.TemporaryDirectory(prefix='etsoc1-hls-') as tmp:
+        card = Card(r, tmp, ['-global',
+                             f'etsoc1-hostlink.host-timeout-ms={bound_ms}'])
+        host = None
+        try:
+            # 16 x 1 MiB MMIO_READs whose replies are not read for a while
+            marks = [0x5a5a000000000000 | i for i in range(16)]
+            for i, m in enumerate(marks):
+                card.qt.writeq(hl.DRAM_BAR0 + i * MIB, m)
+            host = RawHost(card.hl_path)
+            ack = host.hello()
+            for i in range(16):
+                host.send(hl.MMIO_READ,
+                          struct.pack('<QI', BAR0 + i * MIB, MIB), seq=i)
+            worst = card.qmp_latency(1.5)
+            t = time.monotonic()
+            word = card.qt.readq(hl.DRAM_BAR0)
+            qt_secs = time.monotonic() - t
+            got = [host.recv_frame() for _ in range(16)]
+            ok = (ack and ack[0] == hl.HELLO | hl.REPLY and
+                  all(f and f[0] == hl.MMIO_READ | hl.REPLY and f[1] == 0 and
+                      f[2] == i and len(f[3]) == MIB and
+                      struct.unpack_from('<Q', f[3])[0] == marks[i]
+                      for i, f in enumerate(got)))
+            r.report(ok and worst < 1.0 and qt_secs < 1.0 and
+                     word == marks[0] and card.proc.poll() is None,
+                     f'hostlink: a host that does not read 16 x 1 MiB of '
+                     f'replies does not block QEMU (slowest query-status '
+                     f'{worst * 1000:.0f} ms, qtest {qt_secs * 1000:.0f} ms); '
+                     f'then all 16 arrive in order, data checked',
+                     card.logs())
+            host.close()
+
+            # the same host never reads: dropped after the bound
+            host = RawHost(card.hl_path)
+            host.hello()
+            t = time.monotonic()
+            for i in range(16):
+                host.send(hl.MMIO_READ,
+                          struct.pack('<QI', BAR0 + i * MIB, MIB), seq=i)
+            dropped = card.wait_log('dropping the host: it has not read for '
+                                    f'{bound_ms} ms', bound_ms / 1000 + 20)
+            secs = time.monotonic() - t
+            worst = card.qmp_latency(0.5)
+            frames = host.read_until_eof()
+            host.close()
+            host = RawHost(card.hl_path)
+            ack = host.hello()
+            r.report(dropped and secs >= bound_ms / 1000 and worst < 1.0 and
+                     len(frames) < 16 and ack and
+                     ack[0] == hl.HELLO | hl.REPLY and
+                     card.proc.poll() is None,
+                     f'hostlink: a host that never reads is dropped after '
+                     f'host-timeout-ms={bound_ms} ({secs:.1f} s, logged, '
+                     f'{len(frames)} of 16 replies had reached it), the '
+                     f'next host is served', card.logs())
+
+            # an eDMA to a host that takes its request but never answers
+            card.qt.iatu(3, 0x2000002000, 0x2000, hl.TRG_PCIE)
+            while True:                     # READY comes after HELLO_ACK
+                f = host.recv_frame()
+                if f is None or f[0] == hl.READY:
+                    break
+            t = time.monotonic()
+            card.qt.edma_start(True, 4096, hl.DRAM_BAR0, 0x100000000)
+            req = host.recv_frame()
+            st = 0
+            while time.monotonic() - t < bound_ms / 1000 + 20:
+                card.qt.clock_step(100_000)
+                st = card.qt.edma_status(True)
+                if st & (hl.EDMA_DONE | hl.EDMA_ABORT):
+                    break
+                time.sleep(0.05)
+            secs = time.monotonic() - t
+            closed = host.read_until_eof()
+            host.close()
+            host = None
+            r.report(req is not None and req[0] == hl.HOSTMEM_WRITE and
+                     st & hl.EDMA_ABORT and secs >= bound_ms / 1000 and
+                     'it has not answered HOSTMEM_WRITE' in card.logs() and
+                     closed and closed[-1][0] == hl.FATAL and
+                     card.proc.poll() is None,
+                     f'hostlink: an eDMA whose host never answers aborts '
+                     f'its channel after host-timeout-ms (status 0x{st:x}, '
+                     f'{secs:.1f} s), the host dropped with FATAL, logged',
+                     card.logs())
+        except Exception as e:      # noqa: BLE001 - report, do not crash
+            r.report(False, f'hostlink: stalled host: {type(e).__name__}: '
+                     f'{e}', card.logs())
+        finally:
+            if host:
+                host.close()
+            card.close()

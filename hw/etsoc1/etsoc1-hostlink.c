@@ -14,6 +14,13 @@
  * goes through one ordered stream, and the eDMA only goes on after the
  * host acknowledged a write, so an MSI never overtakes the data it
  * announces.
+ *
+ * The link never blocks the main loop: frames go into a bounded output
+ * queue that is written with non-blocking writes as the socket takes them
+ * (a G_IO_OUT watch).  While the queue holds out-limit bytes or more, the
+ * link reads no more requests, defers the eDMA's host accesses and folds
+ * MSIs into one; a host that leaves frames unread or a host access
+ * unanswered for host-timeout-ms is dropped.
  */
 
 #include "qemu/osdep.h"
@@ -25,6 +32,7 @@
 #include "hw/qdev-properties-system.h"
 #include "migration/blocker.h"
 #include "sysemu/runstate.h"
+#include "qemu/units.h"
 #include "hw/etsoc1/etsoc1-hostlink.h"
 #include "trace.h"
 
@@ -86,31 +94,57 @@ static bool hl_host_type(uint8_t type)
 
 /* ---- sending ------------------------------------------------------------- */
 
+static void hl_arm_watchdog(Etsoc1HostLinkState *s);
+static void hl_flush(Etsoc1HostLinkState *s);
+
+static uint32_t hl_out_pending(Etsoc1HostLinkState *s)
+{
+    return s->out->len - s->out_head;
+}
+
+/* Back-pressure: read no request, send no eDMA access, fold MSIs. */
+static bool hl_out_full(Etsoc1HostLinkState *s)
+{
+    return hl_out_pending(s) >= s->out_limit;
+}
+
+/*
+ * Queue one frame (a header, then @a and @b as its payload); a bottom
+ * half writes it, so no caller (the eDMA starting an access, say) ever
+ * sees the connection close under it.  A frame is queued whole even past
+ * out-limit: the callers that may be refused check hl_out_full() first,
+ * so the queue holds at most out-limit plus one frame.
+ */
 static bool hl_send(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                     uint32_t seq, const void *a, uint32_t alen,
                     const void *b, uint32_t blen)
 {
     uint32_t len = alen + blen;
+    uint8_t hdr[HL_HDR_SIZE];
 
     if (!s->connected || s->closing) {
         return false;
     }
-    stl_le_p(s->tx, HL_MAGIC);
-    s->tx[4] = HL_VERSION;
-    s->tx[5] = type;
-    stw_le_p(s->tx + 6, status);
-    stl_le_p(s->tx + 8, len);
-    stl_le_p(s->tx + 12, seq);
+    stl_le_p(hdr, HL_MAGIC);
+    hdr[4] = HL_VERSION;
+    hdr[5] = type;
+    stw_le_p(hdr + 6, status);
+    stl_le_p(hdr + 8, len);
+    stl_le_p(hdr + 12, seq);
+    if (!hl_out_pending(s)) {
+        /* the host's time to take it starts now */
+        s->out_progress_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    }
+    g_byte_array_append(s->out, hdr, sizeof(hdr));
     if (alen) {
-        memcpy(s->tx + HL_HDR_SIZE, a, alen);
+        g_byte_array_append(s->out, a, alen);
     }
     if (blen) {
-        memcpy(s->tx + HL_HDR_SIZE + alen, b, blen);
+        g_byte_array_append(s->out, b, blen);
     }
     trace_etsoc1_hostlink_tx(hl_type_name(type), type, seq, status, len);
-    /* Blocks while the client does not read (docs/host-link.md). */
-    return qemu_chr_fe_write_all(&s->chr, s->tx, HL_HDR_SIZE + len) ==
-           HL_HDR_SIZE + len;
+    qemu_bh_schedule(s->flush_bh);
+    return true;
 }
 
 static void hl_reply(Etsoc1HostLinkState *s, uint8_t type, uint32_t seq,
@@ -133,6 +167,9 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
 }
 
 /* ---- connection ---------------------------------------------------------- */
+
+static void hl_process_rx(Etsoc1HostLinkState *s);
+static void hl_send_deferred(Etsoc1HostLinkState *s);
 
 /* Fail every host-memory request still out (the host has gone). */
 static void hl_fail_pending(Etsoc1HostLinkState *s)
@@ -157,6 +194,27 @@ static void hl_reset_conn(Etsoc1HostLinkState *s)
     s->options = 0;
     s->seq = 0;
     s->rx_len = 0;
+    g_byte_array_set_size(s->out, 0);
+    s->out_head = 0;
+    s->msi_deferred = 0;
+    if (s->out_watch) {
+        g_source_remove(s->out_watch);
+        s->out_watch = 0;
+    }
+    qemu_bh_cancel(s->flush_bh);
+    timer_del(s->watchdog);
+}
+
+/* Tell the host why (if the socket takes it now), then close. */
+static void hl_close(Etsoc1HostLinkState *s, const char *why)
+{
+    trace_etsoc1_hostlink_drop(why);
+    hl_send(s, HL_FATAL, 0, s->seq++, why, strlen(why), NULL, 0);
+    s->closing = true;
+    hl_flush(s);
+    if (s->connected) {
+        qemu_chr_fe_disconnect(&s->chr);
+    }
 }
 
 /* Drop the connection for a protocol error: log it, tell the host, close. */
@@ -174,10 +232,141 @@ hl_drop(Etsoc1HostLinkState *s, const char *fmt, ...)
     }
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: closing the connection: "
                   "%s\n", why);
-    trace_etsoc1_hostlink_drop(why);
-    hl_send(s, HL_FATAL, 0, s->seq++, why, strlen(why), NULL, 0);
-    s->closing = true;
-    qemu_chr_fe_disconnect(&s->chr);
+    hl_close(s, why);
+}
+
+static gboolean hl_writable(void *do_not_use, GIOCondition cond, void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+
+    s->out_watch = 0;
+    hl_flush(s);
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Write what the chardev takes of the output queue without blocking; wait
+ * for G_IO_OUT for the rest.  Once the queue is under out-limit again,
+ * send what back-pressure held back and read requests again.
+ */
+static void hl_flush(Etsoc1HostLinkState *s)
+{
+    bool was_full = hl_out_full(s);
+
+    while (s->connected && hl_out_pending(s)) {
+        int n = qemu_chr_fe_write(&s->chr, s->out->data + s->out_head,
+                                  hl_out_pending(s));
+
+        if (n <= 0) {
+            if (n < 0 && errno != EAGAIN && s->connected) {
+                /* a broken socket: G_IO_OUT would fire for ever */
+                qemu_chr_fe_disconnect(&s->chr);
+            }
+            break;
+        }
+        s->out_head += n;
+        s->out_progress_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    }
+    if (!s->connected) {
+        return;         /* closed meanwhile: hl_event reset everything */
+    }
+    if (!hl_out_pending(s)) {
+        g_byte_array_set_size(s->out, 0);
+        s->out_head = 0;
+    } else if (s->out_head >= s->out->len / 2) {
+        /* amortized: each byte is moved at most once */
+        g_byte_array_remove_range(s->out, 0, s->out_head);
+        s->out_head = 0;
+    }
+    if (hl_out_pending(s) && !s->out_watch) {
+        s->out_watch = qemu_chr_fe_add_watch(&s->chr, G_IO_OUT | G_IO_HUP,
+                                             hl_writable, s);
+    }
+    if (was_full && !hl_out_full(s) && !s->closing) {
+        trace_etsoc1_hostlink_backpressure(false, hl_out_pending(s));
+        hl_send_deferred(s);
+        hl_process_rx(s);
+        qemu_chr_fe_accept_input(&s->chr);
+    }
+    hl_arm_watchdog(s);
+}
+
+static void hl_flush_bh(void *opaque)
+{
+    hl_flush(opaque);
+}
+
+/*
+ * The host-side bound (host time, QEMU_CLOCK_REALTIME, as the host's
+ * slowness is in host time): the oldest frame the host has not taken
+ * and every sent HOSTMEM request must move within host-timeout-ms.
+ */
+static void hl_arm_watchdog(Etsoc1HostLinkState *s)
+{
+    int64_t deadline = INT64_MAX;
+    unsigned i;
+
+    if (!s->host_timeout_ms || !s->connected || s->closing) {
+        timer_del(s->watchdog);
+        return;
+    }
+    if (hl_out_pending(s)) {
+        deadline = s->out_progress_ms + s->host_timeout_ms;
+    }
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        if (s->req[i].used && s->req[i].sent) {
+            deadline = MIN(deadline, s->req[i].sent_ms + s->host_timeout_ms);
+        }
+    }
+    if (deadline == INT64_MAX) {
+        timer_del(s->watchdog);
+    } else {
+        timer_mod(s->watchdog, deadline);
+    }
+}
+
+static void G_GNUC_PRINTF(2, 3)
+hl_drop_stalled(Etsoc1HostLinkState *s, const char *fmt, ...)
+{
+    g_autofree char *why = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    /* not a malformed frame, so not LOG_GUEST_ERROR: always say it */
+    warn_report("etsoc1-hostlink: dropping the host: %s", why);
+    hl_close(s, why);
+}
+
+static void hl_watchdog(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    unsigned i;
+
+    if (!s->connected || s->closing) {
+        return;
+    }
+    if (hl_out_pending(s) &&
+        now - s->out_progress_ms >= s->host_timeout_ms) {
+        hl_drop_stalled(s, "it has not read for %u ms (%u bytes waiting)",
+                        s->host_timeout_ms, hl_out_pending(s));
+        return;
+    }
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        Etsoc1HostLinkReq *r = &s->req[i];
+
+        if (r->used && r->sent &&
+            now - r->sent_ms >= s->host_timeout_ms) {
+            hl_drop_stalled(s, "it has not answered %s %u (0x%" PRIx64
+                            ", %" PRIu64 " bytes) for %u ms",
+                            r->write ? "HOSTMEM_WRITE" : "HOSTMEM_READ",
+                            r->seq, r->addr, r->len, s->host_timeout_ms);
+            return;
+        }
+    }
+    hl_arm_watchdog(s);
 }
 
 static void hl_event(void *opaque, QEMUChrEvent event)
@@ -269,7 +458,7 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
     unsigned i;
 
     for (i = 0; i < HL_MAX_PENDING; i++) {
-        if (s->req[i].used && s->req[i].seq == seq &&
+        if (s->req[i].used && s->req[i].sent && s->req[i].seq == seq &&
             s->req[i].write == write) {
             break;
         }
@@ -290,7 +479,13 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
         memcpy(r.buf, p, len);
     }
     res = status == HL_OK ? MEMTX_OK : MEMTX_ERROR;
+    if (res != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: the host refused "
+                      "eDMA %s 0x%" PRIx64 " (%" PRIu64 " bytes): status %u\n",
+                      write ? "write" : "read", r.addr, r.len, status);
+    }
     trace_etsoc1_hostlink_hostmem_done(seq, write, res);
+    hl_arm_watchdog(s);
     r.done(r.opaque, r.tag, res);
 }
 
@@ -341,6 +536,8 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         break;
     case HL_STOP:
         hl_reply(s, type, seq, HL_OK, NULL, 0);
+        /* the main loop may not run the flush BH again before it exits */
+        hl_flush(s);
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
         break;
     case HL_HOSTMEM_READ | HL_REPLY:
@@ -356,25 +553,16 @@ static int hl_can_receive(void *opaque)
 {
     Etsoc1HostLinkState *s = opaque;
 
-    return s->closing ? 0 : HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+    /* a full output queue: no more requests until the host reads */
+    if (s->closing || hl_out_full(s)) {
+        return 0;
+    }
+    return HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
 }
 
-static void hl_receive(void *opaque, const uint8_t *buf, int size)
+/* Serve the whole frames in the receive buffer, while the host reads. */
+static void hl_process_rx(Etsoc1HostLinkState *s)
 {
-    Etsoc1HostLinkState *s = opaque;
-    uint32_t room = HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
-
-    if (s->closing) {
-        return;
-    }
-    if ((uint32_t)size > room) {
-        /* can_receive bounds it; never trust it with memory */
-        hl_drop(s, "receive buffer overrun");
-        return;
-    }
-    memcpy(s->rx + s->rx_len, buf, size);
-    s->rx_len += size;
-
     while (s->rx_len >= HL_HDR_SIZE && !s->closing) {
         uint32_t magic = ldl_le_p(s->rx);
         uint8_t version = s->rx[4], type = s->rx[5];
@@ -408,6 +596,11 @@ static void hl_receive(void *opaque, const uint8_t *buf, int size)
         if (s->rx_len < whole) {
             return;                 /* the rest comes later */
         }
+        if (hl_out_full(s)) {
+            /* back-pressure: hl_flush() comes back when the host reads */
+            trace_etsoc1_hostlink_backpressure(true, hl_out_pending(s));
+            return;
+        }
         trace_etsoc1_hostlink_rx(hl_type_name(type), type, seq, status, len);
         hl_dispatch(s, type, status, seq, s->rx + HL_HDR_SIZE, len);
         if (s->closing || !s->connected) {
@@ -416,6 +609,24 @@ static void hl_receive(void *opaque, const uint8_t *buf, int size)
         memmove(s->rx, s->rx + whole, s->rx_len - whole);
         s->rx_len -= whole;
     }
+}
+
+static void hl_receive(void *opaque, const uint8_t *buf, int size)
+{
+    Etsoc1HostLinkState *s = opaque;
+    uint32_t room = HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+
+    if (s->closing) {
+        return;
+    }
+    if ((uint32_t)size > room) {
+        /* can_receive bounds it; never trust it with memory */
+        hl_drop(s, "receive buffer overrun");
+        return;
+    }
+    memcpy(s->rx + s->rx_len, buf, size);
+    s->rx_len += size;
+    hl_process_rx(s);
 }
 
 /* ---- card events --------------------------------------------------------- */
@@ -427,6 +638,11 @@ static void hl_msi(void *opaque, uint32_t vectors)
 
     if (!s->hello) {
         trace_etsoc1_hostlink_msi_dropped(vectors);
+        return;
+    }
+    if (hl_out_full(s)) {
+        /* the host ORs MSI bitmaps: one frame later says the same */
+        s->msi_deferred |= vectors;
         return;
     }
     stl_le_p(p, vectors);
@@ -443,15 +659,56 @@ static void hl_iatu_changed(Notifier *n, void *data)
 
 /* ---- host memory (interface etsoc1-host-mem) ----------------------------- */
 
+static void hl_send_req(Etsoc1HostLinkState *s, Etsoc1HostLinkReq *r)
+{
+    uint8_t p[12];
+
+    r->seq = s->seq++;
+    r->sent = true;
+    r->sent_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    stq_le_p(p, r->addr);
+    stl_le_p(p + 8, r->len);
+    trace_etsoc1_hostlink_hostmem(r->seq, r->write, r->addr, r->len);
+    hl_send(s, r->write ? HL_HOSTMEM_WRITE : HL_HOSTMEM_READ, 0, r->seq,
+            p, sizeof(p), r->write ? r->buf : NULL, r->write ? r->len : 0);
+}
+
+/* The output queue has room again: what back-pressure held, in order. */
+static void hl_send_deferred(Etsoc1HostLinkState *s)
+{
+    uint8_t p[4];
+
+    if (s->msi_deferred && s->hello) {
+        stl_le_p(p, s->msi_deferred);
+        s->msi_deferred = 0;
+        hl_send(s, HL_MSI, 0, s->seq++, p, sizeof(p), NULL, 0);
+    }
+    while (!hl_out_full(s)) {
+        Etsoc1HostLinkReq *first = NULL;
+        unsigned i;
+
+        for (i = 0; i < HL_MAX_PENDING; i++) {
+            Etsoc1HostLinkReq *r = &s->req[i];
+
+            if (r->used && !r->sent && (!first || r->order < first->order)) {
+                first = r;
+            }
+        }
+        if (!first) {
+            break;
+        }
+        hl_send_req(s, first);
+    }
+}
+
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                             void *buf, uint64_t len, Etsoc1HostMemDone *done,
                             void *opaque, uint64_t tag)
 {
-    uint8_t p[12];
     unsigned i;
-    uint32_t seq;
 
-    if (!s->hello || !(s->options & HL_OPT_HOSTMEM)) {
+    if (!s->connected || s->closing || !s->hello ||
+        !(s->options & HL_OPT_HOSTMEM)) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
                       "0x%" PRIx64 " with no host serving memory\n",
                       write ? "write" : "read", addr);
@@ -468,18 +725,17 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
     if (i == HL_MAX_PENDING) {
         return MEMTX_ERROR;         /* 8 channels: cannot happen */
     }
-    seq = s->seq++;
-    stq_le_p(p, addr);
-    stl_le_p(p + 8, len);
-    trace_etsoc1_hostlink_hostmem(seq, write, addr, len);
-    if (!hl_send(s, write ? HL_HOSTMEM_WRITE : HL_HOSTMEM_READ, 0, seq,
-                 p, sizeof(p), write ? buf : NULL, write ? len : 0)) {
-        return MEMTX_ERROR;
-    }
     s->req[i] = (Etsoc1HostLinkReq) {
-        .used = true, .write = write, .seq = seq, .buf = buf, .len = len,
-        .done = done, .opaque = opaque, .tag = tag,
+        .used = true, .write = write, .order = s->req_order++, .addr = addr,
+        .buf = buf, .len = len, .done = done, .opaque = opaque, .tag = tag,
     };
+    if (hl_out_full(s)) {
+        /* back-pressure: the channel waits until the host reads */
+        trace_etsoc1_hostlink_hostmem_deferred(write, addr, len);
+    } else {
+        hl_send_req(s, &s->req[i]);
+        hl_arm_watchdog(s);
+    }
     return ETSOC1_HOST_MEM_PENDING;
 }
 
@@ -527,8 +783,14 @@ static void hl_realize(DeviceState *dev, Error **errp)
         s->migration_blocker = NULL;
         return;
     }
+    if (!s->out_limit) {
+        error_setg(errp, "etsoc1-hostlink: out-limit must be at least 1");
+        return;
+    }
     s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
-    s->tx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
+    s->out = g_byte_array_new();
+    s->flush_bh = qemu_bh_new(hl_flush_bh, s);
+    s->watchdog = timer_new_ms(QEMU_CLOCK_REALTIME, hl_watchdog, s);
     etsoc1_pcie_set_msi_handler(s->pcie, hl_msi, s);
     s->iatu_notifier.notify = hl_iatu_changed;
     etsoc1_pcie_add_iatu_notifier(s->pcie, &s->iatu_notifier);
@@ -538,6 +800,10 @@ static void hl_realize(DeviceState *dev, Error **errp)
 
 static Property hl_properties[] = {
     DEFINE_PROP_CHR("chardev", Etsoc1HostLinkState, chr),
+    /* docs/host-link.md, "A host that does not read" */
+    DEFINE_PROP_UINT32("out-limit", Etsoc1HostLinkState, out_limit, 4 * MiB),
+    DEFINE_PROP_UINT32("host-timeout-ms", Etsoc1HostLinkState,
+                       host_timeout_ms, 10000),
     DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
                      Etsoc1PcieState *),
     DEFINE_PROP_END_OF_LIST(),
