@@ -33,6 +33,10 @@
 #include "migration/blocker.h"
 #include "sysemu/runstate.h"
 #include "qemu/units.h"
+#include "qemu/main-loop.h"
+#ifdef CONFIG_LINUX
+#include <sys/syscall.h>
+#endif
 #include "hw/etsoc1/etsoc1-hostlink.h"
 #include "trace.h"
 
@@ -167,6 +171,21 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
 }
 
 /* ---- connection ---------------------------------------------------------- */
+
+/*
+ * A card started for one host process (exit-on-close, host-pid) whose
+ * host is gone: nothing it computes can be read any more, so it powers
+ * off at once, as a card does when its host goes.  Not an orderly
+ * shutdown: stopping 2,113 vCPU threads first takes 0.2-1 s and more on a
+ * loaded host, and the card must be gone within a second
+ * (docs/host-link.md).  Nothing is lost: QEMU's log is flushed at every
+ * line and file chardevs write through.
+ */
+static G_NORETURN void hl_power_off(const char *why)
+{
+    info_report("etsoc1-hostlink: %s: exiting", why);
+    _exit(0);
+}
 
 static void hl_process_rx(Etsoc1HostLinkState *s);
 static void hl_send_deferred(Etsoc1HostLinkState *s);
@@ -391,6 +410,9 @@ static void hl_event(void *opaque, QEMUChrEvent event)
         s->closing = false;
         hl_reset_conn(s);
         hl_fail_pending(s);
+        if (s->exit_on_close) {
+            hl_power_off("the host link closed (exit-on-close)");
+        }
         break;
     default:
         break;
@@ -758,6 +780,41 @@ static MemTxResult hl_start_write(Etsoc1HostMem *hm, uint64_t addr,
 
 /* ---- device -------------------------------------------------------------- */
 
+static void hl_host_gone(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+    g_autofree char *why = g_strdup_printf("host process %u is gone "
+                                           "(host-pid)", s->host_pid);
+
+    hl_power_off(why);
+}
+
+/*
+ * host-pid: a pidfd turns readable when the process has exited, however
+ * it ended (killed, _Exit, crashed), and unlike PR_SET_PDEATHSIG it
+ * follows the process, not the thread that forked QEMU.
+ */
+static bool hl_watch_host(Etsoc1HostLinkState *s, Error **errp)
+{
+    s->host_pidfd = -1;
+    if (!s->host_pid) {
+        return true;
+    }
+#if defined(CONFIG_LINUX) && defined(__NR_pidfd_open)
+    s->host_pidfd = syscall(__NR_pidfd_open, (pid_t)s->host_pid, 0);
+    if (s->host_pidfd < 0) {
+        error_setg_errno(errp, errno, "etsoc1-hostlink: host-pid=%u",
+                         s->host_pid);
+        return false;
+    }
+    qemu_set_fd_handler(s->host_pidfd, hl_host_gone, NULL, s);
+    return true;
+#else
+    error_setg(errp, "etsoc1-hostlink: host-pid needs Linux (pidfd_open)");
+    return false;
+#endif
+}
+
 static void hl_realize(DeviceState *dev, Error **errp)
 {
     Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(dev);
@@ -776,15 +833,18 @@ static void hl_realize(DeviceState *dev, Error **errp)
                    HL_MAX_DATA);
         return;
     }
+    if (!s->out_limit) {
+        error_setg(errp, "etsoc1-hostlink: out-limit must be at least 1");
+        return;
+    }
+    if (!hl_watch_host(s, errp)) {
+        return;
+    }
     error_setg(&s->migration_blocker, "etsoc1-hostlink: a live host link "
                "cannot migrate");
     if (migrate_add_blocker(s->migration_blocker, errp) < 0) {
         error_free(s->migration_blocker);
         s->migration_blocker = NULL;
-        return;
-    }
-    if (!s->out_limit) {
-        error_setg(errp, "etsoc1-hostlink: out-limit must be at least 1");
         return;
     }
     s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
@@ -804,6 +864,10 @@ static Property hl_properties[] = {
     DEFINE_PROP_UINT32("out-limit", Etsoc1HostLinkState, out_limit, 4 * MiB),
     DEFINE_PROP_UINT32("host-timeout-ms", Etsoc1HostLinkState,
                        host_timeout_ms, 10000),
+    /* docs/host-link.md, "A card for one host process" */
+    DEFINE_PROP_BOOL("exit-on-close", Etsoc1HostLinkState, exit_on_close,
+                     false),
+    DEFINE_PROP_UINT32("host-pid", Etsoc1HostLinkState, host_pid, 0),
     DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
                      Etsoc1PcieState *),
     DEFINE_PROP_END_OF_LIST(),

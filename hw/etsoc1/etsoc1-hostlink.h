@@ -12,6 +12,9 @@
  *    eDMA's host accesses (back-pressure)
  *  + property "host-timeout-ms": host time a host may leave frames
  *    unread, or a HOSTMEM request unanswered, before it is dropped
+ *  + properties "exit-on-close", "host-pid": QEMU exits when the link's
+ *    connection closes, or when that host process is gone (a card the
+ *    host library started: no orphans)
  *  + link "pcie": the endpoint whose BARs, MSIs and iATU it serves
  *  + implements interface etsoc1-host-mem (asynchronous): the eDMA's host
  *    side becomes HOSTMEM_READ/WRITE requests
@@ -93,6 +96,9 @@ struct Etsoc1HostLinkState {
     /* properties */
     uint32_t out_limit;     /* bytes queued before back-pressure */
     uint32_t host_timeout_ms;   /* 0: wait for the host for ever */
+    bool exit_on_close;     /* a card started for one host process */
+    uint32_t host_pid;      /* exit when this process is gone (0: no) */
+    int host_pidfd;
 
     /* one connection */
     bool connected;

@@ -169,6 +169,7 @@ static void sleep_ms(unsigned ms)
 static uint8_t *arena;
 static size_t arena_size;
 static unsigned long refused;
+static volatile unsigned long served;   /* host accesses served */
 
 static bool in_arena(uint64_t addr, uint32_t len)
 {
@@ -185,6 +186,7 @@ static int mem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
         return -1;
     }
     memcpy(buf, (void *)(uintptr_t)addr, len);
+    served++;
     return 0;
 }
 
@@ -196,6 +198,7 @@ static int mem_write(void *opaque, uint64_t addr, void *buf, uint32_t len)
         return -1;
     }
     memcpy((void *)(uintptr_t)addr, buf, len);
+    served++;
     return 0;
 }
 
@@ -1101,6 +1104,51 @@ static void bench_dma(void)
     }
 }
 
+/*
+ * --orphan dma|kernel: leave the card busy (a 256 MiB DMA host->card that
+ * has started, or hang.elf running) and wait; tests/host_tests.py kills
+ * this process with SIGKILL and checks that its QEMU exits.
+ */
+static int orphan(const char *what)
+{
+    DmaCmd c = { .h.msg = MSG_WRITELIST };
+    uint64_t end = now_ms() + 60000;
+    unsigned i;
+
+    if (!strcmp(what, "dma")) {
+        for (i = 0; i < 4; i++) {
+            uint64_t host = (uintptr_t)arena + (uint64_t)i * 64 * MIB;
+
+            c.node[i] = (DmaNode) {
+                .host_virt = host, .host_phys = host,
+                .dev_phys = host_managed + (uint64_t)i * 64 * MIB,
+                .size = 64 * MIB,
+            };
+        }
+        send_cmd(&mm_sq, &mm_cq, &c, sizeof(c));
+        while (served < 4 && now_ms() < end) {
+            sleep_ms(1);            /* the DMA has begun */
+        }
+    } else if (!strcmp(what, "kernel")) {
+        uint64_t entry = load_elf("hang.elf");
+
+        if (!entry) {
+            return 1;
+        }
+        launch(entry, 0, 1);
+        sleep_ms(500);              /* it spins for ever */
+    } else {
+        return 1;
+    }
+    printf("# orphan: %s in flight, served %lu host accesses\n", what,
+           served);
+    fflush(stdout);
+    while (now_ms() < end) {
+        sleep_ms(100);              /* until killed */
+    }
+    return 1;
+}
+
 /* The last lines of a log in the run directory, as TAP comments. */
 static void show_log(const char *dir, const char *name)
 {
@@ -1139,6 +1187,8 @@ int main(int argc, char **argv)
     char run_dir[256];
     bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
     bool demo_mode = argc > 1 && !strcmp(argv[1], "--demo");
+    const char *orphan_what = argc > 2 && !strcmp(argv[1], "--orphan")
+                              ? argv[2] : NULL;
     /* the demo boots the whole chip: the spare shire too */
     static const char *const full_chip[] = {
         "-M", "shires=34", "-smp", "2177", NULL
@@ -1156,7 +1206,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    arena_size = bench ? 512 * MIB : 160 * MIB;
+    arena_size = bench || orphan_what ? 512 * MIB : 160 * MIB;
     arena = calloc(1, arena_size);
     if (!arena) {
         return 1;
@@ -1184,7 +1234,9 @@ int main(int argc, char **argv)
     report(r == 0 && bar0 == 0x1000000000ull && bar2 == 0x2000000000ull,
            "READY in %" PRIu64 " ms: BAR0 0x%" PRIx64 ", BAR2 0x%" PRIx64,
            now_ms() - t0, bar0, bar2);
-    if (r == 0 && demo_mode && setup()) {
+    if (r == 0 && orphan_what && setup()) {
+        return orphan(orphan_what);
+    } else if (r == 0 && demo_mode && setup()) {
         failures += demo();
     } else if (r == 0 && bench && setup()) {
         bench_dma();

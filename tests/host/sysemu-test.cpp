@@ -7,7 +7,12 @@
 
 #include <sw-sysemu/ISysEmu.h>
 
+#include <atomic>
 #include <chrono>
+#include <elf.h>
+#include <fstream>
+#include <iterator>
+#include <vector>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -52,10 +57,16 @@ template <typename T> T get(const uint8_t* p, size_t off) {
 struct Listener : emu::ISysEmu::IHostListener {
   std::promise<void> ready;
   int readyCalls = 0;
+  std::atomic<unsigned long> served{0};   // host memory reads served
   void pcieReady() override {
     if (readyCalls++ == 0) {
       ready.set_value();
     }
+  }
+  void memoryReadFromHost(uint64_t address, size_t size,
+                          std::byte* dst) override {
+    IHostListener::memoryReadFromHost(address, size, dst);
+    served++;
   }
 };
 
@@ -120,9 +131,115 @@ void ringIo(emu::ISysEmu& s, uint64_t q, uint64_t len, uint64_t off,
   }
 }
 
+// Push @n bytes of @cmd into SQ @q (tag set here) and ring the MM doorbell.
+bool push(emu::ISysEmu& s, uint64_t q, uint8_t* cmd, uint16_t n,
+          uint16_t tag) {
+  uint64_t cb[3];    // head, tail, length
+  s.mmioRead(q, sizeof(cb), reinterpret_cast<std::byte*>(cb));
+  uint64_t used = (cb[0] + cb[2] - cb[1]) % cb[2];
+  if (cb[2] - 1 - used < n) {
+    return false;
+  }
+  std::memcpy(cmd, &n, 2);
+  std::memcpy(cmd + 2, &tag, 2);
+  ringIo(s, q, cb[2], cb[0], cmd, n, true);
+  uint64_t head = (cb[0] + n) % cb[2];
+  s.mmioWrite(q, 8, reinterpret_cast<std::byte*>(&head));
+  s.raiseDevicePuPlicPcieMessageInterrupt();
+  return true;
+}
+
+constexpr uint16_t kLaunchCmd = 521, kWriteListCmd = 527;
+constexpr uint32_t kOrphanNode = 64u << 20;
+
+// --orphan dma|kernel: leave the card busy (a 256 MiB DMA host->card that
+// has begun, or hang.elf spinning) and wait; tests/sysemu_tests.py kills
+// this process with SIGKILL and checks that its QEMU exits.
+int orphan(emu::ISysEmu& s, Listener& l, const uint8_t* mm, uint64_t sq0,
+           const std::string& what) {
+  uint64_t hmDev = 0, hmBus = 0;
+  for (int i = 0; i < 2; i++) {
+    const uint8_t* r = mm + kMmRegions + 32 * i;
+    if (r[2] == 1) {   // OPS_HOST_MANAGED
+      hmBus = (r[3] == 0 ? kBar0 : kBar2) + get<uint64_t>(r, 8);
+      hmDev = get<uint64_t>(r, 24);
+    }
+  }
+  if (!hmDev) {
+    return 1;
+  }
+  static std::vector<uint8_t> buf;
+  uint8_t cmd[136] = {};
+  uint16_t msg;
+  if (what == "dma") {
+    buf.assign(4ull * kOrphanNode, 0x5a);
+    for (int i = 0; i < 4; i++) {
+      uint64_t node[4] = {
+          reinterpret_cast<uintptr_t>(buf.data()) + uint64_t(i) * kOrphanNode,
+          reinterpret_cast<uintptr_t>(buf.data()) + uint64_t(i) * kOrphanNode,
+          hmDev + uint64_t(i) * kOrphanNode, kOrphanNode};
+      std::memcpy(cmd + 8 + 32 * i, node, 32);
+    }
+    msg = kWriteListCmd;
+    std::memcpy(cmd + 4, &msg, 2);
+    if (!push(s, sq0, cmd, 136, 0x77)) {
+      return 1;
+    }
+    for (int i = 0; i < 60000 && l.served < 4; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  } else if (what == "kernel") {
+    // hang.elf's PT_LOAD segments written over BAR0 at their p_paddr
+    const char* g = std::getenv("ETSOC1_GUEST_DIR");
+    std::ifstream f(std::string(g ? g : "build/guest") + "/hang.elf",
+                    std::ios::binary);
+    std::vector<uint8_t> img((std::istreambuf_iterator<char>(f)),
+                             std::istreambuf_iterator<char>());
+    if (img.size() < sizeof(Elf64_Ehdr)) {
+      return 1;
+    }
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, img.data(), sizeof(eh));
+    for (int i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (eh.e_phoff + (i + 1) * sizeof(ph) > img.size()) {
+        return 1;
+      }
+      std::memcpy(&ph, img.data() + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+      if (ph.p_type != PT_LOAD || !ph.p_memsz) {
+        continue;
+      }
+      if (ph.p_offset + ph.p_filesz > img.size() || ph.p_paddr < hmDev) {
+        return 1;
+      }
+      std::vector<uint8_t> seg(ph.p_memsz, 0);
+      std::memcpy(seg.data(), img.data() + ph.p_offset, ph.p_filesz);
+      s.mmioWrite(hmBus + (ph.p_paddr - hmDev), seg.size(),
+                  reinterpret_cast<std::byte*>(seg.data()));
+    }
+    uint64_t launch[4] = {eh.e_entry, 0, hmDev + 0x100000, 1};
+    std::memcpy(cmd + 8, launch, sizeof(launch));
+    msg = kLaunchCmd;
+    std::memcpy(cmd + 4, &msg, 2);
+    if (!push(s, sq0, cmd, 40, 0x78)) {
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  } else {
+    return 1;
+  }
+  std::printf("# orphan: %s in flight, served %lu host reads\n", what.c_str(),
+              l.served.load());
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(60));   // until killed
+  return 1;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::string orphanWhat =
+      argc > 2 && std::string(argv[1]) == "--orphan" ? argv[2] : "";
   std::printf("TAP version 13\n1..8\n");
   std::fflush(stdout);
 
@@ -180,6 +297,9 @@ int main() {
                   get<uint64_t>(mm, kMmRegions + 8);
   uint64_t sq0 = base + get<uint32_t>(mm, kMmVq + 8);
   uint64_t cq0 = base + get<uint32_t>(mm, kMmVq + 16);
+  if (!orphanWhat.empty()) {
+    return orphan(*sys, listener, mm, sq0, orphanWhat);
+  }
 
   try {
     uint64_t cb[3];    // head, tail, length
