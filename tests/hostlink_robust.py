@@ -282,6 +282,47 @@ def stalled_host_tests(r):
                      f'{len(frames)} of 16 replies had reached it), the '
                      f'next host is served', card.logs())
 
+            # a host that sends a request and dies before its reply
+            host = RawHost(card.hl_path)
+            host.hello()
+            host.send(hl.MMIO_READ, struct.pack('<QI', BAR0, MIB), seq=1)
+            host.sock.sendall(hl.frame(hl.MMIO_READ,
+                                       struct.pack('<QI', BAR0, 8),
+                                       seq=2)[:20])
+            host.close()
+            truncated = card.wait_log('truncated frame', 10)
+            host = RawHost(card.hl_path)
+            ack = host.hello()
+            r.report(truncated and ack and ack[0] == hl.HELLO | hl.REPLY and
+                     card.qmp_latency(0.2) < 1.0 and
+                     card.proc.poll() is None,
+                     'hostlink: a host that sends a request and half a frame '
+                     'and dies: logged, QEMU goes on, the next host is '
+                     'served', card.logs())
+
+            # a second host while one is connected waits in the backlog
+            second = RawHost(card.hl_path)
+            second.send(hl.HELLO, struct.pack('<II', hl.VERSION, 1), seq=7)
+            second.sock.settimeout(1.0)
+            try:
+                early = second.recv_frame()
+            except socket.timeout:
+                early = 'none'
+            host.send(hl.MMIO_READ, struct.pack('<QI', BAR0, 8), seq=3)
+            first_ok = host.recv_frame()
+            host.close()
+            second.sock.settimeout(20)
+            late = second.recv_frame()
+            r.report(early == 'none' and first_ok and first_ok[1] == 0 and
+                     struct.unpack('<Q', first_ok[3])[0] == marks[0] and
+                     late and late[0] == hl.HELLO | hl.REPLY and
+                     late[2] == 7 and card.proc.poll() is None,
+                     'hostlink: a host that connects while another is '
+                     'connected is not answered until the first leaves, '
+                     'then it is served; the first is undisturbed',
+                     card.logs())
+            host = second
+
             # an eDMA to a host that takes its request but never answers
             card.qt.iatu(3, 0x2000002000, 0x2000, hl.TRG_PCIE)
             while True:                     # READY comes after HELLO_ACK
