@@ -196,7 +196,11 @@ class RawHost:
     def _exact(self, n):
         buf = bytearray()
         while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except ConnectionResetError:
+                # closed with our requests unread: a reset, not a FIN
+                return None
             if not chunk:
                 return None
             buf += chunk

@@ -34,6 +34,7 @@
 #include "sysemu/runstate.h"
 #include "qemu/units.h"
 #include "qemu/main-loop.h"
+#include <sys/mman.h>
 #ifdef CONFIG_LINUX
 #include <sys/syscall.h>
 #endif
@@ -41,7 +42,8 @@
 #include "trace.h"
 
 #define HL_OPT_HOSTMEM  1u      /* the host serves host memory */
-#define HL_OPTS         HL_OPT_HOSTMEM
+#define HL_OPT_SHM      2u      /* the host may share buffers (SHM_MAP) */
+#define HL_OPTS         (HL_OPT_HOSTMEM | HL_OPT_SHM)
 
 static const char *hl_type_name(uint8_t type)
 {
@@ -52,6 +54,8 @@ static const char *hl_type_name(uint8_t type)
     case HL_PAUSE: return "PAUSE";
     case HL_RESUME: return "RESUME";
     case HL_STOP: return "STOP";
+    case HL_SHM_MAP: return "SHM_MAP";
+    case HL_SHM_UNMAP: return "SHM_UNMAP";
     case HL_READY: return "READY";
     case HL_MSI: return "MSI";
     case HL_HOSTMEM_READ: return "HOSTMEM_READ";
@@ -79,6 +83,10 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
     case HL_RESUME:
     case HL_STOP:
         return len == 0;
+    case HL_SHM_MAP:
+        return len == 16;
+    case HL_SHM_UNMAP:
+        return len == 8;
     case HL_HOSTMEM_READ | HL_REPLY:
         return len <= HL_MAX_DATA;
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -91,7 +99,7 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
 /* Types the host may send. */
 static bool hl_host_type(uint8_t type)
 {
-    return (type >= HL_HELLO && type <= HL_STOP) ||
+    return (type >= HL_HELLO && type <= HL_SHM_UNMAP) ||
            type == (HL_HOSTMEM_READ | HL_REPLY) ||
            type == (HL_HOSTMEM_WRITE | HL_REPLY);
 }
@@ -206,8 +214,21 @@ static void hl_fail_pending(Etsoc1HostLinkState *s)
     }
 }
 
+static void hl_shm_unmap_all(Etsoc1HostLinkState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        if (s->shm[i].size) {
+            munmap(s->shm[i].ptr, s->shm[i].size);
+            s->shm[i].size = 0;
+        }
+    }
+}
+
 static void hl_reset_conn(Etsoc1HostLinkState *s)
 {
+    hl_shm_unmap_all(s);
     s->hello = false;
     s->ready_sent = false;
     s->options = 0;
@@ -511,6 +532,82 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
     r.done(r.opaque, r.tag, res);
 }
 
+/*
+ * SHM_MAP: the host shares one DMA buffer, host [addr, addr + size), as
+ * a memfd passed with the frame (SCM_RIGHTS).  It must be sealed against
+ * shrinking (F_SEAL_SHRINK), or a host that truncates it would make our
+ * accesses fault; a bad request is refused with a status and a log line.
+ */
+static void hl_shm_map(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
+{
+    uint64_t addr = ldq_le_p(p), size = ldq_le_p(p + 8);
+    int fd = qemu_chr_fe_get_msgfd(&s->chr);
+    const char *why = NULL;
+    struct stat st;
+    void *ptr;
+    unsigned i, slot = HL_MAX_SHM;
+
+    if (fd < 0) {
+        why = "no file descriptor came with it";
+    } else if (!(s->options & HL_OPT_SHM)) {
+        why = "option SHM was not negotiated";
+    } else if (!size || addr + size < addr) {
+        why = "empty or wrapping range";
+    } else if (fstat(fd, &st) < 0 || st.st_size < size) {
+        why = "the file is smaller than the range";
+    } else if (!(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK)) {
+        why = "the file is not sealed against shrinking (F_SEAL_SHRINK)";
+    }
+    for (i = 0; i < HL_MAX_SHM && !why; i++) {
+        if (!s->shm[i].size) {
+            slot = MIN(slot, i);
+        } else if (addr < s->shm[i].addr + s->shm[i].size &&
+                   s->shm[i].addr < addr + size) {
+            why = "it overlaps a buffer already shared";
+        }
+    }
+    if (!why && slot == HL_MAX_SHM) {
+        why = "too many shared buffers";
+    }
+    ptr = why ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                  MAP_SHARED, fd, 0);
+    if (!why && ptr == MAP_FAILED) {
+        why = "mmap failed";
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    trace_etsoc1_hostlink_shm(true, addr, size, why ? why : "mapped");
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: SHM_MAP 0x%" PRIx64
+                      " + 0x%" PRIx64 " refused: %s\n", addr, size, why);
+        hl_reply(s, HL_SHM_MAP, seq, HL_E_ACCESS, NULL, 0);
+        return;
+    }
+    s->shm[slot] = (Etsoc1HostLinkShm) { addr, size, ptr };
+    hl_reply(s, HL_SHM_MAP, seq, HL_OK, NULL, 0);
+}
+
+/* SHM_UNMAP: after the reply the card never touches that buffer again. */
+static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
+                         const uint8_t *p)
+{
+    uint64_t addr = ldq_le_p(p);
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        if (s->shm[i].size && s->shm[i].addr == addr) {
+            trace_etsoc1_hostlink_shm(false, addr, s->shm[i].size,
+                                      "unmapped");
+            munmap(s->shm[i].ptr, s->shm[i].size);
+            s->shm[i].size = 0;
+            hl_reply(s, HL_SHM_UNMAP, seq, HL_OK, NULL, 0);
+            return;
+        }
+    }
+    hl_reply(s, HL_SHM_UNMAP, seq, HL_E_DECODE, NULL, 0);
+}
+
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                         uint32_t seq, uint8_t *p, uint32_t len)
 {
@@ -561,6 +658,12 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         /* the main loop may not run the flush BH again before it exits */
         hl_flush(s);
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+        break;
+    case HL_SHM_MAP:
+        hl_shm_map(s, seq, p);
+        break;
+    case HL_SHM_UNMAP:
+        hl_shm_unmap(s, seq, p);
         break;
     case HL_HOSTMEM_READ | HL_REPLY:
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -735,6 +838,30 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                       "0x%" PRIx64 " with no host serving memory\n",
                       write ? "write" : "read", addr);
         return MEMTX_DECODE_ERROR;
+    }
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        Etsoc1HostLinkShm *m = &s->shm[i];
+
+        if (!m->size || addr >= m->addr + m->size || addr + len <= m->addr) {
+            continue;
+        }
+        if (addr < m->addr || addr + len > m->addr + m->size) {
+            /* never outside what the host shared: not even partly */
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s "
+                          "0x%" PRIx64 " + 0x%" PRIx64 " leaves the shared "
+                          "buffer 0x%" PRIx64 " + 0x%" PRIx64 "\n",
+                          write ? "write" : "read", addr, len, m->addr,
+                          m->size);
+            return MEMTX_ERROR;
+        }
+        /* shared memory: a copy, done now; emulated time is the eDMA's */
+        trace_etsoc1_hostlink_hostmem_shm(write, addr, len);
+        if (write) {
+            memcpy(m->ptr + (addr - m->addr), buf, len);
+        } else {
+            memcpy(buf, m->ptr + (addr - m->addr), len);
+        }
+        return MEMTX_OK;
     }
     if (len > HL_MAX_DATA) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "

@@ -37,6 +37,7 @@
 #define HL_MAX_DATA     (1024 * 1024)   /* data bytes in one frame */
 #define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
 #define HL_MAX_PENDING  16              /* host-mem requests out at once */
+#define HL_MAX_SHM      64              /* shared host buffers mapped */
 
 enum {
     HL_HELLO = 0x01,
@@ -45,6 +46,8 @@ enum {
     HL_PAUSE = 0x04,
     HL_RESUME = 0x05,
     HL_STOP = 0x06,
+    HL_SHM_MAP = 0x07,
+    HL_SHM_UNMAP = 0x08,
     HL_READY = 0x10,
     HL_MSI = 0x11,
     HL_HOSTMEM_READ = 0x12,
@@ -68,6 +71,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLinkState, ETSOC1_HOSTLINK)
  * is full, then sent in the order it was started; once sent it waits for
  * the host's reply, at most host-timeout-ms of host time.
  */
+/* A host buffer the host shared (SHM_MAP): host [addr, addr + size). */
+typedef struct Etsoc1HostLinkShm {
+    uint64_t addr;
+    uint64_t size;          /* 0: a free slot */
+    uint8_t *ptr;           /* our mapping of its memfd */
+} Etsoc1HostLinkShm;
+
 typedef struct Etsoc1HostLinkReq {
     bool used;
     bool write;
@@ -117,6 +127,7 @@ struct Etsoc1HostLinkState {
     uint32_t msi_deferred;  /* MSI vectors not sent while @out was full */
     uint64_t req_order;
     Etsoc1HostLinkReq req[HL_MAX_PENDING];
+    Etsoc1HostLinkShm shm[HL_MAX_SHM];
 };
 
 #endif
