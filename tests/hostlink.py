@@ -26,9 +26,10 @@ HDR = struct.Struct('<IBBHII')  # magic, version, type, status, length, seq
 MAX_DATA = 1 << 20
 
 HELLO, MMIO_READ, MMIO_WRITE, PAUSE, RESUME, STOP = 1, 2, 3, 4, 5, 6
+SHM_MAP, SHM_UNMAP = 7, 8
 READY, MSI, HOSTMEM_READ, HOSTMEM_WRITE, FATAL = 0x10, 0x11, 0x12, 0x13, 0x14
 REPLY = 0x80
-OPT_HOSTMEM = 1
+OPT_HOSTMEM, OPT_SHM = 1, 2
 OK, E_DECODE, E_ACCESS, E_LENGTH = 0, 1, 2, 3
 
 # The card's registers a test plays the firmware with (docs/host-interface.md)

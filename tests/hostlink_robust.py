@@ -363,3 +363,127 @@ def stalled_host_tests(r):
             if host:
                 host.close()
             card.close()
+
+
+def shm_tests(r):
+    """Shared DMA buffers (SHM_MAP): what the card refuses, that an eDMA
+    inside one is a copy with no frame, and that one leaving it, or into
+    one unmapped again, never touches memory outside."""
+    import fcntl
+    import mmap
+    size, base = 1 << 20, 0x7f0000000000
+    with tempfile.TemporaryDirectory(prefix='etsoc1-hlm-') as tmp:
+        card = Card(r, tmp)
+        host = None
+        try:
+            host = RawHost(card.hl_path)
+            ack = host.hello(hl.OPT_HOSTMEM | hl.OPT_SHM)
+            opts = struct.unpack('<II', ack[3])[1] if ack else 0
+
+            def memfd(n, seal=True):
+                fd = os.memfd_create('hl-test', os.MFD_ALLOW_SEALING)
+                os.ftruncate(fd, n)
+                if seal:
+                    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+                return fd
+
+            def shm_map(addr, n, fd=None, seq=1):
+                f = hl.frame(hl.SHM_MAP, struct.pack('<QQ', addr, n), seq=seq)
+                if fd is None:
+                    host.sock.sendall(f)
+                else:
+                    socket.send_fds(host.sock, [f], [fd])
+                rep = host.recv_frame()
+                return rep[1] if rep and rep[0] == hl.SHM_MAP | hl.REPLY \
+                    else None
+
+            refusals = [
+                ('no file descriptor', shm_map(base, size)),
+                ('not sealed against shrinking',
+                 shm_map(base, size, memfd(size, seal=False))),
+                ('smaller than the range', shm_map(base, size, memfd(4096))),
+            ]
+            fd = memfd(size)
+            ok_map = shm_map(base, size, fd)
+            overlap = shm_map(base + 4096, 4096, memfd(4096))
+            view = mmap.mmap(fd, size)
+            try:
+                os.ftruncate(fd, 4096)
+                shrunk = True
+            except OSError:
+                shrunk = False
+            r.report(opts & hl.OPT_SHM and
+                     all(st == hl.E_ACCESS and card.wait_log(why, 5)
+                         for why, st in refusals) and
+                     ok_map == hl.OK and overlap == hl.E_ACCESS and
+                     card.wait_log('overlaps a buffer already shared', 5) and
+                     not shrunk,
+                     f'hostlink: SHM_MAP refuses a missing fd, an unsealed '
+                     f'memfd, a short one, an overlap (statuses '
+                     f'{[st for _, st in refusals]}, {overlap}, logged); a '
+                     f'sealed one maps ({ok_map}) and cannot shrink',
+                     card.logs())
+
+            # an eDMA card -> host inside it: a copy, no frame on the link
+            data = bytes((i * 7 + 1) & 0xff for i in range(8192))
+            card.qt.writeq(hl.DRAM_BAR0, 0)
+            host.send(hl.MMIO_WRITE, struct.pack('<QI', BAR0, len(data)) +
+                      data, seq=9)
+            w = host.recv_frame()
+            st = card.qt.edma_run(True, len(data), hl.DRAM_BAR0,
+                                  base + size - len(data))
+            host.sock.settimeout(0.5)
+            try:
+                stray = host.recv_frame()
+            except socket.timeout:
+                stray = None
+            host.sock.settimeout(20)
+            r.report(w and w[1] == hl.OK and st == hl.EDMA_DONE and
+                     view[size - len(data):] == data and stray is None,
+                     f'hostlink: an eDMA card->host of 8 KiB inside the '
+                     f'shared buffer is copied into it, no frame on the link '
+                     f'(status 0x{st or 0:x}, frame {stray})', card.logs())
+
+            # one that runs past its end: the channel aborts, no frame
+            view[:] = bytes(size)
+            st = card.qt.edma_run(True, len(data), hl.DRAM_BAR0,
+                                  base + size - 4096)
+            host.sock.settimeout(0.5)
+            try:
+                stray = host.recv_frame()
+            except socket.timeout:
+                stray = None
+            host.sock.settimeout(20)
+            r.report(st is not None and st & hl.EDMA_ABORT and
+                     view[:] == bytes(size) and stray is None and
+                     card.wait_log('leaves the shared buffer', 5),
+                     f'hostlink: an eDMA running past the end of a shared '
+                     f'buffer aborts its channel (status 0x{st or 0:x}), '
+                     f'nothing written, no frame, logged', card.logs())
+
+            # unmapped again: the same address goes over the socket
+            host.send(hl.SHM_UNMAP, struct.pack('<Q', base), seq=10)
+            un = host.recv_frame()
+            card.qt.edma_start(True, 4096, hl.DRAM_BAR0, base)
+            req = host.recv_frame()
+            host.send(hl.HOSTMEM_WRITE | hl.REPLY, seq=req[2] if req else 0)
+            st = 0
+            for _ in range(500):
+                card.qt.clock_step(20_000)
+                st = card.qt.edma_status(True)
+                if st & (hl.EDMA_DONE | hl.EDMA_ABORT):
+                    break
+            r.report(un and un[1] == hl.OK and req and
+                     req[0] == hl.HOSTMEM_WRITE and st == hl.EDMA_DONE and
+                     view[:4096] == bytes(4096) and card.proc.poll() is None,
+                     'hostlink: after SHM_UNMAP the card no longer touches '
+                     'the buffer: the same eDMA goes over the socket '
+                     '(HOSTMEM_WRITE)', card.logs())
+            view.close()
+        except Exception as e:      # noqa: BLE001 - report, do not crash
+            r.report(False, f'hostlink: shared memory: {type(e).__name__}: '
+                     f'{e}', card.logs())
+        finally:
+            if host:
+                host.close()
+            card.close()

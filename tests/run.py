@@ -1474,6 +1474,7 @@ def hostlink_tests():
 
     hostlink_robust.chardev_tests(sys.modules[__name__])
     hostlink_robust.stalled_host_tests(sys.modules[__name__])
+    hostlink_robust.shm_tests(sys.modules[__name__])
     tmp = tempfile.mkdtemp(prefix='etsoc1-hl-')
     hl_path, qt_path = os.path.join(tmp, 'hl.sock'), os.path.join(tmp, 'qt')
     log_path = os.path.join(tmp, 'qemu.log')
