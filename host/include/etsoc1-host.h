@@ -105,6 +105,14 @@ void *etsoc1_host_dma_alloc(Etsoc1Host *h, size_t size);
 int etsoc1_host_dma_free(Etsoc1Host *h, void *ptr);
 /* Is @ptr inside a dma_alloc buffer the card maps? */
 bool etsoc1_host_dma_shared(Etsoc1Host *h, const void *ptr);
+/*
+ * Let the card reach host [@base, @base + @size) of this process directly
+ * (QEMU reads and writes it through this process's /proc/self/mem), for
+ * DMA buffers that are ordinary memory; the memory callbacks then serve
+ * only addresses outside it.  An unmapped address there fails the eDMA
+ * access cleanly.  Once per connection.
+ */
+int etsoc1_host_share_memory(Etsoc1Host *h, uint64_t base, uint64_t size);
 int etsoc1_host_pause(Etsoc1Host *h);
 int etsoc1_host_resume(Etsoc1Host *h);
 /* STOP; wakes wait_msi; reaps the QEMU this instance started. */

@@ -933,3 +933,28 @@ bool etsoc1_host_dma_shared(Etsoc1Host *h, const void *ptr)
     pthread_mutex_unlock(&h->dma_lock);
     return shared;
 }
+
+int etsoc1_host_share_memory(Etsoc1Host *h, uint64_t base, uint64_t size)
+{
+    uint8_t p[16];
+    int fd, r;
+
+    if (!h || !size) {
+        return -ETSOC1_HOST_EINVAL;
+    }
+    if (!(h->options & HL_OPT_SHM)) {
+        return -ETSOC1_HOST_EACCESS;
+    }
+    /* opened here, so the kernel checks our own right to it */
+    fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return -ETSOC1_HOST_EACCESS;
+    }
+    memcpy(p, &base, 8);
+    memcpy(p + 8, &size, 8);
+    pthread_mutex_lock(&h->dma_lock);
+    r = host_request_fd(h, HL_MEM_FD, p, 16, fd);
+    pthread_mutex_unlock(&h->dma_lock);
+    close(fd);
+    return r;
+}

@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #ifdef CONFIG_LINUX
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #endif
 #include "hw/etsoc1/etsoc1-hostlink.h"
 #include "trace.h"
@@ -56,6 +57,7 @@ static const char *hl_type_name(uint8_t type)
     case HL_STOP: return "STOP";
     case HL_SHM_MAP: return "SHM_MAP";
     case HL_SHM_UNMAP: return "SHM_UNMAP";
+    case HL_MEM_FD: return "MEM_FD";
     case HL_READY: return "READY";
     case HL_MSI: return "MSI";
     case HL_HOSTMEM_READ: return "HOSTMEM_READ";
@@ -87,6 +89,8 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
         return len == 16;
     case HL_SHM_UNMAP:
         return len == 8;
+    case HL_MEM_FD:
+        return len == 16;
     case HL_HOSTMEM_READ | HL_REPLY:
         return len <= HL_MAX_DATA;
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -99,7 +103,7 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
 /* Types the host may send. */
 static bool hl_host_type(uint8_t type)
 {
-    return (type >= HL_HELLO && type <= HL_SHM_UNMAP) ||
+    return (type >= HL_HELLO && type <= HL_MEM_FD) ||
            type == (HL_HOSTMEM_READ | HL_REPLY) ||
            type == (HL_HOSTMEM_WRITE | HL_REPLY);
 }
@@ -229,6 +233,10 @@ static void hl_shm_unmap_all(Etsoc1HostLinkState *s)
 static void hl_reset_conn(Etsoc1HostLinkState *s)
 {
     hl_shm_unmap_all(s);
+    if (s->mem_fd >= 0) {
+        close(s->mem_fd);
+        s->mem_fd = -1;
+    }
     s->hello = false;
     s->ready_sent = false;
     s->options = 0;
@@ -588,6 +596,59 @@ static void hl_shm_map(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
     hl_reply(s, HL_SHM_MAP, seq, HL_OK, NULL, 0);
 }
 
+/*
+ * MEM_FD: the host's own memory as a file whose offsets are its addresses
+ * (its /proc/self/mem, opened by the host, so the kernel checked the
+ * access then): the card reads and writes host [base, base + size) with
+ * pread/pwrite, for a host whose DMA buffers are ordinary memory (the
+ * sysemu layer).  An address the host has not mapped fails cleanly
+ * (EIO), it cannot fault QEMU.  One such range per connection.
+ */
+static void hl_mem_fd(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
+{
+    uint64_t base = ldq_le_p(p), size = ldq_le_p(p + 8);
+    int fd = qemu_chr_fe_get_msgfd(&s->chr);
+    const char *why = NULL;
+
+    if (fd < 0) {
+        why = "no file descriptor came with it";
+    } else if (!(s->options & HL_OPT_SHM)) {
+        why = "option SHM was not negotiated";
+    } else if (!size || base + size < base) {
+        why = "empty or wrapping range";
+    } else if (s->mem_fd >= 0) {
+        why = "the host already gave one";
+    }
+    trace_etsoc1_hostlink_shm(true, base, size, why ? why : "memory fd");
+    if (why) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: MEM_FD 0x%" PRIx64
+                      " + 0x%" PRIx64 " refused: %s\n", base, size, why);
+        hl_reply(s, HL_MEM_FD, seq, HL_E_ACCESS, NULL, 0);
+        return;
+    }
+    s->mem_fd = fd;
+    s->mem_base = base;
+    s->mem_size = size;
+    s->mem_vm = false;
+#ifdef CONFIG_LINUX
+    if (s->host_pid) {
+        /*
+         * The memory of host-pid itself: process_vm_readv/writev copy it
+         * once, where pread/pwrite of /proc/pid/mem copy it twice.
+         */
+        g_autofree char *link = g_strdup_printf("/proc/self/fd/%d", fd);
+        g_autofree char *want = g_strdup_printf("/proc/%u/mem", s->host_pid);
+        g_autofree char *got = g_file_read_link(link, NULL);
+
+        s->mem_vm = got && !strcmp(got, want);
+    }
+#endif
+    hl_reply(s, HL_MEM_FD, seq, HL_OK, NULL, 0);
+}
+
 /* SHM_UNMAP: after the reply the card never touches that buffer again. */
 static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
                          const uint8_t *p)
@@ -664,6 +725,9 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         break;
     case HL_SHM_UNMAP:
         hl_shm_unmap(s, seq, p);
+        break;
+    case HL_MEM_FD:
+        hl_mem_fd(s, seq, p);
         break;
     case HL_HOSTMEM_READ | HL_REPLY:
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -863,6 +927,36 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
         }
         return MEMTX_OK;
     }
+    if (s->mem_fd >= 0 && addr >= s->mem_base &&
+        addr - s->mem_base + len <= s->mem_size && len <= s->mem_size) {
+        ssize_t n = -1;
+
+#ifdef CONFIG_LINUX
+        if (s->mem_vm) {
+            struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+            n = write ? process_vm_writev(s->host_pid, &l, 1, &r, 1, 0)
+                      : process_vm_readv(s->host_pid, &l, 1, &r, 1, 0);
+            if (n < 0 && (errno == EPERM || errno == ENOSYS)) {
+                s->mem_vm = false;      /* not allowed here: the fd */
+            }
+        }
+#endif
+        if (!s->mem_vm) {
+            n = write ? pwrite(s->mem_fd, buf, len, addr)
+                      : pread(s->mem_fd, buf, len, addr);
+        }
+
+        trace_etsoc1_hostlink_hostmem_shm(write, addr, len);
+        if (n != (ssize_t)len) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s "
+                          "0x%" PRIx64 " + 0x%" PRIx64 " through the host's "
+                          "memory fd: %s\n", write ? "write" : "read", addr,
+                          len, n < 0 ? strerror(errno) : "short");
+            return MEMTX_ERROR;
+        }
+        return MEMTX_OK;
+    }
     if (len > HL_MAX_DATA) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "
                       "of %" PRIu64 " bytes over the link's bound\n", len);
@@ -974,6 +1068,7 @@ static void hl_realize(DeviceState *dev, Error **errp)
         s->migration_blocker = NULL;
         return;
     }
+    s->mem_fd = -1;
     s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
     s->out = g_byte_array_new();
     s->flush_bh = qemu_bh_new(hl_flush_bh, s);

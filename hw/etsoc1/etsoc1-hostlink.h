@@ -48,6 +48,7 @@ enum {
     HL_STOP = 0x06,
     HL_SHM_MAP = 0x07,
     HL_SHM_UNMAP = 0x08,
+    HL_MEM_FD = 0x09,
     HL_READY = 0x10,
     HL_MSI = 0x11,
     HL_HOSTMEM_READ = 0x12,
@@ -128,6 +129,10 @@ struct Etsoc1HostLinkState {
     uint64_t req_order;
     Etsoc1HostLinkReq req[HL_MAX_PENDING];
     Etsoc1HostLinkShm shm[HL_MAX_SHM];
+    /* MEM_FD: host [mem_base, mem_base + mem_size) through mem_fd */
+    int mem_fd;
+    uint64_t mem_base, mem_size;
+    bool mem_vm;            /* mem_fd is host-pid's: process_vm_*v too */
 };
 
 #endif
