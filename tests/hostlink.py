@@ -26,7 +26,7 @@ HDR = struct.Struct('<IBBHII')  # magic, version, type, status, length, seq
 MAX_DATA = 1 << 20
 
 HELLO, MMIO_READ, MMIO_WRITE, PAUSE, RESUME, STOP = 1, 2, 3, 4, 5, 6
-SHM_MAP, SHM_UNMAP = 7, 8
+SHM_MAP, SHM_UNMAP, MEM_FD = 7, 8, 9
 READY, MSI, HOSTMEM_READ, HOSTMEM_WRITE, FATAL = 0x10, 0x11, 0x12, 0x13, 0x14
 REPLY = 0x80
 OPT_HOSTMEM, OPT_SHM = 1, 2

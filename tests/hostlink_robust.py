@@ -480,6 +480,28 @@ def shm_tests(r):
                      'the buffer: the same eDMA goes over the socket '
                      '(HOSTMEM_WRITE)', card.logs())
             view.close()
+
+            # MEM_FD: this process's own memory, a buffer in it and a hole
+            import ctypes
+            buf = (ctypes.c_char * 8192)()
+            addr = ctypes.addressof(buf)
+            memfd_ = os.open('/proc/self/mem', os.O_RDWR)
+            f = hl.frame(hl.MEM_FD, struct.pack('<QQ', 0x10000, 1 << 47),
+                         seq=11)
+            socket.send_fds(host.sock, [f], [memfd_])
+            os.close(memfd_)
+            rep = host.recv_frame()
+            st = card.qt.edma_run(True, 8192, hl.DRAM_BAR0, addr)
+            hole = card.qt.edma_run(True, 4096, hl.DRAM_BAR0, 0x10000)
+            r.report(rep and rep[1] == hl.OK and st == hl.EDMA_DONE and
+                     bytes(buf) == data and hole is not None and
+                     hole & hl.EDMA_ABORT and
+                     card.wait_log("through the host's memory fd", 5) and
+                     card.proc.poll() is None,
+                     f'hostlink: MEM_FD: an eDMA into the host\'s own memory '
+                     f'lands there (status 0x{st or 0:x}); one into an '
+                     f'unmapped address aborts cleanly (0x{hole or 0:x}), '
+                     f'logged, QEMU up', card.logs())
         except Exception as e:      # noqa: BLE001 - report, do not crash
             r.report(False, f'hostlink: shared memory: {type(e).__name__}: '
                      f'{e}', card.logs())
