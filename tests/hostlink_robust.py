@@ -290,6 +290,9 @@ def stalled_host_tests(r):
             host = RawHost(card.hl_path)
             host.hello()
             host.send(hl.MMIO_READ, struct.pack('<QI', BAR0, MIB), seq=1)
+            host.close()
+            host = RawHost(card.hl_path)
+            ack1 = host.hello()
             host.sock.sendall(hl.frame(hl.MMIO_READ,
                                        struct.pack('<QI', BAR0, 8),
                                        seq=2)[:20])
@@ -297,12 +300,13 @@ def stalled_host_tests(r):
             truncated = card.wait_log('truncated frame', 10)
             host = RawHost(card.hl_path)
             ack = host.hello()
-            r.report(truncated and ack and ack[0] == hl.HELLO | hl.REPLY and
+            r.report(truncated and ack1 and ack and
+                     ack1[0] == ack[0] == hl.HELLO | hl.REPLY and
                      card.qmp_latency(0.2) < 1.0 and
                      card.proc.poll() is None,
-                     'hostlink: a host that sends a request and half a frame '
-                     'and dies: logged, QEMU goes on, the next host is '
-                     'served', card.logs())
+                     'hostlink: a host that sends a 1 MiB request and dies, '
+                     'and one that sends half a frame and dies (logged): '
+                     'QEMU goes on, the next host is served', card.logs())
 
             # a second host while one is connected waits in the backlog
             second = RawHost(card.hl_path)
@@ -403,6 +407,12 @@ def shm_tests(r):
                  shm_map(base, size, memfd(size, seal=False))),
                 ('smaller than the range', shm_map(base, size, memfd(4096))),
             ]
+            plain = os.open(os.path.join(tmp, 'plain'),
+                            os.O_RDWR | os.O_CREAT, 0o600)
+            os.ftruncate(plain, size)
+            # a file that cannot be sealed at all
+            refusals.append(('not sealed against shrinking',
+                             shm_map(base, size, plain)))
             fd = memfd(size)
             ok_map = shm_map(base, size, fd)
             overlap = shm_map(base + 4096, 4096, memfd(4096))
@@ -419,7 +429,7 @@ def shm_tests(r):
                      card.wait_log('overlaps a buffer already shared', 5) and
                      not shrunk,
                      f'hostlink: SHM_MAP refuses a missing fd, an unsealed '
-                     f'memfd, a short one, an overlap (statuses '
+                     f'memfd, a short one, a plain file, an overlap (statuses '
                      f'{[st for _, st in refusals]}, {overlap}, logged); a '
                      f'sealed one maps ({ok_map}) and cannot shrink',
                      card.logs())

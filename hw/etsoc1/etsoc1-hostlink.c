@@ -554,6 +554,7 @@ static void hl_shm_map(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
     struct stat st;
     void *ptr;
     unsigned i, slot = HL_MAX_SHM;
+    int seals;
 
     if (fd < 0) {
         why = "no file descriptor came with it";
@@ -563,7 +564,9 @@ static void hl_shm_map(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
         why = "empty or wrapping range";
     } else if (fstat(fd, &st) < 0 || st.st_size < size) {
         why = "the file is smaller than the range";
-    } else if (!(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK)) {
+    } else if ((seals = fcntl(fd, F_GET_SEALS)) < 0 ||
+               !(seals & F_SEAL_SHRINK)) {
+        /* only memfds (and shmem files) take seals */
         why = "the file is not sealed against shrinking (F_SEAL_SHRINK)";
     }
     for (i = 0; i < HL_MAX_SHM && !why; i++) {
