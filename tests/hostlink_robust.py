@@ -247,7 +247,35 @@ def stalled_host_tests(r):
             t = time.monotonic()
             word = card.qt.readq(hl.DRAM_BAR0)
             qt_secs = time.monotonic() - t
-            got = [host.recv_frame() for _ in range(16)]
+            # an eDMA to the host meanwhile: deferred, the channel waits
+            card.qt.edma_start(True, 4096, hl.DRAM_BAR0, 0x100000000)
+            for _ in range(20):
+                card.qt.clock_step(100_000)
+            waiting = card.qt.edma_status(True)
+            # the replies, and the deferred request once there is room
+            got, req = [], None
+            while len(got) < 16 or req is None:
+                f = host.recv_frame()
+                if f is None:
+                    break
+                if f[0] == hl.HOSTMEM_WRITE:
+                    req = f
+                    host.send(hl.HOSTMEM_WRITE | hl.REPLY, seq=f[2])
+                else:
+                    got.append(f)
+            done = 0
+            for _ in range(200):
+                card.qt.clock_step(100_000)
+                done = card.qt.edma_status(True)
+                if done & (hl.EDMA_DONE | hl.EDMA_ABORT):
+                    break
+            r.report(waiting == 0 and req and req[0] == hl.HOSTMEM_WRITE and
+                     struct.unpack_from('<QI', req[3]) ==
+                     (0x100000000, 4096) and done == hl.EDMA_DONE,
+                     f'hostlink: an eDMA started while the host does not '
+                     f'read waits (status 0x{waiting:x}); its HOSTMEM_WRITE '
+                     f'is sent once the host reads, and the channel '
+                     f'completes (0x{done:x})', card.logs())
             ok = (ack and ack[0] == hl.HELLO | hl.REPLY and
                   all(f and f[0] == hl.MMIO_READ | hl.REPLY and f[1] == 0 and
                       f[2] == i and len(f[3]) == MIB and
