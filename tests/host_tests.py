@@ -10,7 +10,12 @@ runs them and relays their TAP:
 """
 
 import os
+import queue
 import re
+import signal
+import subprocess
+import threading
+import time
 
 FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
             'exception.elf')
@@ -37,6 +42,72 @@ def host_tests(r):
                      out)
     if all(os.path.exists(os.path.join(r.GUEST, f)) for f in FIRMWARE):
         demo_determinism(r)
+        for what in ('dma', 'kernel'):
+            orphan_test(r, 'host', [os.path.join(r.GUEST, 'etsoc1-host-test'),
+                                    '--orphan', what], env)
+
+
+def _children(pid):
+    """Child pids of @pid (every thread's)."""
+    kids = []
+    try:
+        for tid in os.listdir(f'/proc/{pid}/task'):
+            with open(f'/proc/{pid}/task/{tid}/children') as f:
+                kids += [int(k) for k in f.read().split()]
+    except OSError:
+        pass
+    return kids
+
+
+def _alive(pid):
+    """Running, not a zombie (an orphan's reaper may not reap at once)."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def orphan_test(r, label, argv, env, cwd=None, bound=1.0):
+    """Run @argv (a host program that starts a card, leaves it busy and
+    prints '# orphan: ...'), SIGKILL it, and check that its QEMU is gone
+    within @bound seconds (docs/host-library.md, no orphan cards)."""
+    what = argv[-1]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=cwd, start_new_session=True)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout],
+                     daemon=True).start()
+    out, busy, qemu = '', None, []
+    end = time.monotonic() + 600
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        out += line
+        if line.startswith('# orphan:'):
+            busy = line.strip()
+            break
+    if busy:
+        qemu = _children(proc.pid)
+        time.sleep(0.3)
+    proc.kill()
+    t = time.monotonic()
+    proc.wait()
+    while any(_alive(q) for q in qemu) and time.monotonic() - t < 30:
+        time.sleep(0.01)
+    secs = time.monotonic() - t
+    left = [q for q in qemu if _alive(q)]
+    for q in left:
+        os.kill(q, signal.SIGKILL)
+    r.report(busy is not None and len(qemu) == 1 and not left and
+             secs < bound,
+             f'{label}: SIGKILL of the host in the middle of a {what}: its '
+             f'QEMU is gone {secs * 1000:.0f} ms later (bound '
+             f'{bound * 1000:.0f} ms)', out + f'\nQEMU pids {qemu}, left '
+             f'{left}')
 
 
 def demo_determinism(r):

@@ -26,10 +26,20 @@ HDR = struct.Struct('<IBBHII')  # magic, version, type, status, length, seq
 MAX_DATA = 1 << 20
 
 HELLO, MMIO_READ, MMIO_WRITE, PAUSE, RESUME, STOP = 1, 2, 3, 4, 5, 6
+SHM_MAP, SHM_UNMAP, MEM_FD = 7, 8, 9
 READY, MSI, HOSTMEM_READ, HOSTMEM_WRITE, FATAL = 0x10, 0x11, 0x12, 0x13, 0x14
 REPLY = 0x80
-OPT_HOSTMEM = 1
+OPT_HOSTMEM, OPT_SHM = 1, 2
 OK, E_DECODE, E_ACCESS, E_LENGTH = 0, 1, 2, 3
+
+# The card's registers a test plays the firmware with (docs/host-interface.md)
+DBI = 0x7e80000000
+IATU = DBI + 0x300000 + 0x100
+EDMA = DBI + 0x380000
+NOPCIESR_MSI = 0x7f80001000 + 0x18
+TRG_PCIE = 0x30008000
+DRAM_BAR0 = 0x8004001000        # DRAM_MEMMAP_BEGIN
+EDMA_DONE, EDMA_ABORT = 0x1, 0x10000
 
 
 def frame(ftype, payload=b'', seq=0, status=0, magic=MAGIC, version=VERSION,
@@ -266,3 +276,46 @@ class QTest:
 
     def clock_step(self, ns):
         return int(self.cmd(f'clock_step {ns}'))
+
+    # ---- the firmware's part --------------------------------------------
+    def iatu(self, i, base, size, target):
+        """Inbound iATU region @i: bus [base, base + size) -> @target."""
+        r = IATU + i * 0x200
+        self.writel(r + 0x00, 0)                    # memory type
+        self.writel(r + 0x08, base & 0xffffffff)
+        self.writel(r + 0x0c, base >> 32)
+        self.writel(r + 0x10, (base + size - 1) & 0xffffffff)
+        self.writel(r + 0x14, target & 0xffffffff)
+        self.writel(r + 0x18, target >> 32)
+        self.writel(r + 0x04, 1 << 31)              # enable, address match
+
+    def edma_start(self, write, n, sar, dar):
+        """Channel 0 (@write: card -> host), one block of @n bytes."""
+        ch = EDMA + 0x200 + (0 if write else 0x100)
+        self.writel(ch + 0x00, 1 << 3)              # LIE, single block
+        self.writel(ch + 0x08, n)
+        self.writeq(ch + 0x0c, sar)
+        self.writeq(ch + 0x14, dar)
+        self.writel(EDMA + (0x0c if write else 0x2c), 1)
+        self.writel(EDMA + (0x10 if write else 0x30), 0)
+
+    def edma_status(self, write):
+        """Channel 0's interrupt status (EDMA_DONE, EDMA_ABORT), cleared."""
+        st = self.readl(EDMA + (0x4c if write else 0xa0))
+        if st & (EDMA_DONE | EDMA_ABORT):
+            self.writel(EDMA + (0x58 if write else 0xac),
+                        EDMA_DONE | EDMA_ABORT)
+        return st
+
+    def edma_run(self, write, n, sar, dar, limit_ns=50_000_000):
+        """Start, then step virtual time until DONE or ABORT (else None)."""
+        self.edma_start(write, n, sar, dar)
+        t = 0
+        while t < limit_ns:
+            st = self.edma_status(write)
+            if st & (EDMA_DONE | EDMA_ABORT):
+                return st
+            self.clock_step(20_000)
+            t += 20_000
+            time.sleep(0.001)
+        return None

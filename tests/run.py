@@ -30,6 +30,7 @@ import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
+import hostlink_robust  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1477,13 +1478,12 @@ def hostlink_tests():
     tests/hostlink.py client plays the host."""
     import hostlink as hl
 
-    DBI = 0x7e80000000
-    IATU = DBI + 0x300000 + 0x100
-    EDMA = DBI + 0x380000
-    NOPCIESR_MSI = 0x7f80001000 + 0x18
-    TRG_PCIE = 0x30008000
-    DRAM_BAR0 = 0x8004001000        # DRAM_MEMMAP_BEGIN
+    NOPCIESR_MSI, TRG_PCIE = hl.NOPCIESR_MSI, hl.TRG_PCIE
+    DRAM_BAR0 = hl.DRAM_BAR0
 
+    hostlink_robust.chardev_tests(sys.modules[__name__])
+    hostlink_robust.stalled_host_tests(sys.modules[__name__])
+    hostlink_robust.shm_tests(sys.modules[__name__])
     tmp = tempfile.mkdtemp(prefix='etsoc1-hl-')
     hl_path, qt_path = os.path.join(tmp, 'hl.sock'), os.path.join(tmp, 'qt')
     log_path = os.path.join(tmp, 'qemu.log')
@@ -1509,34 +1509,10 @@ def hostlink_tests():
         return False
 
     def iatu(i, base, size, target):
-        r = IATU + i * 0x200
-        qt.writel(r + 0x00, 0)                      # memory type
-        qt.writel(r + 0x08, base & 0xffffffff)
-        qt.writel(r + 0x0c, base >> 32)
-        qt.writel(r + 0x10, (base + size - 1) & 0xffffffff)
-        qt.writel(r + 0x14, target & 0xffffffff)
-        qt.writel(r + 0x18, target >> 32)
-        qt.writel(r + 0x04, 1 << 31)                # enable, address match
+        qt.iatu(i, base, size, target)
 
     def edma_run(write, n, sar, dar, limit_ns=50_000_000):
-        ch = EDMA + 0x200 + (0 if write else 0x100)
-        status = EDMA + (0x4c if write else 0xa0)
-        qt.writel(ch + 0x00, 1 << 3)                # LIE, single block
-        qt.writel(ch + 0x08, n)
-        qt.writeq(ch + 0x0c, sar)
-        qt.writeq(ch + 0x14, dar)
-        qt.writel(EDMA + (0x0c if write else 0x2c), 1)
-        qt.writel(EDMA + (0x10 if write else 0x30), 0)
-        t = 0
-        while t < limit_ns:
-            st = qt.readl(status)
-            if st & 0x10001:
-                qt.writel(EDMA + (0x58 if write else 0xac), 0x10001)
-                return st
-            qt.clock_step(20_000)
-            t += 20_000
-            time.sleep(0.001)
-        return None
+        return qt.edma_run(write, n, sar, dar, limit_ns)
 
     def fresh():
         nonlocal link

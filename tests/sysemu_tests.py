@@ -13,6 +13,8 @@ import signal
 import subprocess
 import tempfile
 
+import host_tests
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, '..', 'host', 'sysemu')
 
@@ -66,4 +68,13 @@ def sysemu_tests(run):
     if proc.returncode != 0 and seen == 0:
         report(False, 'sysemu: sysemu-test ran', out)
     if proc.returncode == 0:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    for what in ('dma', 'kernel'):
+        run_dir = tempfile.mkdtemp(prefix='sysemu-')
+        # the DMA through the listener: slow enough to be killed in it
+        host_tests.orphan_test(run, 'sysemu', [os.path.join(build,
+                                                            'sysemu-test'),
+                                               '--orphan', what],
+                               dict(env, ETSOC1_SYSEMU_SHARED_DMA='0'),
+                               cwd=run_dir)
         shutil.rmtree(run_dir, ignore_errors=True)

@@ -13,6 +13,8 @@
 #define ETSOC1_HOST_H
 
 #include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +92,27 @@ void etsoc1_host_set_memory(Etsoc1Host *h, Etsoc1HostMemFn read,
 void etsoc1_host_on_fatal(Etsoc1Host *h,
                           void (*fn)(void *opaque, const char *why),
                           void *opaque);
+/*
+ * A DMA buffer of @size bytes (rounded up to pages), zeroed.  With a card
+ * on this machine it is shared memory the card maps (a sealed memfd), so
+ * the eDMA reaches it at memory speed and without the memory callbacks;
+ * otherwise it is plain memory served over the link like any other.
+ * NULL on error.  The card touches shared memory only inside buffers
+ * alive here: an eDMA access that leaves one fails (the channel aborts).
+ */
+void *etsoc1_host_dma_alloc(Etsoc1Host *h, size_t size);
+/* Free a buffer of dma_alloc; the card stops seeing it first. */
+int etsoc1_host_dma_free(Etsoc1Host *h, void *ptr);
+/* Is @ptr inside a dma_alloc buffer the card maps? */
+bool etsoc1_host_dma_shared(Etsoc1Host *h, const void *ptr);
+/*
+ * Let the card reach host [@base, @base + @size) of this process directly
+ * (QEMU reads and writes it through this process's /proc/self/mem), for
+ * DMA buffers that are ordinary memory; the memory callbacks then serve
+ * only addresses outside it.  An unmapped address there fails the eDMA
+ * access cleanly.  Once per connection.
+ */
+int etsoc1_host_share_memory(Etsoc1Host *h, uint64_t base, uint64_t size);
 int etsoc1_host_pause(Etsoc1Host *h);
 int etsoc1_host_resume(Etsoc1Host *h);
 /* STOP; wakes wait_msi; reaps the QEMU this instance started. */

@@ -18,23 +18,34 @@
 #define HL_REPLY        0x80
 enum {
     HL_HELLO = 1, HL_MMIO_READ, HL_MMIO_WRITE, HL_PAUSE, HL_RESUME, HL_STOP,
+    HL_SHM_MAP, HL_SHM_UNMAP, HL_MEM_FD,
     HL_READY = 0x10, HL_MSI, HL_HOSTMEM_READ, HL_HOSTMEM_WRITE, HL_FATAL,
 };
 #define HL_OPT_HOSTMEM  1u
+#define HL_OPT_SHM      2u      /* DMA buffers shared as memfds */
 
 #define HOST_STOP_WAIT_MS   10000   /* STOP's reply, then QEMU's exit */
 
 /* One outgoing frame: header and fixed fields, then caller's data. */
 typedef struct HostFrame {
     struct HostFrame *next;
-    uint8_t head[HL_HDR + 12];
+    uint8_t head[HL_HDR + 16];
     uint32_t head_len;
     const uint8_t *data;
     uint32_t data_len;
     uint32_t sent;
     uint8_t *owned;             /* freed with a heap frame */
     bool heap;
+    int fd;                     /* > 0: passed with the first bytes */
 } HostFrame;
+
+/* A DMA buffer from etsoc1_host_dma_alloc(). */
+typedef struct HostDmaBuf {
+    struct HostDmaBuf *next;
+    void *ptr;
+    size_t size;
+    bool shared;                /* the card maps it (SHM_MAP answered OK) */
+} HostDmaBuf;
 
 /* A request waiting for its reply; lives on the caller's stack. */
 typedef struct HostWaiter {
@@ -65,6 +76,10 @@ struct Etsoc1Host {
     bool dead, stopping, quit;
     char why[256];
 
+    uint32_t options;           /* accepted in HELLO_ACK */
+    pthread_mutex_t dma_lock;   /* dma_bufs; one SHM_MAP in flight */
+    HostDmaBuf *dma_bufs;
+
     Etsoc1HostMemFn mem_read, mem_write;
     void *mem_opaque;
     void (*fatal_fn)(void *opaque, const char *why);
@@ -88,6 +103,8 @@ void host_link_shutdown(Etsoc1Host *h);
 int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
                  uint32_t fixed_len, const void *data, uint32_t data_len,
                  void *rbuf, uint32_t rlen);
+int host_request_fd(Etsoc1Host *h, uint8_t type, const void *fixed,
+                    uint32_t fixed_len, int fd);
 Etsoc1Host *host_alloc(void);
 void host_free(Etsoc1Host *h);
 uint64_t host_now_ms(void);

@@ -2,10 +2,10 @@
 /*
  * libetsoc1-host: the host link (docs/host-link.md).
  *
- * QEMU writes its frames with blocking writes from its main loop, and
- * reads ours on the same loop.  So the host must keep reading while it
- * sends, or both sides can block on full sockets (a long MMIO write
- * against a card->host DMA).  One I/O thread therefore does all socket
+ * QEMU reads ours on its main loop and back-pressures a host that does
+ * not read its frames (docs/host-link.md).  So the host must keep
+ * reading while it sends, or both sides can stall on full sockets (a
+ * long MMIO write against a card->host DMA).  One I/O thread does all socket
  * I/O, non-blocking, with poll(): callers queue a frame and sleep on the
  * condition variable until its reply; the thread serves HOSTMEM requests
  * itself and queues their replies.
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -75,6 +76,7 @@ static void frame_init(HostFrame *f, uint8_t type, uint16_t status,
                        const void *data, uint32_t data_len)
 {
     memset(f, 0, sizeof(*f));
+    f->fd = -1;
     st32(f->head, HL_MAGIC);
     f->head[4] = HL_VERSION;
     f->head[5] = type;
@@ -378,6 +380,22 @@ static bool do_write(Etsoc1Host *h)
             iov[0].iov_len = total - f->sent;
             msg.msg_iovlen = 1;
         }
+        union {
+            struct cmsghdr align;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } cmsg;
+        if (f->fd >= 0 && f->sent == 0) {
+            struct cmsghdr *c;
+
+            /* SHM_MAP: the memfd travels with the frame's first bytes */
+            msg.msg_control = cmsg.buf;
+            msg.msg_controllen = sizeof(cmsg.buf);
+            c = CMSG_FIRSTHDR(&msg);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(c), &f->fd, sizeof(int));
+        }
         r = sendmsg(h->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             break;
@@ -484,6 +502,7 @@ Etsoc1Host *host_alloc(void)
     h->mem_write = mem_write_default;
     h->ready_timeout_ms = 60000;
     pthread_mutex_init(&h->lock, NULL);
+    pthread_mutex_init(&h->dma_lock, NULL);
     pthread_cond_init(&h->cond, NULL);
     return h;
 }
@@ -496,7 +515,15 @@ void host_free(Etsoc1Host *h)
     }
     close(h->wake[0]);
     close(h->wake[1]);
+    while (h->dma_bufs) {
+        HostDmaBuf *b = h->dma_bufs;
+
+        h->dma_bufs = b->next;
+        munmap(b->ptr, b->size);
+        free(b);
+    }
     pthread_mutex_destroy(&h->lock);
+    pthread_mutex_destroy(&h->dma_lock);
     pthread_cond_destroy(&h->cond);
     free(h->rx);
     free(h->run_dir);
@@ -516,11 +543,12 @@ int host_link_open(Etsoc1Host *h, int fd)
     }
     h->io_started = true;
     st32(hello, HL_VERSION);
-    st32(hello + 4, HL_OPT_HOSTMEM);
+    st32(hello + 4, HL_OPT_HOSTMEM | HL_OPT_SHM);
     r = host_request(h, HL_HELLO, hello, 8, NULL, 0, ack, 8);
     if (r < 0) {
         return r;
     }
+    h->options = ld32(ack + 4);
     if (ld32(ack) != HL_VERSION || !(ld32(ack + 4) & HL_OPT_HOSTMEM)) {
         host_die(h, "HELLO_ACK: version %u, options 0x%x", ld32(ack),
                  ld32(ack + 4));
@@ -560,9 +588,9 @@ void host_link_shutdown(Etsoc1Host *h)
  * client, or hangs on its way out, never answers them: then the link is
  * given up.
  */
-int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
-                 uint32_t fixed_len, const void *data, uint32_t data_len,
-                 void *rbuf, uint32_t rlen)
+static int request(Etsoc1Host *h, uint8_t type, const void *fixed,
+                   uint32_t fixed_len, const void *data, uint32_t data_len,
+                   void *rbuf, uint32_t rlen, int fd)
 {
     HostWaiter w = { .type = type, .rbuf = rbuf, .rlen = rlen };
     unsigned ms = type == HL_HELLO ? h->ready_timeout_ms :
@@ -576,6 +604,7 @@ int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
     }
     w.seq = h->next_seq++;
     frame_init(&w.frame, type, 0, w.seq, fixed, fixed_len, data, data_len);
+    w.frame.fd = fd;
     w.next = h->waiters;
     h->waiters = &w;
     queue_frame(h, &w.frame);
@@ -593,6 +622,21 @@ int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
     }
     pthread_mutex_unlock(&h->lock);
     return w.result;
+}
+
+int host_request(Etsoc1Host *h, uint8_t type, const void *fixed,
+                 uint32_t fixed_len, const void *data, uint32_t data_len,
+                 void *rbuf, uint32_t rlen)
+{
+    return request(h, type, fixed, fixed_len, data, data_len, rbuf, rlen,
+                   -1);
+}
+
+/* A request with no data and no reply payload, passing @fd (> 0). */
+int host_request_fd(Etsoc1Host *h, uint8_t type, const void *fixed,
+                    uint32_t fixed_len, int fd)
+{
+    return request(h, type, fixed, fixed_len, NULL, 0, NULL, 0, fd);
 }
 
 /* ---- API ------------------------------------------------------------- */
@@ -778,4 +822,139 @@ const char *etsoc1_host_strerror(int err)
     default:
         return "unknown error";
     }
+}
+
+/* ---- DMA buffers shared with the card (docs/host-library.md) --------- */
+
+void *etsoc1_host_dma_alloc(Etsoc1Host *h, size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    HostDmaBuf *b;
+    uint8_t p[16];
+    int fd = -1;
+
+    if (!h || !size || size > SIZE_MAX - page) {
+        return NULL;
+    }
+    size = (size + page - 1) / page * page;
+    b = calloc(1, sizeof(*b));
+    if (!b) {
+        return NULL;
+    }
+    b->size = size;
+    b->ptr = MAP_FAILED;
+    if (h->options & HL_OPT_SHM) {
+        /* sealed: the card may rely on the size it mapped */
+        fd = memfd_create("etsoc1-dma", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd >= 0 && (ftruncate(fd, size) < 0 ||
+                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+                              F_SEAL_SEAL) < 0)) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd >= 0) {
+            b->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                          fd, 0);
+        }
+    }
+    if (b->ptr == MAP_FAILED) {
+        /* no shared memory: the same buffer, served over the socket */
+        b->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    } else {
+        uint64_t addr = (uintptr_t)b->ptr;
+
+        memcpy(p, &addr, 8);
+        memcpy(p + 8, &(uint64_t){ size }, 8);
+        /* one SHM_MAP in flight: its memfd is the one QEMU last got */
+        pthread_mutex_lock(&h->dma_lock);
+        b->shared = host_request_fd(h, HL_SHM_MAP, p, 16, fd) == 0;
+        pthread_mutex_unlock(&h->dma_lock);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (b->ptr == MAP_FAILED) {
+        free(b);
+        return NULL;
+    }
+    pthread_mutex_lock(&h->dma_lock);
+    b->next = h->dma_bufs;
+    h->dma_bufs = b;
+    pthread_mutex_unlock(&h->dma_lock);
+    return b->ptr;
+}
+
+int etsoc1_host_dma_free(Etsoc1Host *h, void *ptr)
+{
+    HostDmaBuf **pp, *b = NULL;
+    uint64_t addr = (uintptr_t)ptr;
+
+    if (!h || !ptr) {
+        return -ETSOC1_HOST_EINVAL;
+    }
+    pthread_mutex_lock(&h->dma_lock);
+    for (pp = &h->dma_bufs; *pp; pp = &(*pp)->next) {
+        if ((*pp)->ptr == ptr) {
+            b = *pp;
+            *pp = b->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->dma_lock);
+    if (!b) {
+        return -ETSOC1_HOST_EINVAL;
+    }
+    if (b->shared) {
+        /* after the reply the card no longer touches it; a dead link
+         * has unmapped everything anyway */
+        host_request(h, HL_SHM_UNMAP, &addr, 8, NULL, 0, NULL, 0);
+    }
+    munmap(b->ptr, b->size);
+    free(b);
+    return 0;
+}
+
+bool etsoc1_host_dma_shared(Etsoc1Host *h, const void *ptr)
+{
+    HostDmaBuf *b;
+    bool shared = false;
+
+    if (!h) {
+        return false;
+    }
+    pthread_mutex_lock(&h->dma_lock);
+    for (b = h->dma_bufs; b; b = b->next) {
+        if ((const uint8_t *)ptr >= (const uint8_t *)b->ptr &&
+            (const uint8_t *)ptr < (const uint8_t *)b->ptr + b->size) {
+            shared = b->shared;
+        }
+    }
+    pthread_mutex_unlock(&h->dma_lock);
+    return shared;
+}
+
+int etsoc1_host_share_memory(Etsoc1Host *h, uint64_t base, uint64_t size)
+{
+    uint8_t p[16];
+    int fd, r;
+
+    if (!h || !size) {
+        return -ETSOC1_HOST_EINVAL;
+    }
+    if (!(h->options & HL_OPT_SHM)) {
+        return -ETSOC1_HOST_EACCESS;
+    }
+    /* opened here, so the kernel checks our own right to it */
+    fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return -ETSOC1_HOST_EACCESS;
+    }
+    memcpy(p, &base, 8);
+    memcpy(p + 8, &size, 8);
+    pthread_mutex_lock(&h->dma_lock);
+    r = host_request_fd(h, HL_MEM_FD, p, 16, fd);
+    pthread_mutex_unlock(&h->dma_lock);
+    close(fd);
+    return r;
 }

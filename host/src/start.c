@@ -143,7 +143,7 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
 {
     Etsoc1HostOptions none = { 0 };
     const char *qemu, *gdir, *env;
-    char *qemu_def = NULL, *gdir_def = NULL, *args[64], *own[16];
+    char *qemu_def = NULL, *gdir_def = NULL, *args[64], *own[16], pid[48];
     int nargs = 0, nown = 0, fd = -1, r = -ETSOC1_HOST_ESPAWN, logfd, i;
     Etsoc1Host *h;
     uint64_t end;
@@ -212,6 +212,16 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     args[nargs++] = OWN(dup_printf("file:%s/pu1.log%s", h->run_dir, ""));
     args[nargs++] = "-serial";
     args[nargs++] = OWN(dup_printf("file:%s/sp0.log%s", h->run_dir, ""));
+    /*
+     * No orphan card (docs/host-library.md): QEMU exits when the link
+     * closes or when this process is gone, however it ends.
+     */
+    snprintf(pid, sizeof(pid), "etsoc1-hostlink.host-pid=%ld",
+             (long)getpid());
+    args[nargs++] = "-global";
+    args[nargs++] = "etsoc1-hostlink.exit-on-close=on";
+    args[nargs++] = "-global";
+    args[nargs++] = pid;
 #undef OWN
     for (i = 0; o->extra_args && o->extra_args[i]; i++) {
         if (nargs >= (int)(sizeof(args) / sizeof(args[0])) - 1) {

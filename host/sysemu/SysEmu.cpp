@@ -60,6 +60,10 @@ constexpr uint64_t kBar2Size = 0x4000ull;
 // it.  2112 harts under TCG take a while to reach their idle loops.
 constexpr unsigned kReadyTimeoutMs = 180000;
 
+// The user address space of x86-64 and AArch64 Linux (47/48-bit, below
+// the first 64 KiB that mmap_min_addr keeps unmapped).
+constexpr uint64_t kUserBase = 0x10000ull, kUserEnd = 1ull << 47;
+
 std::string envOr(const char* name, const char* dflt) {
   const char* v = std::getenv(name);
   return v && *v ? v : dflt;
@@ -228,6 +232,14 @@ QemuSysEmu::QemuSysEmu(const SysEmuOptions& opts,
   // Host memory goes through the listener, which by default treats the
   // address as a pointer in this process (the runtime's bounce buffers).
   etsoc1_host_set_memory(host_, hostRead, hostWrite, this);
+  // At memory speed instead: the card reads and writes this process's
+  // memory itself (docs/sysemu-layer.md, "Host DMA").  The device layer's
+  // buffers are its own malloc()s, so the range is the whole user address
+  // space, as the in-process original reaches it; the listener then sees
+  // no eDMA access.  ETSOC1_SYSEMU_SHARED_DMA=0 keeps the listener path.
+  if (envOr("ETSOC1_SYSEMU_SHARED_DMA", "1") != "0") {
+    etsoc1_host_share_memory(host_, kUserBase, kUserEnd - kUserBase);
+  }
 
   err = etsoc1_host_wait_ready(host_, timeout, &cardBar0_, &cardBar2_);
   if (err < 0) {

@@ -14,6 +14,13 @@
  * goes through one ordered stream, and the eDMA only goes on after the
  * host acknowledged a write, so an MSI never overtakes the data it
  * announces.
+ *
+ * The link never blocks the main loop: frames go into a bounded output
+ * queue that is written with non-blocking writes as the socket takes them
+ * (a G_IO_OUT watch).  While the queue holds out-limit bytes or more, the
+ * link reads no more requests, defers the eDMA's host accesses and folds
+ * MSIs into one; a host that leaves frames unread or a host access
+ * unanswered for host-timeout-ms is dropped.
  */
 
 #include "qemu/osdep.h"
@@ -25,11 +32,19 @@
 #include "hw/qdev-properties-system.h"
 #include "migration/blocker.h"
 #include "sysemu/runstate.h"
+#include "qemu/units.h"
+#include "qemu/main-loop.h"
+#include <sys/mman.h>
+#ifdef CONFIG_LINUX
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#endif
 #include "hw/etsoc1/etsoc1-hostlink.h"
 #include "trace.h"
 
 #define HL_OPT_HOSTMEM  1u      /* the host serves host memory */
-#define HL_OPTS         HL_OPT_HOSTMEM
+#define HL_OPT_SHM      2u      /* the host may share buffers (SHM_MAP) */
+#define HL_OPTS         (HL_OPT_HOSTMEM | HL_OPT_SHM)
 
 static const char *hl_type_name(uint8_t type)
 {
@@ -40,6 +55,9 @@ static const char *hl_type_name(uint8_t type)
     case HL_PAUSE: return "PAUSE";
     case HL_RESUME: return "RESUME";
     case HL_STOP: return "STOP";
+    case HL_SHM_MAP: return "SHM_MAP";
+    case HL_SHM_UNMAP: return "SHM_UNMAP";
+    case HL_MEM_FD: return "MEM_FD";
     case HL_READY: return "READY";
     case HL_MSI: return "MSI";
     case HL_HOSTMEM_READ: return "HOSTMEM_READ";
@@ -67,6 +85,12 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
     case HL_RESUME:
     case HL_STOP:
         return len == 0;
+    case HL_SHM_MAP:
+        return len == 16;
+    case HL_SHM_UNMAP:
+        return len == 8;
+    case HL_MEM_FD:
+        return len == 16;
     case HL_HOSTMEM_READ | HL_REPLY:
         return len <= HL_MAX_DATA;
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -79,38 +103,64 @@ static bool hl_length_ok(uint8_t type, uint32_t len)
 /* Types the host may send. */
 static bool hl_host_type(uint8_t type)
 {
-    return (type >= HL_HELLO && type <= HL_STOP) ||
+    return (type >= HL_HELLO && type <= HL_MEM_FD) ||
            type == (HL_HOSTMEM_READ | HL_REPLY) ||
            type == (HL_HOSTMEM_WRITE | HL_REPLY);
 }
 
 /* ---- sending ------------------------------------------------------------- */
 
+static void hl_arm_watchdog(Etsoc1HostLinkState *s);
+static void hl_flush(Etsoc1HostLinkState *s);
+
+static uint32_t hl_out_pending(Etsoc1HostLinkState *s)
+{
+    return s->out->len - s->out_head;
+}
+
+/* Back-pressure: read no request, send no eDMA access, fold MSIs. */
+static bool hl_out_full(Etsoc1HostLinkState *s)
+{
+    return hl_out_pending(s) >= s->out_limit;
+}
+
+/*
+ * Queue one frame (a header, then @a and @b as its payload); a bottom
+ * half writes it, so no caller (the eDMA starting an access, say) ever
+ * sees the connection close under it.  A frame is queued whole even past
+ * out-limit: the callers that may be refused check hl_out_full() first,
+ * so the queue holds at most out-limit plus one frame.
+ */
 static bool hl_send(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                     uint32_t seq, const void *a, uint32_t alen,
                     const void *b, uint32_t blen)
 {
     uint32_t len = alen + blen;
+    uint8_t hdr[HL_HDR_SIZE];
 
     if (!s->connected || s->closing) {
         return false;
     }
-    stl_le_p(s->tx, HL_MAGIC);
-    s->tx[4] = HL_VERSION;
-    s->tx[5] = type;
-    stw_le_p(s->tx + 6, status);
-    stl_le_p(s->tx + 8, len);
-    stl_le_p(s->tx + 12, seq);
+    stl_le_p(hdr, HL_MAGIC);
+    hdr[4] = HL_VERSION;
+    hdr[5] = type;
+    stw_le_p(hdr + 6, status);
+    stl_le_p(hdr + 8, len);
+    stl_le_p(hdr + 12, seq);
+    if (!hl_out_pending(s)) {
+        /* the host's time to take it starts now */
+        s->out_progress_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    }
+    g_byte_array_append(s->out, hdr, sizeof(hdr));
     if (alen) {
-        memcpy(s->tx + HL_HDR_SIZE, a, alen);
+        g_byte_array_append(s->out, a, alen);
     }
     if (blen) {
-        memcpy(s->tx + HL_HDR_SIZE + alen, b, blen);
+        g_byte_array_append(s->out, b, blen);
     }
     trace_etsoc1_hostlink_tx(hl_type_name(type), type, seq, status, len);
-    /* Blocks while the client does not read (docs/host-link.md). */
-    return qemu_chr_fe_write_all(&s->chr, s->tx, HL_HDR_SIZE + len) ==
-           HL_HDR_SIZE + len;
+    qemu_bh_schedule(s->flush_bh);
+    return true;
 }
 
 static void hl_reply(Etsoc1HostLinkState *s, uint8_t type, uint32_t seq,
@@ -134,6 +184,24 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
 
 /* ---- connection ---------------------------------------------------------- */
 
+/*
+ * A card started for one host process (exit-on-close, host-pid) whose
+ * host is gone: nothing it computes can be read any more, so it powers
+ * off at once, as a card does when its host goes.  Not an orderly
+ * shutdown: stopping 2,113 vCPU threads first takes 0.2-1 s and more on a
+ * loaded host, and the card must be gone within a second
+ * (docs/host-link.md).  Nothing is lost: QEMU's log is flushed at every
+ * line and file chardevs write through.
+ */
+static G_NORETURN void hl_power_off(const char *why)
+{
+    info_report("etsoc1-hostlink: %s: exiting", why);
+    _exit(0);
+}
+
+static void hl_process_rx(Etsoc1HostLinkState *s);
+static void hl_send_deferred(Etsoc1HostLinkState *s);
+
 /* Fail every host-memory request still out (the host has gone). */
 static void hl_fail_pending(Etsoc1HostLinkState *s)
 {
@@ -150,13 +218,51 @@ static void hl_fail_pending(Etsoc1HostLinkState *s)
     }
 }
 
+static void hl_shm_unmap_all(Etsoc1HostLinkState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        if (s->shm[i].size) {
+            munmap(s->shm[i].ptr, s->shm[i].size);
+            s->shm[i].size = 0;
+        }
+    }
+}
+
 static void hl_reset_conn(Etsoc1HostLinkState *s)
 {
+    hl_shm_unmap_all(s);
+    if (s->mem_fd >= 0) {
+        close(s->mem_fd);
+        s->mem_fd = -1;
+    }
     s->hello = false;
     s->ready_sent = false;
     s->options = 0;
     s->seq = 0;
     s->rx_len = 0;
+    g_byte_array_set_size(s->out, 0);
+    s->out_head = 0;
+    s->msi_deferred = 0;
+    if (s->out_watch) {
+        g_source_remove(s->out_watch);
+        s->out_watch = 0;
+    }
+    qemu_bh_cancel(s->flush_bh);
+    timer_del(s->watchdog);
+}
+
+/* Tell the host why (if the socket takes it now), then close. */
+static void hl_close(Etsoc1HostLinkState *s, const char *why)
+{
+    trace_etsoc1_hostlink_drop(why);
+    hl_send(s, HL_FATAL, 0, s->seq++, why, strlen(why), NULL, 0);
+    s->closing = true;
+    hl_flush(s);
+    if (s->connected) {
+        qemu_chr_fe_disconnect(&s->chr);
+    }
 }
 
 /* Drop the connection for a protocol error: log it, tell the host, close. */
@@ -174,10 +280,141 @@ hl_drop(Etsoc1HostLinkState *s, const char *fmt, ...)
     }
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: closing the connection: "
                   "%s\n", why);
-    trace_etsoc1_hostlink_drop(why);
-    hl_send(s, HL_FATAL, 0, s->seq++, why, strlen(why), NULL, 0);
-    s->closing = true;
-    qemu_chr_fe_disconnect(&s->chr);
+    hl_close(s, why);
+}
+
+static gboolean hl_writable(void *do_not_use, GIOCondition cond, void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+
+    s->out_watch = 0;
+    hl_flush(s);
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Write what the chardev takes of the output queue without blocking; wait
+ * for G_IO_OUT for the rest.  Once the queue is under out-limit again,
+ * send what back-pressure held back and read requests again.
+ */
+static void hl_flush(Etsoc1HostLinkState *s)
+{
+    bool was_full = hl_out_full(s);
+
+    while (s->connected && hl_out_pending(s)) {
+        int n = qemu_chr_fe_write(&s->chr, s->out->data + s->out_head,
+                                  hl_out_pending(s));
+
+        if (n <= 0) {
+            if (n < 0 && errno != EAGAIN && s->connected) {
+                /* a broken socket: G_IO_OUT would fire for ever */
+                qemu_chr_fe_disconnect(&s->chr);
+            }
+            break;
+        }
+        s->out_head += n;
+        s->out_progress_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    }
+    if (!s->connected) {
+        return;         /* closed meanwhile: hl_event reset everything */
+    }
+    if (!hl_out_pending(s)) {
+        g_byte_array_set_size(s->out, 0);
+        s->out_head = 0;
+    } else if (s->out_head >= s->out->len / 2) {
+        /* amortized: each byte is moved at most once */
+        g_byte_array_remove_range(s->out, 0, s->out_head);
+        s->out_head = 0;
+    }
+    if (hl_out_pending(s) && !s->out_watch) {
+        s->out_watch = qemu_chr_fe_add_watch(&s->chr, G_IO_OUT | G_IO_HUP,
+                                             hl_writable, s);
+    }
+    if (was_full && !hl_out_full(s) && !s->closing) {
+        trace_etsoc1_hostlink_backpressure(false, hl_out_pending(s));
+        hl_send_deferred(s);
+        hl_process_rx(s);
+        qemu_chr_fe_accept_input(&s->chr);
+    }
+    hl_arm_watchdog(s);
+}
+
+static void hl_flush_bh(void *opaque)
+{
+    hl_flush(opaque);
+}
+
+/*
+ * The host-side bound (host time, QEMU_CLOCK_REALTIME, as the host's
+ * slowness is in host time): the oldest frame the host has not taken
+ * and every sent HOSTMEM request must move within host-timeout-ms.
+ */
+static void hl_arm_watchdog(Etsoc1HostLinkState *s)
+{
+    int64_t deadline = INT64_MAX;
+    unsigned i;
+
+    if (!s->host_timeout_ms || !s->connected || s->closing) {
+        timer_del(s->watchdog);
+        return;
+    }
+    if (hl_out_pending(s)) {
+        deadline = s->out_progress_ms + s->host_timeout_ms;
+    }
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        if (s->req[i].used && s->req[i].sent) {
+            deadline = MIN(deadline, s->req[i].sent_ms + s->host_timeout_ms);
+        }
+    }
+    if (deadline == INT64_MAX) {
+        timer_del(s->watchdog);
+    } else {
+        timer_mod(s->watchdog, deadline);
+    }
+}
+
+static void G_GNUC_PRINTF(2, 3)
+hl_drop_stalled(Etsoc1HostLinkState *s, const char *fmt, ...)
+{
+    g_autofree char *why = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    /* not a malformed frame, so not LOG_GUEST_ERROR: always say it */
+    warn_report("etsoc1-hostlink: dropping the host: %s", why);
+    hl_close(s, why);
+}
+
+static void hl_watchdog(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    unsigned i;
+
+    if (!s->connected || s->closing) {
+        return;
+    }
+    if (hl_out_pending(s) &&
+        now - s->out_progress_ms >= s->host_timeout_ms) {
+        hl_drop_stalled(s, "it has not read for %u ms (%u bytes waiting)",
+                        s->host_timeout_ms, hl_out_pending(s));
+        return;
+    }
+    for (i = 0; i < HL_MAX_PENDING; i++) {
+        Etsoc1HostLinkReq *r = &s->req[i];
+
+        if (r->used && r->sent &&
+            now - r->sent_ms >= s->host_timeout_ms) {
+            hl_drop_stalled(s, "it has not answered %s %u (0x%" PRIx64
+                            ", %" PRIu64 " bytes) for %u ms",
+                            r->write ? "HOSTMEM_WRITE" : "HOSTMEM_READ",
+                            r->seq, r->addr, r->len, s->host_timeout_ms);
+            return;
+        }
+    }
+    hl_arm_watchdog(s);
 }
 
 static void hl_event(void *opaque, QEMUChrEvent event)
@@ -202,6 +439,9 @@ static void hl_event(void *opaque, QEMUChrEvent event)
         s->closing = false;
         hl_reset_conn(s);
         hl_fail_pending(s);
+        if (s->exit_on_close) {
+            hl_power_off("the host link closed (exit-on-close)");
+        }
         break;
     default:
         break;
@@ -269,7 +509,7 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
     unsigned i;
 
     for (i = 0; i < HL_MAX_PENDING; i++) {
-        if (s->req[i].used && s->req[i].seq == seq &&
+        if (s->req[i].used && s->req[i].sent && s->req[i].seq == seq &&
             s->req[i].write == write) {
             break;
         }
@@ -290,8 +530,146 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
         memcpy(r.buf, p, len);
     }
     res = status == HL_OK ? MEMTX_OK : MEMTX_ERROR;
+    if (res != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: the host refused "
+                      "eDMA %s 0x%" PRIx64 " (%" PRIu64 " bytes): status %u\n",
+                      write ? "write" : "read", r.addr, r.len, status);
+    }
     trace_etsoc1_hostlink_hostmem_done(seq, write, res);
+    hl_arm_watchdog(s);
     r.done(r.opaque, r.tag, res);
+}
+
+/*
+ * SHM_MAP: the host shares one DMA buffer, host [addr, addr + size), as
+ * a memfd passed with the frame (SCM_RIGHTS).  It must be sealed against
+ * shrinking (F_SEAL_SHRINK), or a host that truncates it would make our
+ * accesses fault; a bad request is refused with a status and a log line.
+ */
+static void hl_shm_map(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
+{
+    uint64_t addr = ldq_le_p(p), size = ldq_le_p(p + 8);
+    int fd = qemu_chr_fe_get_msgfd(&s->chr);
+    const char *why = NULL;
+    struct stat st;
+    void *ptr;
+    unsigned i, slot = HL_MAX_SHM;
+    int seals;
+
+    if (fd < 0) {
+        why = "no file descriptor came with it";
+    } else if (!(s->options & HL_OPT_SHM)) {
+        why = "option SHM was not negotiated";
+    } else if (!size || addr + size < addr) {
+        why = "empty or wrapping range";
+    } else if (fstat(fd, &st) < 0 || st.st_size < size) {
+        why = "the file is smaller than the range";
+    } else if ((seals = fcntl(fd, F_GET_SEALS)) < 0 ||
+               !(seals & F_SEAL_SHRINK)) {
+        /* only memfds (and shmem files) take seals */
+        why = "the file is not sealed against shrinking (F_SEAL_SHRINK)";
+    }
+    for (i = 0; i < HL_MAX_SHM && !why; i++) {
+        if (!s->shm[i].size) {
+            slot = MIN(slot, i);
+        } else if (addr < s->shm[i].addr + s->shm[i].size &&
+                   s->shm[i].addr < addr + size) {
+            why = "it overlaps a buffer already shared";
+        }
+    }
+    if (!why && slot == HL_MAX_SHM) {
+        why = "too many shared buffers";
+    }
+    ptr = why ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                  MAP_SHARED, fd, 0);
+    if (!why && ptr == MAP_FAILED) {
+        why = "mmap failed";
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    trace_etsoc1_hostlink_shm(true, addr, size, why ? why : "mapped");
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: SHM_MAP 0x%" PRIx64
+                      " + 0x%" PRIx64 " refused: %s\n", addr, size, why);
+        hl_reply(s, HL_SHM_MAP, seq, HL_E_ACCESS, NULL, 0);
+        return;
+    }
+    s->shm[slot] = (Etsoc1HostLinkShm) { addr, size, ptr };
+    hl_reply(s, HL_SHM_MAP, seq, HL_OK, NULL, 0);
+}
+
+/*
+ * MEM_FD: the host's own memory as a file whose offsets are its addresses
+ * (its /proc/self/mem, opened by the host, so the kernel checked the
+ * access then): the card reads and writes host [base, base + size) with
+ * pread/pwrite, for a host whose DMA buffers are ordinary memory (the
+ * sysemu layer).  An address the host has not mapped fails cleanly
+ * (EIO), it cannot fault QEMU.  One such range per connection.
+ */
+static void hl_mem_fd(Etsoc1HostLinkState *s, uint32_t seq, const uint8_t *p)
+{
+    uint64_t base = ldq_le_p(p), size = ldq_le_p(p + 8);
+    int fd = qemu_chr_fe_get_msgfd(&s->chr);
+    const char *why = NULL;
+
+    if (fd < 0) {
+        why = "no file descriptor came with it";
+    } else if (!(s->options & HL_OPT_SHM)) {
+        why = "option SHM was not negotiated";
+    } else if (!size || base + size < base) {
+        why = "empty or wrapping range";
+    } else if (s->mem_fd >= 0) {
+        why = "the host already gave one";
+    }
+    trace_etsoc1_hostlink_shm(true, base, size, why ? why : "memory fd");
+    if (why) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: MEM_FD 0x%" PRIx64
+                      " + 0x%" PRIx64 " refused: %s\n", base, size, why);
+        hl_reply(s, HL_MEM_FD, seq, HL_E_ACCESS, NULL, 0);
+        return;
+    }
+    s->mem_fd = fd;
+    s->mem_base = base;
+    s->mem_size = size;
+    s->mem_vm = false;
+#ifdef CONFIG_LINUX
+    if (s->host_pid) {
+        /*
+         * The memory of host-pid itself: process_vm_readv/writev copy it
+         * once, where pread/pwrite of /proc/pid/mem copy it twice.
+         */
+        g_autofree char *link = g_strdup_printf("/proc/self/fd/%d", fd);
+        g_autofree char *want = g_strdup_printf("/proc/%u/mem", s->host_pid);
+        g_autofree char *got = g_file_read_link(link, NULL);
+
+        s->mem_vm = got && !strcmp(got, want);
+    }
+#endif
+    hl_reply(s, HL_MEM_FD, seq, HL_OK, NULL, 0);
+}
+
+/* SHM_UNMAP: after the reply the card never touches that buffer again. */
+static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
+                         const uint8_t *p)
+{
+    uint64_t addr = ldq_le_p(p);
+    unsigned i;
+
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        if (s->shm[i].size && s->shm[i].addr == addr) {
+            trace_etsoc1_hostlink_shm(false, addr, s->shm[i].size,
+                                      "unmapped");
+            munmap(s->shm[i].ptr, s->shm[i].size);
+            s->shm[i].size = 0;
+            hl_reply(s, HL_SHM_UNMAP, seq, HL_OK, NULL, 0);
+            return;
+        }
+    }
+    hl_reply(s, HL_SHM_UNMAP, seq, HL_E_DECODE, NULL, 0);
 }
 
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
@@ -341,7 +719,18 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         break;
     case HL_STOP:
         hl_reply(s, type, seq, HL_OK, NULL, 0);
+        /* the main loop may not run the flush BH again before it exits */
+        hl_flush(s);
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+        break;
+    case HL_SHM_MAP:
+        hl_shm_map(s, seq, p);
+        break;
+    case HL_SHM_UNMAP:
+        hl_shm_unmap(s, seq, p);
+        break;
+    case HL_MEM_FD:
+        hl_mem_fd(s, seq, p);
         break;
     case HL_HOSTMEM_READ | HL_REPLY:
     case HL_HOSTMEM_WRITE | HL_REPLY:
@@ -356,25 +745,16 @@ static int hl_can_receive(void *opaque)
 {
     Etsoc1HostLinkState *s = opaque;
 
-    return s->closing ? 0 : HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+    /* a full output queue: no more requests until the host reads */
+    if (s->closing || hl_out_full(s)) {
+        return 0;
+    }
+    return HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
 }
 
-static void hl_receive(void *opaque, const uint8_t *buf, int size)
+/* Serve the whole frames in the receive buffer, while the host reads. */
+static void hl_process_rx(Etsoc1HostLinkState *s)
 {
-    Etsoc1HostLinkState *s = opaque;
-    uint32_t room = HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
-
-    if (s->closing) {
-        return;
-    }
-    if ((uint32_t)size > room) {
-        /* can_receive bounds it; never trust it with memory */
-        hl_drop(s, "receive buffer overrun");
-        return;
-    }
-    memcpy(s->rx + s->rx_len, buf, size);
-    s->rx_len += size;
-
     while (s->rx_len >= HL_HDR_SIZE && !s->closing) {
         uint32_t magic = ldl_le_p(s->rx);
         uint8_t version = s->rx[4], type = s->rx[5];
@@ -408,6 +788,11 @@ static void hl_receive(void *opaque, const uint8_t *buf, int size)
         if (s->rx_len < whole) {
             return;                 /* the rest comes later */
         }
+        if (hl_out_full(s)) {
+            /* back-pressure: hl_flush() comes back when the host reads */
+            trace_etsoc1_hostlink_backpressure(true, hl_out_pending(s));
+            return;
+        }
         trace_etsoc1_hostlink_rx(hl_type_name(type), type, seq, status, len);
         hl_dispatch(s, type, status, seq, s->rx + HL_HDR_SIZE, len);
         if (s->closing || !s->connected) {
@@ -416,6 +801,24 @@ static void hl_receive(void *opaque, const uint8_t *buf, int size)
         memmove(s->rx, s->rx + whole, s->rx_len - whole);
         s->rx_len -= whole;
     }
+}
+
+static void hl_receive(void *opaque, const uint8_t *buf, int size)
+{
+    Etsoc1HostLinkState *s = opaque;
+    uint32_t room = HL_HDR_SIZE + HL_MAX_PAYLOAD - s->rx_len;
+
+    if (s->closing) {
+        return;
+    }
+    if ((uint32_t)size > room) {
+        /* can_receive bounds it; never trust it with memory */
+        hl_drop(s, "receive buffer overrun");
+        return;
+    }
+    memcpy(s->rx + s->rx_len, buf, size);
+    s->rx_len += size;
+    hl_process_rx(s);
 }
 
 /* ---- card events --------------------------------------------------------- */
@@ -427,6 +830,11 @@ static void hl_msi(void *opaque, uint32_t vectors)
 
     if (!s->hello) {
         trace_etsoc1_hostlink_msi_dropped(vectors);
+        return;
+    }
+    if (hl_out_full(s)) {
+        /* the host ORs MSI bitmaps: one frame later says the same */
+        s->msi_deferred |= vectors;
         return;
     }
     stl_le_p(p, vectors);
@@ -443,19 +851,114 @@ static void hl_iatu_changed(Notifier *n, void *data)
 
 /* ---- host memory (interface etsoc1-host-mem) ----------------------------- */
 
+static void hl_send_req(Etsoc1HostLinkState *s, Etsoc1HostLinkReq *r)
+{
+    uint8_t p[12];
+
+    r->seq = s->seq++;
+    r->sent = true;
+    r->sent_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    stq_le_p(p, r->addr);
+    stl_le_p(p + 8, r->len);
+    trace_etsoc1_hostlink_hostmem(r->seq, r->write, r->addr, r->len);
+    hl_send(s, r->write ? HL_HOSTMEM_WRITE : HL_HOSTMEM_READ, 0, r->seq,
+            p, sizeof(p), r->write ? r->buf : NULL, r->write ? r->len : 0);
+}
+
+/* The output queue has room again: what back-pressure held, in order. */
+static void hl_send_deferred(Etsoc1HostLinkState *s)
+{
+    uint8_t p[4];
+
+    if (s->msi_deferred && s->hello) {
+        stl_le_p(p, s->msi_deferred);
+        s->msi_deferred = 0;
+        hl_send(s, HL_MSI, 0, s->seq++, p, sizeof(p), NULL, 0);
+    }
+    while (!hl_out_full(s)) {
+        Etsoc1HostLinkReq *first = NULL;
+        unsigned i;
+
+        for (i = 0; i < HL_MAX_PENDING; i++) {
+            Etsoc1HostLinkReq *r = &s->req[i];
+
+            if (r->used && !r->sent && (!first || r->order < first->order)) {
+                first = r;
+            }
+        }
+        if (!first) {
+            break;
+        }
+        hl_send_req(s, first);
+    }
+}
+
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                             void *buf, uint64_t len, Etsoc1HostMemDone *done,
                             void *opaque, uint64_t tag)
 {
-    uint8_t p[12];
     unsigned i;
-    uint32_t seq;
 
-    if (!s->hello || !(s->options & HL_OPT_HOSTMEM)) {
+    if (!s->connected || s->closing || !s->hello ||
+        !(s->options & HL_OPT_HOSTMEM)) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
                       "0x%" PRIx64 " with no host serving memory\n",
                       write ? "write" : "read", addr);
         return MEMTX_DECODE_ERROR;
+    }
+    for (i = 0; i < HL_MAX_SHM; i++) {
+        Etsoc1HostLinkShm *m = &s->shm[i];
+
+        if (!m->size || addr >= m->addr + m->size || addr + len <= m->addr) {
+            continue;
+        }
+        if (addr < m->addr || addr + len > m->addr + m->size) {
+            /* never outside what the host shared: not even partly */
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s "
+                          "0x%" PRIx64 " + 0x%" PRIx64 " leaves the shared "
+                          "buffer 0x%" PRIx64 " + 0x%" PRIx64 "\n",
+                          write ? "write" : "read", addr, len, m->addr,
+                          m->size);
+            return MEMTX_ERROR;
+        }
+        /* shared memory: a copy, done now; emulated time is the eDMA's */
+        trace_etsoc1_hostlink_hostmem_shm(write, addr, len);
+        if (write) {
+            memcpy(m->ptr + (addr - m->addr), buf, len);
+        } else {
+            memcpy(buf, m->ptr + (addr - m->addr), len);
+        }
+        return MEMTX_OK;
+    }
+    if (s->mem_fd >= 0 && addr >= s->mem_base &&
+        addr - s->mem_base + len <= s->mem_size && len <= s->mem_size) {
+        ssize_t n = -1;
+
+#ifdef CONFIG_LINUX
+        if (s->mem_vm) {
+            struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+            n = write ? process_vm_writev(s->host_pid, &l, 1, &r, 1, 0)
+                      : process_vm_readv(s->host_pid, &l, 1, &r, 1, 0);
+            if (n < 0 && (errno == EPERM || errno == ENOSYS)) {
+                s->mem_vm = false;      /* not allowed here: the fd */
+            }
+        }
+#endif
+        if (!s->mem_vm) {
+            n = write ? pwrite(s->mem_fd, buf, len, addr)
+                      : pread(s->mem_fd, buf, len, addr);
+        }
+
+        trace_etsoc1_hostlink_hostmem_shm(write, addr, len);
+        if (n != (ssize_t)len) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s "
+                          "0x%" PRIx64 " + 0x%" PRIx64 " through the host's "
+                          "memory fd: %s\n", write ? "write" : "read", addr,
+                          len, n < 0 ? strerror(errno) : "short");
+            return MEMTX_ERROR;
+        }
+        return MEMTX_OK;
     }
     if (len > HL_MAX_DATA) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "
@@ -468,18 +971,17 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
     if (i == HL_MAX_PENDING) {
         return MEMTX_ERROR;         /* 8 channels: cannot happen */
     }
-    seq = s->seq++;
-    stq_le_p(p, addr);
-    stl_le_p(p + 8, len);
-    trace_etsoc1_hostlink_hostmem(seq, write, addr, len);
-    if (!hl_send(s, write ? HL_HOSTMEM_WRITE : HL_HOSTMEM_READ, 0, seq,
-                 p, sizeof(p), write ? buf : NULL, write ? len : 0)) {
-        return MEMTX_ERROR;
-    }
     s->req[i] = (Etsoc1HostLinkReq) {
-        .used = true, .write = write, .seq = seq, .buf = buf, .len = len,
-        .done = done, .opaque = opaque, .tag = tag,
+        .used = true, .write = write, .order = s->req_order++, .addr = addr,
+        .buf = buf, .len = len, .done = done, .opaque = opaque, .tag = tag,
     };
+    if (hl_out_full(s)) {
+        /* back-pressure: the channel waits until the host reads */
+        trace_etsoc1_hostlink_hostmem_deferred(write, addr, len);
+    } else {
+        hl_send_req(s, &s->req[i]);
+        hl_arm_watchdog(s);
+    }
     return ETSOC1_HOST_MEM_PENDING;
 }
 
@@ -502,6 +1004,41 @@ static MemTxResult hl_start_write(Etsoc1HostMem *hm, uint64_t addr,
 
 /* ---- device -------------------------------------------------------------- */
 
+static void hl_host_gone(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+    g_autofree char *why = g_strdup_printf("host process %u is gone "
+                                           "(host-pid)", s->host_pid);
+
+    hl_power_off(why);
+}
+
+/*
+ * host-pid: a pidfd turns readable when the process has exited, however
+ * it ended (killed, _Exit, crashed), and unlike PR_SET_PDEATHSIG it
+ * follows the process, not the thread that forked QEMU.
+ */
+static bool hl_watch_host(Etsoc1HostLinkState *s, Error **errp)
+{
+    s->host_pidfd = -1;
+    if (!s->host_pid) {
+        return true;
+    }
+#if defined(CONFIG_LINUX) && defined(__NR_pidfd_open)
+    s->host_pidfd = syscall(__NR_pidfd_open, (pid_t)s->host_pid, 0);
+    if (s->host_pidfd < 0) {
+        error_setg_errno(errp, errno, "etsoc1-hostlink: host-pid=%u",
+                         s->host_pid);
+        return false;
+    }
+    qemu_set_fd_handler(s->host_pidfd, hl_host_gone, NULL, s);
+    return true;
+#else
+    error_setg(errp, "etsoc1-hostlink: host-pid needs Linux (pidfd_open)");
+    return false;
+#endif
+}
+
 static void hl_realize(DeviceState *dev, Error **errp)
 {
     Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(dev);
@@ -520,6 +1057,13 @@ static void hl_realize(DeviceState *dev, Error **errp)
                    HL_MAX_DATA);
         return;
     }
+    if (!s->out_limit) {
+        error_setg(errp, "etsoc1-hostlink: out-limit must be at least 1");
+        return;
+    }
+    if (!hl_watch_host(s, errp)) {
+        return;
+    }
     error_setg(&s->migration_blocker, "etsoc1-hostlink: a live host link "
                "cannot migrate");
     if (migrate_add_blocker(s->migration_blocker, errp) < 0) {
@@ -527,8 +1071,11 @@ static void hl_realize(DeviceState *dev, Error **errp)
         s->migration_blocker = NULL;
         return;
     }
+    s->mem_fd = -1;
     s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
-    s->tx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
+    s->out = g_byte_array_new();
+    s->flush_bh = qemu_bh_new(hl_flush_bh, s);
+    s->watchdog = timer_new_ms(QEMU_CLOCK_REALTIME, hl_watchdog, s);
     etsoc1_pcie_set_msi_handler(s->pcie, hl_msi, s);
     s->iatu_notifier.notify = hl_iatu_changed;
     etsoc1_pcie_add_iatu_notifier(s->pcie, &s->iatu_notifier);
@@ -538,6 +1085,14 @@ static void hl_realize(DeviceState *dev, Error **errp)
 
 static Property hl_properties[] = {
     DEFINE_PROP_CHR("chardev", Etsoc1HostLinkState, chr),
+    /* docs/host-link.md, "A host that does not read" */
+    DEFINE_PROP_UINT32("out-limit", Etsoc1HostLinkState, out_limit, 4 * MiB),
+    DEFINE_PROP_UINT32("host-timeout-ms", Etsoc1HostLinkState,
+                       host_timeout_ms, 10000),
+    /* docs/host-link.md, "A card for one host process" */
+    DEFINE_PROP_BOOL("exit-on-close", Etsoc1HostLinkState, exit_on_close,
+                     false),
+    DEFINE_PROP_UINT32("host-pid", Etsoc1HostLinkState, host_pid, 0),
     DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
                      Etsoc1PcieState *),
     DEFINE_PROP_END_OF_LIST(),

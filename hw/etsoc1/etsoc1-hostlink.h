@@ -7,6 +7,14 @@
  * QEMU interface of "etsoc1-hostlink" (created by the machine for
  * -M etsoc1,hostlink=<chardev id>; not user-creatable):
  *  + property "chardev": the socket (server=on,wait=off)
+ *  + property "out-limit": bytes of frames queued for a host that does
+ *    not read before the link stops reading requests and defers the
+ *    eDMA's host accesses (back-pressure)
+ *  + property "host-timeout-ms": host time a host may leave frames
+ *    unread, or a HOSTMEM request unanswered, before it is dropped
+ *  + properties "exit-on-close", "host-pid": QEMU exits when the link's
+ *    connection closes, or when that host process is gone (a card the
+ *    host library started: no orphans)
  *  + link "pcie": the endpoint whose BARs, MSIs and iATU it serves
  *  + implements interface etsoc1-host-mem (asynchronous): the eDMA's host
  *    side becomes HOSTMEM_READ/WRITE requests
@@ -19,6 +27,7 @@
 #include "chardev/char-fe.h"
 #include "hw/qdev-core.h"
 #include "qemu/notify.h"
+#include "qemu/timer.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 
 /* The wire (docs/host-link.md). */
@@ -28,6 +37,7 @@
 #define HL_MAX_DATA     (1024 * 1024)   /* data bytes in one frame */
 #define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
 #define HL_MAX_PENDING  16              /* host-mem requests out at once */
+#define HL_MAX_SHM      64              /* shared host buffers mapped */
 
 enum {
     HL_HELLO = 0x01,
@@ -36,6 +46,9 @@ enum {
     HL_PAUSE = 0x04,
     HL_RESUME = 0x05,
     HL_STOP = 0x06,
+    HL_SHM_MAP = 0x07,
+    HL_SHM_UNMAP = 0x08,
+    HL_MEM_FD = 0x09,
     HL_READY = 0x10,
     HL_MSI = 0x11,
     HL_HOSTMEM_READ = 0x12,
@@ -54,10 +67,26 @@ enum {
 #define TYPE_ETSOC1_HOSTLINK "etsoc1-hostlink"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLinkState, ETSOC1_HOSTLINK)
 
+/*
+ * One eDMA host access.  It is deferred (not sent) while the output queue
+ * is full, then sent in the order it was started; once sent it waits for
+ * the host's reply, at most host-timeout-ms of host time.
+ */
+/* A host buffer the host shared (SHM_MAP): host [addr, addr + size). */
+typedef struct Etsoc1HostLinkShm {
+    uint64_t addr;
+    uint64_t size;          /* 0: a free slot */
+    uint8_t *ptr;           /* our mapping of its memfd */
+} Etsoc1HostLinkShm;
+
 typedef struct Etsoc1HostLinkReq {
     bool used;
     bool write;
-    uint32_t seq;
+    bool sent;
+    uint32_t seq;           /* once sent */
+    uint64_t order;         /* start order, for sending deferred ones */
+    int64_t sent_ms;        /* QEMU_CLOCK_REALTIME */
+    uint64_t addr;
     void *buf;
     uint64_t len;
     Etsoc1HostMemDone *done;
@@ -72,6 +101,15 @@ struct Etsoc1HostLinkState {
     Etsoc1PcieState *pcie;
     Notifier iatu_notifier;
     Error *migration_blocker;
+    QEMUTimer *watchdog;    /* host-timeout-ms, QEMU_CLOCK_REALTIME */
+    QEMUBH *flush_bh;       /* writes the output queue */
+
+    /* properties */
+    uint32_t out_limit;     /* bytes queued before back-pressure */
+    uint32_t host_timeout_ms;   /* 0: wait for the host for ever */
+    bool exit_on_close;     /* a card started for one host process */
+    uint32_t host_pid;      /* exit when this process is gone (0: no) */
+    int host_pidfd;
 
     /* one connection */
     bool connected;
@@ -82,8 +120,19 @@ struct Etsoc1HostLinkState {
     uint32_t seq;           /* card's next sequence id */
     uint8_t *rx;            /* HL_HDR_SIZE + HL_MAX_PAYLOAD */
     uint32_t rx_len;
-    uint8_t *tx;
+    /* frames not yet taken by the chardev: out->data[out_head..len) */
+    GByteArray *out;
+    uint32_t out_head;
+    guint out_watch;        /* G_IO_OUT watch while @out is not empty */
+    int64_t out_progress_ms;    /* last progress writing @out */
+    uint32_t msi_deferred;  /* MSI vectors not sent while @out was full */
+    uint64_t req_order;
     Etsoc1HostLinkReq req[HL_MAX_PENDING];
+    Etsoc1HostLinkShm shm[HL_MAX_SHM];
+    /* MEM_FD: host [mem_base, mem_base + mem_size) through mem_fd */
+    int mem_fd;
+    uint64_t mem_base, mem_size;
+    bool mem_vm;            /* mem_fd is host-pid's: process_vm_*v too */
 };
 
 #endif

@@ -379,17 +379,21 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
     qdev_prop_set_uint64(dev, "dram-size", ms->ram_size);
     qdev_prop_set_uint32(dev, "scp-shires", s->num_shires);
     if (s->hostlink_id) {
-        /* docs/host-link.md: the host link serves the eDMA's host side */
-        Chardev *chr = qemu_chr_find(s->hostlink_id);
-
-        if (!chr) {
-            error_report("etsoc1: hostlink=%s: no such chardev",
+        /*
+         * docs/host-link.md: the host link serves the eDMA's host side.
+         * etsoc1_check_chardevs() made sure the chardev is free; the
+         * property is set from hostlink= only.
+         */
+        hl = qdev_new(TYPE_ETSOC1_HOSTLINK);
+        if (qemu_chr_fe_backend_connected(&ETSOC1_HOSTLINK(hl)->chr)) {
+            error_report("etsoc1: the host link's chardev is hostlink=%s; "
+                         "-global etsoc1-hostlink.chardev cannot set it",
                          s->hostlink_id);
             exit(1);
         }
-        hl = qdev_new(TYPE_ETSOC1_HOSTLINK);
         object_property_add_child(OBJECT(s), "host-link", OBJECT(hl));
-        qdev_prop_set_chr(hl, "chardev", chr);
+        object_property_set_str(OBJECT(hl), "chardev", s->hostlink_id,
+                                &error_fatal);
         object_property_set_link(OBJECT(dev), "host-mem", OBJECT(hl),
                                  &error_abort);
     } else if (qtest_enabled()) {
@@ -499,6 +503,78 @@ static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
     exit(1);
 }
 
+/*
+ * A chardev takes one frontend, and serial_mm_init() and
+ * qdev_prop_set_chr() abort when it already has one.  So every chardev
+ * the machine will attach (the PU UARTs, -serial 0 and 1; the SP UART,
+ * -serial 2; the host link) is checked here first, and one that is in use
+ * (by -mon, by another -serial of this machine, by the host link) or
+ * multiplexed under the host link is refused with a message.
+ */
+static bool etsoc1_chr_is_mux(Chardev *chr)
+{
+    return object_dynamic_cast(OBJECT(chr), TYPE_CHARDEV_MUX);
+}
+
+static void etsoc1_check_chardevs(Etsoc1MachineState *s)
+{
+    static const char *const uart[] = {
+        "PU UART0 (-serial #1)", "PU UART1 (-serial #2)",
+        "SP UART0 (-serial #3)",
+    };
+    Chardev *hl = NULL, *chr;
+    unsigned i, j, n = s->sp_firmware ? 3 : 2;
+
+    if (s->hostlink_id) {
+        hl = qemu_chr_find(s->hostlink_id);
+        if (!hl) {
+            error_report("etsoc1: hostlink=%s: no such chardev",
+                         s->hostlink_id);
+            exit(1);
+        }
+        if (etsoc1_chr_is_mux(hl)) {
+            /* the link's frames cannot share a stream */
+            error_report("etsoc1: hostlink=%s: a multiplexed chardev "
+                         "(mux=on) cannot carry the host link",
+                         s->hostlink_id);
+            exit(1);
+        }
+        if (hl->be) {
+            error_report("etsoc1: hostlink=%s: chardev '%s' is already in "
+                         "use (by -mon or another frontend)",
+                         s->hostlink_id, hl->label);
+            exit(1);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        chr = serial_hd(i);
+        if (!chr) {
+            continue;
+        }
+        if (chr == hl) {
+            error_report("etsoc1: hostlink=%s: chardev '%s' is also the "
+                         "%s", s->hostlink_id, chr->label, uart[i]);
+            exit(1);
+        }
+        if (etsoc1_chr_is_mux(chr)) {
+            continue;       /* a mux takes several frontends */
+        }
+        if (chr->be) {
+            error_report("etsoc1: the %s: chardev '%s' is already in use "
+                         "(by -mon or another frontend)", uart[i],
+                         chr->label);
+            exit(1);
+        }
+        for (j = 0; j < i; j++) {
+            if (serial_hd(j) == chr) {
+                error_report("etsoc1: the %s: chardev '%s' is also the %s",
+                             uart[i], chr->label, uart[j]);
+                exit(1);
+            }
+        }
+    }
+}
+
 static void etsoc1_machine_init(MachineState *ms)
 {
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
@@ -535,6 +611,7 @@ static void etsoc1_machine_init(MachineState *ms)
                      etsoc1_memmap[ETSOC1_DRAM].size / GiB);
         exit(1);
     }
+    etsoc1_check_chardevs(s);
 
     /* One L3 slice per compute shire's place on the chip, tags only. */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {

@@ -7,7 +7,14 @@
 
 #include <sw-sysemu/ISysEmu.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <chrono>
+#include <elf.h>
+#include <fstream>
+#include <iterator>
+#include <vector>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -43,6 +50,11 @@ uint32_t crc32(const uint8_t* p, size_t n) {
   return ~c;
 }
 
+std::string envOr(const char* name, const char* dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : dflt;
+}
+
 template <typename T> T get(const uint8_t* p, size_t off) {
   T v;
   std::memcpy(&v, p + off, sizeof(v));
@@ -52,10 +64,16 @@ template <typename T> T get(const uint8_t* p, size_t off) {
 struct Listener : emu::ISysEmu::IHostListener {
   std::promise<void> ready;
   int readyCalls = 0;
+  std::atomic<unsigned long> served{0};   // host memory reads served
   void pcieReady() override {
     if (readyCalls++ == 0) {
       ready.set_value();
     }
+  }
+  void memoryReadFromHost(uint64_t address, size_t size,
+                          std::byte* dst) override {
+    IHostListener::memoryReadFromHost(address, size, dst);
+    served++;
   }
 };
 
@@ -120,10 +138,203 @@ void ringIo(emu::ISysEmu& s, uint64_t q, uint64_t len, uint64_t off,
   }
 }
 
+// Push @n bytes of @cmd into SQ @q (tag set here) and ring the MM doorbell.
+bool push(emu::ISysEmu& s, uint64_t q, uint8_t* cmd, uint16_t n,
+          uint16_t tag) {
+  uint64_t cb[3];    // head, tail, length
+  s.mmioRead(q, sizeof(cb), reinterpret_cast<std::byte*>(cb));
+  uint64_t used = (cb[0] + cb[2] - cb[1]) % cb[2];
+  if (cb[2] - 1 - used < n) {
+    return false;
+  }
+  std::memcpy(cmd, &n, 2);
+  std::memcpy(cmd + 2, &tag, 2);
+  ringIo(s, q, cb[2], cb[0], cmd, n, true);
+  uint64_t head = (cb[0] + n) % cb[2];
+  s.mmioWrite(q, 8, reinterpret_cast<std::byte*>(&head));
+  s.raiseDevicePuPlicPcieMessageInterrupt();
+  return true;
+}
+
+constexpr uint16_t kLaunchCmd = 521, kReadListCmd = 525, kWriteListCmd = 527;
+
+// Pop one response from CQ @q into @rsp (at most 64 bytes); false if empty.
+bool pop(emu::ISysEmu& s, uint64_t q, uint8_t* rsp) {
+  uint64_t cb[3];
+  s.mmioRead(q, sizeof(cb), reinterpret_cast<std::byte*>(cb));
+  if (cb[0] == cb[1]) {
+    return false;
+  }
+  ringIo(s, q, cb[2], cb[1], rsp, 8, false);
+  uint16_t size = get<uint16_t>(rsp, 0);
+  if (size > 56) {
+    return false;
+  }
+  ringIo(s, q, cb[2], (cb[1] + 8) % cb[2], rsp + 8, size, false);
+  uint64_t tail = (cb[1] + 8 + size) % cb[2];
+  s.mmioWrite(q + 8, 8, reinterpret_cast<std::byte*>(&tail));
+  return true;
+}
+
+// A DMA list of 4 equal nodes between host @host and card @dev, as the
+// runtime sends it; the response's status, or -1 after 120 s.
+int dmaList(emu::ISysEmu& s, uint64_t sq, uint64_t cq, bool toCard,
+            uint8_t* host, uint64_t dev, uint32_t size) {
+  static uint16_t tag = 0x100;
+  uint8_t cmd[136] = {}, rsp[64];
+  uint16_t msg = toCard ? kWriteListCmd : kReadListCmd;
+  for (int i = 0; i < 4; i++) {
+    uint64_t h = reinterpret_cast<uintptr_t>(host) + uint64_t(i) * size / 4;
+    uint64_t node[4] = {h, h, dev + uint64_t(i) * size / 4, size / 4};
+    std::memcpy(cmd + 8 + 32 * i, node, 32);
+  }
+  std::memcpy(cmd + 4, &msg, 2);
+  if (!push(s, sq, cmd, 136, ++tag)) {
+    return -1;
+  }
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pop(s, cq, rsp) && get<uint16_t>(rsp, 2) == tag) {
+      return static_cast<int>(get<uint32_t>(rsp, 32));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return -1;
+}
+
+// The MM DIR's host-managed DRAM: device address (0 if none).
+uint64_t hostManaged(const uint8_t* mm) {
+  for (int i = 0; i < 2; i++) {
+    const uint8_t* r = mm + kMmRegions + 32 * i;
+    if (r[2] == 1) {
+      return get<uint64_t>(r, 24);
+    }
+  }
+  return 0;
+}
+
+// --bench-dma: 256 MiB DMA lists each way, wall rate, median (min-max).
+int benchDma(emu::ISysEmu& s, uint64_t sq, uint64_t cq, const uint8_t* mm) {
+  const uint32_t n = 256u << 20;
+  const int runs = 5;
+  std::vector<uint8_t> src(n), dst(n);
+  for (uint32_t i = 0; i < n; i++) {
+    src[i] = static_cast<uint8_t>(i * 13 + (i >> 16));
+  }
+  uint64_t dev = hostManaged(mm) + 0x1000000;
+  double t[2][runs];
+  int bad = 0;
+  for (int k = 0; k < runs; k++) {
+    auto a = std::chrono::steady_clock::now();
+    bad |= dmaList(s, sq, cq, true, src.data(), dev, n);
+    auto b = std::chrono::steady_clock::now();
+    bad |= dmaList(s, sq, cq, false, dst.data(), dev, n);
+    auto c = std::chrono::steady_clock::now();
+    t[0][k] = std::chrono::duration<double>(b - a).count();
+    t[1][k] = std::chrono::duration<double>(c - b).count();
+  }
+  bad |= src != dst;
+  std::printf("| 256 MiB |");
+  for (auto& d : t) {
+    std::sort(d, d + runs);
+    std::printf(" %.2f GB/s (%.2f-%.2f) |", n / d[runs / 2] / 1e9,
+                n / d[runs - 1] / 1e9, n / d[0] / 1e9);
+  }
+  std::printf("%s\n", bad ? " **failed**" : "");
+  return bad ? 1 : 0;
+}
+constexpr uint32_t kOrphanNode = 64u << 20;
+
+// --orphan dma|kernel: leave the card busy (a 256 MiB DMA host->card that
+// has begun, or hang.elf spinning) and wait; tests/sysemu_tests.py kills
+// this process with SIGKILL and checks that its QEMU exits.
+int orphan(emu::ISysEmu& s, Listener& l, const uint8_t* mm, uint64_t sq0,
+           const std::string& what) {
+  uint64_t hmDev = 0, hmBus = 0;
+  for (int i = 0; i < 2; i++) {
+    const uint8_t* r = mm + kMmRegions + 32 * i;
+    if (r[2] == 1) {   // OPS_HOST_MANAGED
+      hmBus = (r[3] == 0 ? kBar0 : kBar2) + get<uint64_t>(r, 8);
+      hmDev = get<uint64_t>(r, 24);
+    }
+  }
+  if (!hmDev) {
+    return 1;
+  }
+  static std::vector<uint8_t> buf;
+  uint8_t cmd[136] = {};
+  uint16_t msg;
+  if (what == "dma") {
+    buf.assign(4ull * kOrphanNode, 0x5a);
+    for (int i = 0; i < 4; i++) {
+      uint64_t node[4] = {
+          reinterpret_cast<uintptr_t>(buf.data()) + uint64_t(i) * kOrphanNode,
+          reinterpret_cast<uintptr_t>(buf.data()) + uint64_t(i) * kOrphanNode,
+          hmDev + uint64_t(i) * kOrphanNode, kOrphanNode};
+      std::memcpy(cmd + 8 + 32 * i, node, 32);
+    }
+    msg = kWriteListCmd;
+    std::memcpy(cmd + 4, &msg, 2);
+    if (!push(s, sq0, cmd, 136, 0x77)) {
+      return 1;
+    }
+    // through the listener (ETSOC1_SYSEMU_SHARED_DMA=0): it has begun
+    for (int i = 0; i < 60000 && l.served < 4; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  } else if (what == "kernel") {
+    // hang.elf's PT_LOAD segments written over BAR0 at their p_paddr
+    const char* g = std::getenv("ETSOC1_GUEST_DIR");
+    std::ifstream f(std::string(g ? g : "build/guest") + "/hang.elf",
+                    std::ios::binary);
+    std::vector<uint8_t> img((std::istreambuf_iterator<char>(f)),
+                             std::istreambuf_iterator<char>());
+    if (img.size() < sizeof(Elf64_Ehdr)) {
+      return 1;
+    }
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, img.data(), sizeof(eh));
+    for (int i = 0; i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      if (eh.e_phoff + (i + 1) * sizeof(ph) > img.size()) {
+        return 1;
+      }
+      std::memcpy(&ph, img.data() + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+      if (ph.p_type != PT_LOAD || !ph.p_memsz) {
+        continue;
+      }
+      if (ph.p_offset + ph.p_filesz > img.size() || ph.p_paddr < hmDev) {
+        return 1;
+      }
+      std::vector<uint8_t> seg(ph.p_memsz, 0);
+      std::memcpy(seg.data(), img.data() + ph.p_offset, ph.p_filesz);
+      s.mmioWrite(hmBus + (ph.p_paddr - hmDev), seg.size(),
+                  reinterpret_cast<std::byte*>(seg.data()));
+    }
+    uint64_t launch[4] = {eh.e_entry, 0, hmDev + 0x100000, 1};
+    std::memcpy(cmd + 8, launch, sizeof(launch));
+    msg = kLaunchCmd;
+    std::memcpy(cmd + 4, &msg, 2);
+    if (!push(s, sq0, cmd, 40, 0x78)) {
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  } else {
+    return 1;
+  }
+  std::printf("# orphan: %s in flight, served %lu host reads\n", what.c_str(),
+              l.served.load());
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(60));   // until killed
+  return 1;
+}
+
 } // namespace
 
-int main() {
-  std::printf("TAP version 13\n1..8\n");
+int main(int argc, char** argv) {
+  std::string orphanWhat =
+      argc > 2 && std::string(argv[1]) == "--orphan" ? argv[2] : "";
+  std::printf("TAP version 13\n1..9\n");
   std::fflush(stdout);
 
   emu::SysEmuOptions opts;
@@ -180,6 +391,14 @@ int main() {
                   get<uint64_t>(mm, kMmRegions + 8);
   uint64_t sq0 = base + get<uint32_t>(mm, kMmVq + 8);
   uint64_t cq0 = base + get<uint32_t>(mm, kMmVq + 16);
+  if (!orphanWhat.empty()) {
+    return orphan(*sys, listener, mm, sq0, orphanWhat);
+  }
+  if (argc > 1 && std::string(argv[1]) == "--bench-dma") {
+    int r = benchDma(*sys, sq0, cq0, mm);
+    sys->stop();
+    return r;
+  }
 
   try {
     uint64_t cb[3];    // head, tail, length
@@ -231,6 +450,31 @@ int main() {
         "ECHO response popped from MM CQ", diag);
   } catch (const std::exception& e) {
     tap(false, "echo round trip", e.what());
+  }
+
+  // DMA both ways: with shared host memory (the default) the card reaches
+  // this process's buffers itself and the listener is not called.
+  {
+    const uint32_t n = 16u << 20;
+    std::vector<uint8_t> src(n), dst(n);
+    for (uint32_t i = 0; i < n; i++) {
+      src[i] = static_cast<uint8_t>(i * 7 + 3);
+    }
+    unsigned long served0 = listener.served;
+    uint64_t dev = hostManaged(mm) + 0x1000000;
+    int w = -1, r = -1;
+    try {
+      w = dmaList(*sys, sq0, cq0, true, src.data(), dev, n);
+      r = dmaList(*sys, sq0, cq0, false, dst.data(), dev, n);
+    } catch (const std::exception& e) {
+      std::printf("# %s\n", e.what());
+    }
+    bool shared = envOr("ETSOC1_SYSEMU_SHARED_DMA", "1") != "0";
+    unsigned long calls = listener.served - served0;
+    tap(w == 0 && r == 0 && src == dst && (shared ? calls == 0 : calls > 0),
+        "DMA list 16 MiB host->card and back, data checked; listener "
+        "reads: " + std::to_string(calls) +
+            (shared ? " (shared host memory: none)" : " (listener path)"));
   }
 
   // stop() must wake a waiter that has nothing to wait for.
