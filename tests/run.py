@@ -30,6 +30,7 @@ import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
+import asm_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1705,6 +1706,7 @@ GROUPS = {
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: fw_tests.fw_tests(report, ROOT),
     'sysemu': lambda: sysemu_tests.sysemu_tests(sys.modules[__name__]),
+    'asm': lambda: asm_tests.asm_tests(sys.modules[__name__]),
 }
 
 
