@@ -135,8 +135,8 @@ static uint64_t ld32(uint64_t p)
 {
     uint64_t v;
 
-    __asm__ volatile("ld %0, 0(%1)" : "=r"(v) : "r"(p)
-                     : "memory");
+    __asm__ volatile(".option push; .option norvc; ld %0, 0(%1); "
+                     ".option pop" : "=r"(v) : "r"(p) : "memory");
     return v;
 }
 
