@@ -216,7 +216,7 @@ BAD = [
     ('fadd.ps f0, f1, f2, rxx', r'illegal rounding mode `rxx\''),
     ('amoaddl.w a0, a1, 4(a2)', r'takes no offset'),
     ('fmadd.ps f0, f1, f2', r'fmadd\.ps takes 5 operands'),
-    ('flw.ps f0, sym(a0)', r'needs a constant expression'),
+    ('fslli.pi f0, f1, sym', r'needs a constant expression'),
 ]
 
 
@@ -356,6 +356,30 @@ def asm_tests(rt):
         report(rc != 0 and re.search(r'lines\.s:5: Error: illegal operands',
                                      err),
                'asm: GNU as errors keep their line after ET lines', err)
+        # --- offsets GNU as computes: %lo() relocations -------------------
+        lo = [('flw.ps f3, %lo(buf)(a0)', 'flw.ps', ['f3', '{}(a0)']),
+              ('fsw.ps f4, %lo(buf+32)(a1), m0', 'fsw.ps',
+               ['f4', '{}(a1)'], 32),
+              ('flq2 f5, %lo(buf)(a2)', 'flq2', ['f5', '{}(a2)']),
+              ('fsq2 f6, %lo(buf)(a3)', 'fsq2', ['f6', '{}(a3)']),
+              ('fbc.ps f7, %lo(buf)(a4)', 'fbc.ps', ['f7', '{}(a4)'])]
+        text = ('\t.text\n\t.globl _start\n_start:\n' +
+                ''.join('\t%s\n' % c[0] for c in lo) +
+                '\t.data\n\t.skip 100\nbuf:\t.word 0\n')
+        rc, err, lelf = assemble(tmp, 'lo', text, link=True)
+        got = [w for _, w, _ in text_words(lelf)] if rc == 0 else []
+        nm = subprocess.run(['riscv64-unknown-elf-nm', lelf],
+                            capture_output=True, text=True).stdout
+        m = re.search(r'^([0-9a-f]+) \w buf$', nm, re.M)
+        buf = int(m.group(1), 16) if m else 0
+        want = []
+        for c in lo:
+            off = (buf + (c[3] if len(c) > 3 else 0)) & 0xfff
+            off = off - 0x1000 if off >= 0x800 else off
+            want.append(table.encode(c[1], [c[2][0], c[2][1].format(off)]))
+        report(rc == 0 and got == want,
+               'asm: %lo() offsets of ET loads and stores are left to as',
+               err + ' '.join('%08x' % w for w in got))
         # --- standard code passes unchanged -------------------------------
         std = ('\t.text\n1:\tadd a0, a1, a2\n\tcsrr a0, mhartid\n'
                '\tfadd.s fa0, fa1, fa2, rtz\n\tflw f1, 8(sp)\n\tbnez a0, 1b\n'

@@ -81,6 +81,10 @@ class AsmError(Exception):
     pass
 
 
+class NotConstant(AsmError):
+    """An operand that only GNU as can evaluate (a symbol, %lo(...))."""
+
+
 class Insn:
     def __init__(self, name, ops, fields, ext, m0):
         self.name = name
@@ -345,8 +349,37 @@ def const_eval(text, symbols=None):
     try:
         return ev(ast.parse(src, mode='eval'))
     except (ValueError, SyntaxError, ZeroDivisionError, TypeError):
-        raise AsmError('illegal operand `%s\': the ET front end needs a '
-                       'constant expression here' % text)
+        raise NotConstant('illegal operand `%s\': the ET front end needs a '
+                          'constant expression here' % text)
+
+
+# I- and S-type memory instructions whose offset GNU as may compute (a
+# symbol, a relocation such as %lo(sym)): fd/fs2 and offset(base) only
+INSN_IS = {('fd', 'simm12(xs1)'): 'i', ('fs2', 'simm12s(xs1)'): 's'}
+
+
+def line_for(table, mnemonic, args, symbols=None):
+    """The assembly line for an ET instruction: the encoded word, or, for
+    an I/S-type load or store whose offset is not a constant, GNU as's
+    `.insn i/s' form of the same fields, so that as resolves the offset."""
+    try:
+        return directive(table.encode(mnemonic, args, symbols))
+    except NotConstant:
+        i = table.lookup(mnemonic)
+        fmt = INSN_IS.get(tuple(i.ops))
+        if fmt is None or len(args) not in (2, 3) or \
+                len(args) == 3 and (not i.m0 or args[2].strip() != 'm0'):
+            raise
+        mm = re.match(r'^(.*)\(\s*([^()]*?)\s*\)$', args[1].strip())
+        if not mm or not mm.group(1).strip():
+            raise
+        # every field but the offset, checked by the encoder
+        table.encode(mnemonic, [args[0], '(%s)' % mm.group(2)], symbols)
+        reg = 'f%d' % REGNUM['f'][args[0].strip().lower()]
+        base = XNAMES[REGNUM['x'][mm.group(2).lower()]]
+        return '.insn %s 0x%02x, %d, %s, %s(%s)' % (
+            fmt, i.match & 0x7f, i.match >> 12 & 7, reg, mm.group(1).strip(),
+            base)
 
 
 def directive(word):
