@@ -164,13 +164,11 @@ class Table:
                     self.csr_names[int(cols[2], 0)] = cols[1]
                 else:
                     raise ValueError('bad table row: ' + line)
-        # no two entries may claim one word
-        for a in self.insns:
-            for b in self.insns:
-                if a is not b:
-                    both = a.mask & b.mask
-                    assert (a.match & both) != (b.match & both) or \
-                        a.mask != b.mask, (a.name, b.name)
+        # no word may match two entries: decoding takes the first match
+        for n, a in enumerate(self.insns):
+            for b in self.insns[n + 1:]:
+                both = a.mask & b.mask
+                assert a.match & both != b.match & both, (a.name, b.name)
 
     def lookup(self, mnemonic):
         m = mnemonic.lower()
@@ -180,16 +178,12 @@ class Table:
 
     def decode(self, word):
         """The table entry that encodes @word, or None."""
-        best = None
         for i in self.insns:
             if word & i.mask == i.match:
-                if best is None or bin(i.mask).count('1') > \
-                        bin(best.mask).count('1'):
-                    best = i
-        if best is not None and best.rm() and \
-                (word >> 12 & 7) not in RM_NAME:
-            return None
-        return best
+                if i.rm() and (word >> 12 & 7) not in RM_NAME:
+                    return None         # reserved rounding mode
+                return i
+        return None
 
     def disasm(self, word):
         """(mnemonic, operand text) for @word, or None if it is not ET."""
