@@ -21,6 +21,7 @@ assembled; standard code must assemble exactly as Debian's as does it.
 
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -171,6 +172,9 @@ def qemu_xi(rt, elf, addr, n, chunk=64):
     def until_prompt():
         nonlocal data
         while not data.endswith(b'(qemu) '):
+            if not select.select([p.stdout], [], [], 60)[0]:
+                p.kill()            # no prompt within a minute
+                return False
             b = os.read(p.stdout.fileno(), 65536)
             if not b:
                 return False
