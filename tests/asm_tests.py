@@ -212,7 +212,8 @@ BAD = [
     ('maskor m1, f2, m3', r'`f2\': a mask register \(m0-m7\) is needed, '
                           r'not an f register'),
     ('fbcx.ps f1, f2', r'`f2\': an integer register is needed'),
-    ('fslli.pi f0, f1, 32', r'immediate out of range `32\' \(uimm5: 0\.\.31\)'),
+    ('fslli.pi f0, f1, 32',
+     r'immediate out of range `32\' \(uimm5: 0\.\.31\)'),
     ('flw.ps f0, 2048(a0)', r'immediate out of range `2048\''),
     ('mov.m.x m0, zero, 256', r'immediate out of range `256\''),
     ('faddi.pi f0, f1, -513', r'immediate out of range `-513\''),

@@ -66,7 +66,8 @@ CLASS_NAME = {'x': 'an integer register', 'f': 'an f register',
 ET_LOOKING = re.compile(r'^(?:[a-z0-9_.]+\.p[si]|amo[a-z0-9]+\.[wd]|'
                         r'mask[a-z.]*|mova?\.[a-z]+\.[a-z]+|'
                         r'f(?:g|sc)[a-z0-9]*\.ps|s[bh][lg]|'
-                        r'[a-z0-9_.]*\.rast|[a-z0-9_.]+\.p[a-z]?|flq\d*|fsq\d*)$')
+                        r'[a-z0-9_.]*\.rast|[a-z0-9_.]+\.p[a-z]?|'
+                        r'flq\d*|fsq\d*)$')
 
 # the standard AMOs (A, Zacas), which an ET-looking name may still be
 STD_AMO = re.compile(r'^amo(?:swap|add|xor|and|or|min|max|minu|maxu|cas)'
@@ -386,7 +387,7 @@ def directive(word):
     return '.insn 4, 0x%08x' % word
 
 
-# --- C data for QEMU's disassembler -------------------------------------------
+# --- C data for QEMU's disassembler ------------------------------------------
 
 def gen_c(table):
     out = ['/* SPDX-License-Identifier: GPL-2.0-or-later */',
