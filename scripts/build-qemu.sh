@@ -4,7 +4,8 @@
 # Build qemu-system-riscv64 with the ET-SoC-1 model:
 #   1. fetch QEMU's source with `apt-get source` (Debian's package, pinned),
 #   2. keep the unpacked tree under git and apply qemu-patches/*.patch,
-#   3. link hw/etsoc1 and the project's qtests into the tree,
+#   3. link hw/etsoc1 and the project's qtests into the tree, generate the
+#      ET disassembler table (tools/etisa.py gen-c),
 #   4. configure riscv64-softmmu only, build with ccache.
 # Every step is skipped when its inputs have not changed, so a change in
 # hw/etsoc1 costs one ninja run that recompiles only those files.
@@ -67,6 +68,15 @@ ln -sfn "$PROJ/tests/qtest" "$SRC/tests/qtest/etsoc1"
 for t in "$PROJ"/tests/qtest/*.c "$PROJ"/tests/qtest/*.h; do
     [ -e "$t" ] && ln -sfn "$t" "$SRC/tests/qtest/$(basename "$t")"
 done
+# The ET instruction table for disas/riscv.c (patch 0008), generated from
+# tools/et-insns.tsv; rewritten only when it changes, so ninja rebuilds
+# riscv.c only then.
+python3 "$PROJ/tools/etisa.py" gen-c > "$SRC/disas/riscv-etsoc1.c.inc.new"
+if cmp -s "$SRC/disas/riscv-etsoc1.c.inc.new" "$SRC/disas/riscv-etsoc1.c.inc"; then
+    rm -f "$SRC/disas/riscv-etsoc1.c.inc.new"
+else
+    mv "$SRC/disas/riscv-etsoc1.c.inc.new" "$SRC/disas/riscv-etsoc1.c.inc"
+fi
 
 # --- 4. configure and build -------------------------------------------------------
 # ccache through Debian's masquerade directory: configure and meson see "gcc".

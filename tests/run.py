@@ -31,6 +31,7 @@ import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
 import hostlink_robust  # noqa: E402
+import asm_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1690,6 +1691,7 @@ GROUPS = {
     'host': lambda: host_tests.host_tests(sys.modules[__name__]),
     'fw': lambda: fw_tests.fw_tests(report, ROOT),
     'sysemu': lambda: sysemu_tests.sysemu_tests(sys.modules[__name__]),
+    'asm': lambda: asm_tests.asm_tests(sys.modules[__name__]),
 }
 
 

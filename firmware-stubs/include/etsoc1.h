@@ -8,7 +8,6 @@
 #define ETSOC1_GUEST_H
 
 #include <stdint.h>
-#include "et-insn.h"
 
 #define HARTS_PER_SHIRE     64
 #define MINIONS_PER_SHIRE   32
@@ -44,23 +43,23 @@
 #define MINION_BOOT             0x18
 #define MPROT                   0x20
 
-/* ET CSRs */
-#define CSR_MBUSADDR        0x7d5
-#define CSR_MENABLE_SHADOWS 0x7d2
-#define CSR_TENSOR_ERROR    0x808
-#define CSR_FCC             0x821
-#define CSR_STALL           0x822
-#define CSR_VALIDATION0     0x8d0
-#define CSR_VALIDATION1     0x8d1
-#define CSR_FCCNB           0xcc0
-#define CSR_HARTID          0xcd0
+/* ET CSRs: names the ET assembler front end knows (tools/et-insns.tsv) */
+#define CSR_MBUSADDR        mbusaddr
+#define CSR_MENABLE_SHADOWS menable_shadows
+#define CSR_TENSOR_ERROR    tensor_error
+#define CSR_FCC             fcc
+#define CSR_STALL           stall
+#define CSR_VALIDATION0     validation0
+#define CSR_VALIDATION1     validation1
+#define CSR_FCCNB           fccnb
+#define CSR_HARTID          hartid
 
 #define VALIDATION_PASS     0x1feed000
 #define VALIDATION_FAIL     0x50bad000
 
 #define IRQ_BUS_ERROR       23
 
-/* @csr: a standard CSR name or a number (the assembler knows no ET names) */
+/* @csr: a CSR name (standard or ET, tools/et-insns.tsv) or a number */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define csr_read(csr) ({ uint64_t v_; \
@@ -107,9 +106,9 @@ static inline void fcc_send(unsigned shire, unsigned thread, unsigned counter,
 static inline void fcc_wait(unsigned n)
 {
     if (n) {
-        __asm__ volatile("csrwi 0x821, 1" ::: "memory");
+        __asm__ volatile("csrwi fcc, 1" ::: "memory");
     } else {
-        __asm__ volatile("csrwi 0x821, 0" ::: "memory");
+        __asm__ volatile("csrwi fcc, 0" ::: "memory");
     }
 }
 
@@ -129,7 +128,7 @@ static inline uint64_t tr_cmd(unsigned op, unsigned partner_or_level,
 
 static inline void tensor_reduce(uint64_t cmd)
 {
-    csr_write(0x800, cmd);
+    csr_write(tensor_reduce, cmd);
 }
 
 /* Send @n f registers from f@start to global minion @partner. */
@@ -158,7 +157,7 @@ static inline unsigned hart_gid(uint64_t h) { return h >> 1; }
 static inline uint64_t flb_arrive(unsigned barrier, unsigned n)
 {
     uint64_t last;
-    __asm__ volatile("csrrw %0, 0x820, %1" : "=r"(last)
+    __asm__ volatile("csrrw %0, flb, %1" : "=r"(last)
                      : "r"((uint64_t)barrier | (uint64_t)(n - 1) << 5)
                      : "memory");
     return last;

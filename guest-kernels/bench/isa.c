@@ -38,10 +38,10 @@ int main(uint64_t hartid, const void *fdt)
     set_m0(0xff);
     for (i = 0; i < BENCH_N; i++) {
 #if defined(BENCH_PACKED)
-        VOP(0x00, 7, f1, f1, f2); VOP(0x00, 7, f3, f3, f4);
-        VOP(0x00, 7, f5, f5, f6); VOP(0x00, 7, f7, f7, f8);
-        VOP(0x00, 7, f1, f1, f2); VOP(0x00, 7, f3, f3, f4);
-        VOP(0x00, 7, f5, f5, f6); VOP(0x00, 7, f7, f7, f8);
+        __asm__ volatile("fadd.ps f1, f1, f2"); __asm__ volatile("fadd.ps f3, f3, f4");
+        __asm__ volatile("fadd.ps f5, f5, f6"); __asm__ volatile("fadd.ps f7, f7, f8");
+        __asm__ volatile("fadd.ps f1, f1, f2"); __asm__ volatile("fadd.ps f3, f3, f4");
+        __asm__ volatile("fadd.ps f5, f5, f6"); __asm__ volatile("fadd.ps f7, f7, f8");
 #else
         __asm__ volatile("fadd.s f1, f1, f2\n fadd.s f3, f3, f4\n"
                          "fadd.s f5, f5, f6\n fadd.s f7, f7, f8\n"

@@ -29,8 +29,8 @@ int64_t entry_point(const struct l3dma_args *a);
         return t1 - t0;                                                     \
     }
 
-TIMED(amoorg, ".insn r 0x3b, 3, 0x21, x0, %2, x0")
-TIMED(amoorl, ".insn r 0x3b, 3, 0x20, x0, %2, x0")
+TIMED(amoorg, "amoorg.d x0, x0, (%2)")
+TIMED(amoorl, "amoorl.d x0, x0, (%2)")
 
 static uint64_t l3_cost(uint64_t line)
 {

@@ -88,30 +88,30 @@ int main(uint64_t hartid, const void *fdt)
     __asm__ volatile("sfence.vma");
     report("sfence.vma", 0);
     packed(0x40c00000, 0x40400000);             /* 6.0 / 3.0 */
-    VOP(0x0c, 7, f4, f1, f2);
+    __asm__ volatile("fdiv.ps f4, f1, f2");
     report("fdiv.ps", lane0());
     packed(0x41800000, 0);                      /* sqrt(16.0) */
-    VOP(0x2c, 7, f4, f1, f0);
+    __asm__ volatile("fsqrt.ps f4, f1, dyn");
     report("fsqrt.ps", lane0());
     packed(7, 2);
-    VOP(0x0f, 0, f4, f1, f2);
+    __asm__ volatile("fdiv.pi f4, f1, f2");
     report("fdiv.pi", lane0());
     packed(7, 2);
-    VOP(0x0f, 3, f4, f1, f2);
+    __asm__ volatile("fremu.pi f4, f1, f2");
     report("fremu.pi", lane0());
     packed(0x40800000, 0);
-    VOP(0x2c, 0, f4, f1, f6);                   /* fsin.ps: rs2 6 */
+    __asm__ volatile("fsin.ps f4, f1");                   /* fsin.ps: rs2 6 */
     report("fsin.ps", lane0());
     packed(0x40800000, 0);
-    VOP(0x2c, 0, f4, f1, f8);                   /* frsq.ps: rs2 8 */
+    __asm__ volatile("frsq.ps f4, f1");                   /* frsq.ps: rs2 8 */
     report("frsq.ps", lane0());
     packed(0x40800000, 0);
     csr_clear(mstatus, 3 << 13);                /* FS = Off */
-    VOP(0x2c, 0, f4, f1, f6);
+    __asm__ volatile("fsin.ps f4, f1");
     csr_set(mstatus, 1 << 13);
     report("fsin.ps/FS=Off", lane0());
     packed(7, 2);
-    VOP(0x03, 0, f4, f1, f2);                   /* fadd.pi: never traps */
+    __asm__ volatile("fadd.pi f4, f1, f2");                   /* fadd.pi: never traps */
     report("fadd.pi", lane0());
     print("mcode: done\n");
     return 0;

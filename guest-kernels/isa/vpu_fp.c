@@ -136,62 +136,78 @@ static const char *const names[NOPS] = {
 static void run(unsigned op)
 {
     switch (op) {
-    case ADD: VOP(0x00, 7, f4, f1, f2); break;
-    case SUB: VOP(0x04, 7, f4, f1, f2); break;
-    case MUL: VOP(0x08, 7, f4, f1, f2); break;
-    case DIV: VOP(0x0c, 7, f4, f1, f2); break;
-    case SQRT: VOP(0x2c, 7, f4, f2, f0); break;
-    case MIN: VOP(0x14, 0, f4, f1, f2); break;
-    case MAX: VOP(0x14, 1, f4, f1, f2); break;
-    case FMADD: VFMA(0, f4, f1, f2, f3); break;
-    case FMSUB: VFMA(1, f4, f1, f2, f3); break;
-    case FNMSUB: VFMA(2, f4, f1, f2, f3); break;
-    case FNMADD: VFMA(3, f4, f1, f2, f3); break;
-    case FROUND: VOP(0x2c, 7, f4, f2, f1); break;      /* rs2 1 */
-    case FFRC: VOP(0x2c, 0, f4, f2, f2); break;         /* rs2 2 */
-    case CVT_F16: VOP(0x6c, 0, f4, f2, f9); break;     /* rs2 9, rm = frm */
-    case CVT_PS_F16: VOP(0x68, 0, f4, f2, f10); break; /* rs2 10 */
-    case FEXP: VOP(0x2c, 0, f4, f2, f4); break;         /* rs2 4 */
-    case FLOG: VOP(0x2c, 0, f4, f2, f3); break;         /* rs2 3 */
-    case FRCP: VOP(0x2c, 0, f4, f2, f7); break;         /* rs2 7 */
-    case FSGNJ: VOP(0x10, 0, f4, f1, f2); break;
-    case FSGNJN: VOP(0x10, 1, f4, f1, f2); break;
-    case FSGNJX: VOP(0x10, 2, f4, f1, f2); break;
-    case FLE: VOP(0x50, 0, f4, f1, f2); break;
-    case FLT: VOP(0x50, 1, f4, f1, f2); break;
-    case FEQ: VOP(0x50, 2, f4, f1, f2); break;
-    case FLEM: VOP(0x50, 4, f1, f1, f2); break;         /* md = m1 */
-    case FLTM: VOP(0x50, 5, f1, f1, f2); break;
-    case FEQM: VOP(0x50, 6, f1, f1, f2); break;
-    case FCLASS: VOP(0x70, 1, f4, f2, f0); break;
-    case CVT_PW: VOP(0x60, 7, f4, f2, f0); break;       /* rs2 0 */
-    case CVT_PWU: VOP(0x60, 7, f4, f2, f1); break;      /* rs2 1 */
-    case CVT_PS_PW: VOP(0x68, 7, f4, f2, f0); break;
-    default: VOP(0x68, 7, f4, f2, f1); break;           /* fcvt.ps.pwu */
+    case ADD: __asm__ volatile("fadd.ps f4, f1, f2"); break;
+    case SUB: __asm__ volatile("fsub.ps f4, f1, f2"); break;
+    case MUL: __asm__ volatile("fmul.ps f4, f1, f2"); break;
+    case DIV: __asm__ volatile("fdiv.ps f4, f1, f2"); break;
+    case SQRT: __asm__ volatile("fsqrt.ps f4, f2, dyn"); break;
+    case MIN: __asm__ volatile("fmin.ps f4, f1, f2"); break;
+    case MAX: __asm__ volatile("fmax.ps f4, f1, f2"); break;
+    case FMADD: __asm__ volatile("fmadd.ps f4, f1, f2, f3"); break;
+    case FMSUB: __asm__ volatile("fmsub.ps f4, f1, f2, f3"); break;
+    case FNMSUB: __asm__ volatile("fnmsub.ps f4, f1, f2, f3"); break;
+    case FNMADD: __asm__ volatile("fnmadd.ps f4, f1, f2, f3"); break;
+    case FROUND: __asm__ volatile("fround.ps f4, f2"); break;      /* rs2 1 */
+    case FFRC: __asm__ volatile("ffrc.ps f4, f2"); break;         /* rs2 2 */
+    case CVT_F16: __asm__ volatile("fcvt.f16.ps f4, f2"); break;     /* rs2 9, rm = frm */
+    case CVT_PS_F16: __asm__ volatile("fcvt.ps.f16 f4, f2"); break; /* rs2 10 */
+    case FEXP: __asm__ volatile("fexp.ps f4, f2"); break;         /* rs2 4 */
+    case FLOG: __asm__ volatile("flog.ps f4, f2"); break;         /* rs2 3 */
+    case FRCP: __asm__ volatile("frcp.ps f4, f2"); break;         /* rs2 7 */
+    case FSGNJ: __asm__ volatile("fsgnj.ps f4, f1, f2"); break;
+    case FSGNJN: __asm__ volatile("fsgnjn.ps f4, f1, f2"); break;
+    case FSGNJX: __asm__ volatile("fsgnjx.ps f4, f1, f2"); break;
+    case FLE: __asm__ volatile("fle.ps f4, f1, f2"); break;
+    case FLT: __asm__ volatile("flt.ps f4, f1, f2"); break;
+    case FEQ: __asm__ volatile("feq.ps f4, f1, f2"); break;
+    case FLEM: __asm__ volatile("flem.ps m1, f1, f2"); break;         /* md = m1 */
+    case FLTM: __asm__ volatile("fltm.ps m1, f1, f2"); break;
+    case FEQM: __asm__ volatile("feqm.ps m1, f1, f2"); break;
+    case FCLASS: __asm__ volatile("fclass.ps f4, f2"); break;
+    case CVT_PW: __asm__ volatile("fcvt.pw.ps f4, f2"); break;       /* rs2 0 */
+    case CVT_PWU: __asm__ volatile("fcvt.pwu.ps f4, f2"); break;      /* rs2 1 */
+    case CVT_PS_PW: __asm__ volatile("fcvt.ps.pw f4, f2"); break;
+    default: __asm__ volatile("fcvt.ps.pwu f4, f2"); break;           /* fcvt.ps.pwu */
     }
 }
 
 /* the operations also run with a static rounding mode */
 static const unsigned rm_ops[3] = { ADD, MUL, CVT_PW };
 
-/* fadd, fmul or fcvt.pw.ps with rounding mode @rm in funct3 (0-6) */
-#define RM_CASE(rm)                                                     \
-    case rm:                                                            \
+/*
+ * fadd, fmul or fcvt.pw.ps with rounding mode @rm in funct3 (0-6); the
+ * reserved modes 5 and 6 have no name, so those are the raw words
+ */
+#define RM_CASE(n, rm)                                                  \
+    case n:                                                             \
         if (op == ADD) {                                                \
-            VOP(0x00, rm, f4, f1, f2);                                  \
+            __asm__ volatile("fadd.ps f4, f1, f2, " #rm);               \
         } else if (op == MUL) {                                         \
-            VOP(0x08, rm, f4, f1, f2);                                  \
+            __asm__ volatile("fmul.ps f4, f1, f2, " #rm);               \
         } else {                                                        \
-            VOP(0x60, rm, f4, f2, f0);                                  \
+            __asm__ volatile("fcvt.pw.ps f4, f2, " #rm);                \
+        }                                                               \
+        break
+#define RM_RAW(n, add, mul, cvt)                                        \
+    case n:                                                             \
+        if (op == ADD) {                                                \
+            __asm__ volatile(".insn 4, " #add);                         \
+        } else if (op == MUL) {                                         \
+            __asm__ volatile(".insn 4, " #mul);                         \
+        } else {                                                        \
+            __asm__ volatile(".insn 4, " #cvt);                         \
         }                                                               \
         break
 static void run_static(unsigned op, unsigned rm)
 {
     switch (rm) {
-    RM_CASE(0); RM_CASE(1); RM_CASE(2); RM_CASE(3); RM_CASE(4);
-    RM_CASE(5); RM_CASE(6);
+    RM_CASE(0, rne); RM_CASE(1, rtz); RM_CASE(2, rdn); RM_CASE(3, rup);
+    RM_CASE(4, rmm);
+    RM_RAW(5, 0x0020d27b, 0x1020d27b, 0xc001527b);
+    RM_RAW(6, 0x0020e27b, 0x1020e27b, 0xc001627b);
     }
 }
+#undef RM_RAW
 #undef RM_CASE
 
 /*

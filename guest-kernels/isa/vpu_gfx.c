@@ -43,31 +43,31 @@ static const char *const names[NOPS] = {
 static void run(unsigned op)
 {
     switch (op) {
-    case F10_PS: VOP(0x6c, 0, f4, f1, f11); break;
-    case F11_PS: VOP(0x6c, 0, f4, f1, f8); break;
-    case UN24_PS: VOP(0x6c, 0, f4, f1, f16); break;
-    case UN16_PS: VOP(0x6c, 0, f4, f1, f17); break;
-    case UN10_PS: VOP(0x6c, 0, f4, f1, f18); break;
-    case UN8_PS: VOP(0x6c, 0, f4, f1, f19); break;
-    case UN2_PS: VOP(0x6c, 0, f4, f1, f23); break;
-    case SN16_PS: VOP(0x6c, 0, f4, f1, f25); break;
-    case SN8_PS: VOP(0x6c, 0, f4, f1, f27); break;
-    case RAST_PS: VOP(0x60, 0, f4, f1, f2); break;
-    case PS_F10: VOP(0x68, 0, f4, f1, f8); break;
-    case PS_F11: VOP(0x68, 0, f4, f1, f9); break;
-    case PS_UN24: VOP(0x68, 0, f4, f1, f16); break;
-    case PS_UN16: VOP(0x68, 0, f4, f1, f17); break;
-    case PS_UN10: VOP(0x68, 0, f4, f1, f18); break;
-    case PS_UN8: VOP(0x68, 0, f4, f1, f19); break;
-    case PS_UN2: VOP(0x68, 0, f4, f1, f23); break;
-    case PS_SN16: VOP(0x68, 0, f4, f1, f25); break;
-    case PS_SN8: VOP(0x68, 0, f4, f1, f27); break;
-    case PS_RAST: VOP(0x68, 3, f4, f1, f2); break;  /* funct3 not used */
-    case FRCP_FIX: VOP(0x18, 5, f4, f1, f2); break; /* funct3 not used */
-    case CUBEFACE: VOP(0x44, 0, f4, f1, f2); break;
-    case CUBEFACEIDX: VOP(0x44, 1, f4, f1, f2); break;
-    case CUBESGNSC: VOP(0x44, 2, f4, f1, f2); break;
-    default: VOP(0x44, 3, f4, f1, f2); break;
+    case F10_PS: __asm__ volatile("fcvt.f10.ps f4, f1"); break;
+    case F11_PS: __asm__ volatile("fcvt.f11.ps f4, f1"); break;
+    case UN24_PS: __asm__ volatile("fcvt.un24.ps f4, f1"); break;
+    case UN16_PS: __asm__ volatile("fcvt.un16.ps f4, f1"); break;
+    case UN10_PS: __asm__ volatile("fcvt.un10.ps f4, f1"); break;
+    case UN8_PS: __asm__ volatile("fcvt.un8.ps f4, f1"); break;
+    case UN2_PS: __asm__ volatile("fcvt.un2.ps f4, f1"); break;
+    case SN16_PS: __asm__ volatile("fcvt.sn16.ps f4, f1"); break;
+    case SN8_PS: __asm__ volatile("fcvt.sn8.ps f4, f1"); break;
+    case RAST_PS: __asm__ volatile("fcvt.rast.ps f4, f1"); break;
+    case PS_F10: __asm__ volatile("fcvt.ps.f10 f4, f1"); break;
+    case PS_F11: __asm__ volatile("fcvt.ps.f11 f4, f1"); break;
+    case PS_UN24: __asm__ volatile("fcvt.ps.un24 f4, f1"); break;
+    case PS_UN16: __asm__ volatile("fcvt.ps.un16 f4, f1"); break;
+    case PS_UN10: __asm__ volatile("fcvt.ps.un10 f4, f1"); break;
+    case PS_UN8: __asm__ volatile("fcvt.ps.un8 f4, f1"); break;
+    case PS_UN2: __asm__ volatile("fcvt.ps.un2 f4, f1"); break;
+    case PS_SN16: __asm__ volatile("fcvt.ps.sn16 f4, f1"); break;
+    case PS_SN8: __asm__ volatile("fcvt.ps.sn8 f4, f1"); break;
+    case PS_RAST: __asm__ volatile(".insn 4, 0xd020b27b"); break;  /* funct3 not used */
+    case FRCP_FIX: __asm__ volatile(".insn 4, 0x3020d27b"); break; /* funct3 not used */
+    case CUBEFACE: __asm__ volatile("cubeface.ps f4, f1, f2"); break;
+    case CUBEFACEIDX: __asm__ volatile("cubefaceidx.ps f4, f1, f2"); break;
+    case CUBESGNSC: __asm__ volatile("cubesgnsc.ps f4, f1, f2"); break;
+    default: __asm__ volatile("cubesgntc.ps f4, f1, f2"); break;
     }
 }
 
@@ -184,14 +184,11 @@ static void print8(const uint32_t *v)
     }
 }
 
-/* maskpopc.rast x10, m[ms1], m[ms2] with quad select @sel */
-#define MPR_WORD(sel, ms1, ms2)                                         \
-    (0x2fu << 25 | ((sel) >> 2) << 23 | (ms2) << 20 | ((sel) & 3) << 18 |  \
-     (ms1) << 15 | 10 << 7 | 0x7b)
+/* maskpopc.rast a0, m[ms1], m[ms2] with quad select @sel */
 #define MPR(sel, ms1, ms2) ({                                           \
         register uint64_t r_ __asm__("a0") = SENTINEL;                  \
-        __asm__ volatile(".word %1" : "+r"(r_)                          \
-                         : "i"(MPR_WORD(sel, ms1, ms2)));               \
+        __asm__ volatile("maskpopc.rast a0, m" #ms1 ", m" #ms2 ", " #sel \
+                         : "+r"(r_));                                   \
         r_; })
 
 static volatile uint64_t trap_cause, traps;

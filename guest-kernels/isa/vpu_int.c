@@ -84,52 +84,52 @@ static const struct {
 static void run(unsigned op)
 {
     switch (op) {
-    case ADD: VOP(0x03, 0, f4, f1, f2); break;
-    case SUB: VOP(0x07, 0, f4, f1, f2); break;
-    case MUL: VOP(0x0b, 0, f4, f1, f2); break;
-    case MULH: VOP(0x0b, 1, f4, f1, f2); break;
-    case MULHU: VOP(0x0b, 2, f4, f1, f2); break;
-    case DIV: VOP(0x0f, 0, f4, f1, f2); break;
-    case DIVU: VOP(0x0f, 1, f4, f1, f2); break;
-    case REM: VOP(0x0f, 2, f4, f1, f2); break;
-    case REMU: VOP(0x0f, 3, f4, f1, f2); break;
-    case AND: VOP(0x03, 7, f4, f1, f2); break;
-    case OR: VOP(0x03, 6, f4, f1, f2); break;
-    case XOR: VOP(0x03, 4, f4, f1, f2); break;
-    case SLL: VOP(0x03, 1, f4, f1, f2); break;
-    case SRL: VOP(0x03, 5, f4, f1, f2); break;
-    case SRA: VOP(0x07, 5, f4, f1, f2); break;
-    case MIN: VOP(0x17, 0, f4, f1, f2); break;
-    case MAX: VOP(0x17, 1, f4, f1, f2); break;
-    case MINU: VOP(0x17, 2, f4, f1, f2); break;
-    case MAXU: VOP(0x17, 3, f4, f1, f2); break;
-    case LE: VOP(0x53, 0, f4, f1, f2); break;
-    case LT: VOP(0x53, 1, f4, f1, f2); break;
-    case EQ: VOP(0x53, 2, f4, f1, f2); break;
-    case LTU: VOP(0x53, 3, f4, f1, f2); break;
-    case NOT: VOP(0x03, 2, f4, f1, f0); break;
-    case SAT8: VOP(0x03, 3, f4, f1, f0); break;
-    case SATU8: VOP(0x03, 3, f4, f1, f1); break;        /* rs2 1 */
-    case SLLI0: VOP(0x27, 1, f4, f1, f0); break;
-    case SLLI1: VOP(0x27, 1, f4, f1, f1); break;
-    case SLLI17: VOP(0x27, 1, f4, f1, f17); break;
-    case SLLI31: VOP(0x27, 1, f4, f1, f31); break;
-    case SRLI0: VOP(0x27, 5, f4, f1, f0); break;
-    case SRLI1: VOP(0x27, 5, f4, f1, f1); break;
-    case SRLI17: VOP(0x27, 5, f4, f1, f17); break;
-    case SRLI31: VOP(0x27, 5, f4, f1, f31); break;
-    case SRAI0: VOP(0x27, 7, f4, f1, f0); break;
-    case SRAI1: VOP(0x27, 7, f4, f1, f1); break;
-    case SRAI17: VOP(0x27, 7, f4, f1, f17); break;
-    case SRAI31: VOP(0x27, 7, f4, f1, f31); break;
-    case ADDI_N512: FADDI_PI(4, 1, -512); break;
-    case ADDI_N1: FADDI_PI(4, 1, -1); break;
-    case ADDI_1: FADDI_PI(4, 1, 1); break;
-    case ADDI_511: FADDI_PI(4, 1, 511); break;
-    case ANDI_N512: FANDI_PI(4, 1, -512); break;
-    case ANDI_N1: FANDI_PI(4, 1, -1); break;
-    case ANDI_1F0: FANDI_PI(4, 1, 0x1f0); break;
-    default: FANDI_PI(4, 1, 0x155); break;
+    case ADD: __asm__ volatile("fadd.pi f4, f1, f2"); break;
+    case SUB: __asm__ volatile("fsub.pi f4, f1, f2"); break;
+    case MUL: __asm__ volatile("fmul.pi f4, f1, f2"); break;
+    case MULH: __asm__ volatile("fmulh.pi f4, f1, f2"); break;
+    case MULHU: __asm__ volatile("fmulhu.pi f4, f1, f2"); break;
+    case DIV: __asm__ volatile("fdiv.pi f4, f1, f2"); break;
+    case DIVU: __asm__ volatile("fdivu.pi f4, f1, f2"); break;
+    case REM: __asm__ volatile("frem.pi f4, f1, f2"); break;
+    case REMU: __asm__ volatile("fremu.pi f4, f1, f2"); break;
+    case AND: __asm__ volatile("fand.pi f4, f1, f2"); break;
+    case OR: __asm__ volatile("for.pi f4, f1, f2"); break;
+    case XOR: __asm__ volatile("fxor.pi f4, f1, f2"); break;
+    case SLL: __asm__ volatile("fsll.pi f4, f1, f2"); break;
+    case SRL: __asm__ volatile("fsrl.pi f4, f1, f2"); break;
+    case SRA: __asm__ volatile("fsra.pi f4, f1, f2"); break;
+    case MIN: __asm__ volatile("fmin.pi f4, f1, f2"); break;
+    case MAX: __asm__ volatile("fmax.pi f4, f1, f2"); break;
+    case MINU: __asm__ volatile("fminu.pi f4, f1, f2"); break;
+    case MAXU: __asm__ volatile("fmaxu.pi f4, f1, f2"); break;
+    case LE: __asm__ volatile("fle.pi f4, f1, f2"); break;
+    case LT: __asm__ volatile("flt.pi f4, f1, f2"); break;
+    case EQ: __asm__ volatile("feq.pi f4, f1, f2"); break;
+    case LTU: __asm__ volatile("fltu.pi f4, f1, f2"); break;
+    case NOT: __asm__ volatile("fnot.pi f4, f1"); break;
+    case SAT8: __asm__ volatile("fsat8.pi f4, f1"); break;
+    case SATU8: __asm__ volatile("fsatu8.pi f4, f1"); break;        /* rs2 1 */
+    case SLLI0: __asm__ volatile("fslli.pi f4, f1, 0"); break;
+    case SLLI1: __asm__ volatile("fslli.pi f4, f1, 1"); break;
+    case SLLI17: __asm__ volatile("fslli.pi f4, f1, 17"); break;
+    case SLLI31: __asm__ volatile("fslli.pi f4, f1, 31"); break;
+    case SRLI0: __asm__ volatile("fsrli.pi f4, f1, 0"); break;
+    case SRLI1: __asm__ volatile("fsrli.pi f4, f1, 1"); break;
+    case SRLI17: __asm__ volatile("fsrli.pi f4, f1, 17"); break;
+    case SRLI31: __asm__ volatile("fsrli.pi f4, f1, 31"); break;
+    case SRAI0: __asm__ volatile("fsrai.pi f4, f1, 0"); break;
+    case SRAI1: __asm__ volatile("fsrai.pi f4, f1, 1"); break;
+    case SRAI17: __asm__ volatile("fsrai.pi f4, f1, 17"); break;
+    case SRAI31: __asm__ volatile("fsrai.pi f4, f1, 31"); break;
+    case ADDI_N512: __asm__ volatile("faddi.pi f4, f1, -512"); break;
+    case ADDI_N1: __asm__ volatile("faddi.pi f4, f1, -1"); break;
+    case ADDI_1: __asm__ volatile("faddi.pi f4, f1, 1"); break;
+    case ADDI_511: __asm__ volatile("faddi.pi f4, f1, 511"); break;
+    case ANDI_N512: __asm__ volatile("fandi.pi f4, f1, -512"); break;
+    case ANDI_N1: __asm__ volatile("fandi.pi f4, f1, -1"); break;
+    case ANDI_1F0: __asm__ volatile("fandi.pi f4, f1, 496"); break;
+    default: __asm__ volatile("fandi.pi f4, f1, 341"); break;
     }
 }
 
@@ -171,11 +171,11 @@ static uint64_t fmv_lane(unsigned lane, int sign)
     uint64_t r;
 
     switch (lane + 8 * sign) {
-#define L(n) case n: __asm__ volatile(".insn r 0x7b, 0, 0x70, %0, f4, x" #n \
-                                      : "=r"(r)); break;
+#define L(n) case n: __asm__ volatile("fmvz.x.ps %0, f4, " #n : "=r"(r)); \
+    break;
     L(0) L(1) L(2) L(3) L(4) L(5) L(6) L(7)
 #undef L
-    case 11: __asm__ volatile(".insn r 0x7b, 2, 0x70, %0, f4, x3" : "=r"(r));
+    case 11: __asm__ volatile("fmvs.x.ps %0, f4, 3" : "=r"(r));
         break;
     default: r = 0;
     }
@@ -196,14 +196,14 @@ int main(uint64_t hartid, const void *fdt)
     FLW_PS(f1, A);
     FLW_PS(f2, B);
     set_m0(0x0f);
-    __asm__ volatile(".insn r 0x77, 0, 0, f4, f1, f2");
+    __asm__ volatile("fcmovm.ps f4, f1, f2");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != (e < 4 ? A[e] : B[e]);
     }
     CHECK(bad == 0, "fcmovm.ps selects by m0, writing every lane");
     set_m0(0x3c);
-    FBCI_PI(4, 0x80000);
+    __asm__ volatile("fbci.pi f4, 0x80000");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != ((0x3c >> e & 1) ? 0xfff80000u
@@ -212,7 +212,7 @@ int main(uint64_t hartid, const void *fdt)
     CHECK(bad == 0,
           "fbci.pi broadcasts the sign-extended immediate (m0 lanes)");
     set_m0(0xff);
-    VOP(0x1f, 0, f1, f1, f2);               /* fltm.pi m1 */
+    __asm__ volatile("fltm.pi m1, f1, f2");               /* fltm.pi m1 */
     m = mova_x_m() >> 8 & 0xff;
     for (e = 0, bad = 0; e < 8; e++) {
         bad += (m >> e & 1) != ((int32_t)A[e] < (int32_t)B[e]);
@@ -221,16 +221,16 @@ int main(uint64_t hartid, const void *fdt)
 
     /* m0 predicates every packed write */
     set_m0(0xff);
-    VOP(0x03, 0, f4, f1, f2);                   /* f4 = A + B */
+    __asm__ volatile("fadd.pi f4, f1, f2");                   /* f4 = A + B */
     set_m0(0x5a);
-    VOP(0x03, 7, f4, f1, f2);                   /* lanes 1,3,4,6 = A & B */
+    __asm__ volatile("fand.pi f4, f1, f2");                   /* lanes 1,3,4,6 = A & B */
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != ((0x5a >> e & 1) ? (A[e] & B[e]) : A[e] + B[e]);
     }
     CHECK(bad == 0, "lanes with m0 clear keep their value");
     set_m0(0);
-    VOP(0x03, 4, f4, f1, f2);
+    __asm__ volatile("fxor.pi f4, f1, f2");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != ((0x5a >> e & 1) ? (A[e] & B[e]) : A[e] + B[e]);
@@ -239,8 +239,8 @@ int main(uint64_t hartid, const void *fdt)
 
     /* compares into masks, mask logic, popcount, mova */
     set_m0(0xff);
-    VOP(0x53, 4, f1, f1, f0);                   /* fsetm.pi m1 = A != 0 */
-    VOP(0x50, 4, f2, f1, f2);                   /* flem.ps m2 (floats) */
+    __asm__ volatile("fsetm.pi m1, f1");                   /* fsetm.pi m1 = A != 0 */
+    __asm__ volatile("flem.ps m2, f1, f2");                   /* flem.ps m2 (floats) */
     m = mova_x_m();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += ((m >> 8) >> e & 1) != (A[e] != 0);
@@ -249,22 +249,22 @@ int main(uint64_t hartid, const void *fdt)
     mova_m_x(0x0102040810204080ULL | 0xff);
     CHECK_EQ(mova_x_m(), 0x01020408102040ffULL, "mova.m.x / mova.x.m");
     mova_m_x(0x00000000000f37ffULL);            /* m1 = 0x37, m2 = 0x0f */
-    VOP(0x33, 7, f3, f1, f2);                   /* maskand m3 = m1 & m2 */
-    VOP(0x33, 6, f4, f1, f2);                   /* maskor m4 */
-    VOP(0x33, 4, f5, f1, f2);                   /* maskxor m5 */
-    VOP(0x33, 2, f6, f1, f0);                   /* masknot m6 = ~m1 */
+    __asm__ volatile("maskand m3, m1, m2");                   /* maskand m3 = m1 & m2 */
+    __asm__ volatile("maskor m4, m1, m2");                   /* maskor m4 */
+    __asm__ volatile("maskxor m5, m1, m2");                   /* maskxor m5 */
+    __asm__ volatile("masknot m6, m1");                   /* masknot m6 = ~m1 */
     m = mova_x_m();
     CHECK_EQ((m >> 24) & 0xffffffff, 0xc8383f07ULL,
              "maskand, maskor, maskxor, masknot");
     {
         uint64_t pc, pz;
 
-        __asm__ volatile(".insn r 0x7b, 0, 0x29, %0, x1, x0" : "=r"(pc));
-        __asm__ volatile(".insn r 0x7b, 0, 0x2a, %0, x1, x0" : "=r"(pz));
+        __asm__ volatile("maskpopc %0, m1" : "=r"(pc));
+        __asm__ volatile("maskpopcz %0, m1" : "=r"(pz));
         CHECK(pc == 5 && pz == 3, "maskpopc / maskpopcz of m1 = 0x37");
     }
     traps = 0;
-    __asm__ volatile(".insn r 0x7b, 7, 0x33, x8, x1, x2");   /* md = 8 */
+    __asm__ volatile(".insn 4, 0x6620f47b");   /* maskand with md = 8 */
     CHECK(traps == 1 && trap_cause == 2, "mask register field above m7 traps");
 
     /* memory: masked stores, broadcasts */
@@ -302,21 +302,21 @@ int main(uint64_t hartid, const void *fdt)
     FLW_PS(f2, B);
     FLW_PS(f3, C);
     set_m0(0xf0);
-    FBCI_PS(4, 0x3fc0a);        /* low nibble >= 8 */
+    __asm__ volatile("fbci.ps f4, 0x3fc0a");        /* low nibble >= 8 */
     store_f4();
     bad = 0;
     for (e = 4; e < 8; e++) {
         bad += buf[e] != 0x3fc0aaabu;
     }
     set_m0(0x0f);
-    FBCI_PS(4, 0x40493);        /* low nibble < 8 */
+    __asm__ volatile("fbci.ps f4, 0x40493");        /* low nibble < 8 */
     store_f4();
     for (e = 0; e < 4; e++) {
         bad += buf[e] != 0x40493333u;
     }
     CHECK(bad == 0, "fbci.ps fills the low 12 bits from the low nibble");
     set_m0(0xff);
-    FCMOV_PS(4, 1, 2, 3);
+    __asm__ volatile("fcmov.ps f4, f1, f2, f3");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         bad += buf[e] != (A[e] ? B[e] : C[e]);
@@ -324,20 +324,19 @@ int main(uint64_t hartid, const void *fdt)
     CHECK(bad == 0, "fcmov.ps selects fs2 where fs1 != 0, else fs3");
     traps = 0;
     /* fcmov.ps with fmt 1 */
-    ET_WORD(3 << 27 | 1 << 25 | 2 << 20 | 1 << 15 | 2 << 12 | 4 << 7 |
-            0x3f);
+    __asm__ volatile(".word 0x1a20a23f");   /* no mnemonic: illegal */
     CHECK(traps == 1 && trap_cause == 2, "0x3f with fmt != 2 is illegal");
     {
         static const uint8_t rev[8] = { 3, 2, 1, 0, 7, 6, 5, 4 };
         static const uint8_t pairs[8] = { 2, 3, 0, 1, 6, 7, 4, 5 };
 
-        __asm__ volatile(".insn r 0x7b, 3, 0x73, f4, f1, f3");  /* 0x1b */
+        __asm__ volatile("fswizz.ps f4, f1, 0x1b");
         store_f4();
         for (e = 0, bad = 0; e < 8; e++) {
             bad += buf[e] != A[rev[e]];
         }
         set_m0(0x0f);
-        __asm__ volatile(".insn r 0x7b, 6, 0x73, f4, f1, f9");  /* 0x4e */
+        __asm__ volatile("fswizz.ps f4, f1, 0x4e");
         store_f4();
         for (e = 0; e < 8; e++) {
             bad += buf[e] != (e < 4 ? A[pairs[e]] : A[rev[e]]);
@@ -345,7 +344,7 @@ int main(uint64_t hartid, const void *fdt)
         CHECK(bad == 0, "fswizz.ps permutes within 4-lane groups (m0 lanes)");
     }
     set_m0(0xff);
-    VOP(0x13, 0, f4, f1, f0);
+    __asm__ volatile("fpackrepb.pi f4, f1");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         const uint32_t *q = &A[e & 1 ? 4 : 0];
@@ -354,7 +353,7 @@ int main(uint64_t hartid, const void *fdt)
                           (q[2] & 0xff) << 16 | (q[3] & 0xff) << 24);
     }
     CHECK(bad == 0, "fpackrepb.pi packs low bytes of 4 lanes, replicated");
-    VOP(0x13, 1, f4, f1, f0);
+    __asm__ volatile("fpackreph.pi f4, f1");
     store_f4();
     for (e = 0, bad = 0; e < 8; e++) {
         const uint32_t *q = &A[2 * (e % 4)];
@@ -363,10 +362,11 @@ int main(uint64_t hartid, const void *fdt)
     }
     CHECK(bad == 0, "fpackreph.pi packs low halves of 2 lanes, replicated");
     mova_m_x(0);
-    __asm__ volatile(".insn r 0x7b, 5, 0x2b, x3, %0, x0" :: "r"(0x1a0));
+    __asm__ volatile("mov.m.x m3, %0, 5" :: "r"(0x1a0));
     CHECK_EQ(mova_x_m(), 0xa5ULL << 24, "mov.m.x m3 = x[rs1][7:0] | imm8");
     traps = 0;
-    __asm__ volatile(".insn r 0x7b, 0, 0x2b, x9, %0, x0" :: "r"(1));
+    /* md = 9: no mask register has that name, so the raw word (rs1 = a0) */
+    __asm__ volatile("mv a0, %0; .insn 4, 0x560504fb" :: "r"(1) : "a0");
     CHECK(traps == 1 && trap_cause == 2, "mov.m.x to a mask above m7 traps");
 
     /* scalar F writes clear lanes 1-7 */
@@ -381,15 +381,18 @@ int main(uint64_t hartid, const void *fdt)
     /* FS = Off: packed instructions are illegal */
     traps = 0;
     csr_clear(mstatus, 3 << 13);
-    VOP(0x03, 0, f4, f1, f2);
+    __asm__ volatile("fadd.pi f4, f1, f2");
     csr_set(mstatus, 1 << 13);
     CHECK(traps == 1 && trap_cause == 2,
           "packed instruction with FS=Off traps");
-    /* fexp.ps (rs2 4), flog.ps (3), frcp.ps (7) exist only with funct3 0 */
+    /*
+     * fexp.ps (rs2 4), flog.ps (3), frcp.ps (7) exist only with funct3 0:
+     * illegal encodings have no mnemonic, so these are raw words
+     */
     traps = 0;
-    VOP(0x2c, 1, f4, f1, f4);
-    VOP(0x2c, 7, f4, f1, f3);
-    VOP(0x2c, 4, f4, f1, f7);
+    __asm__ volatile(".insn 4, 0x5840927b");
+    __asm__ volatile(".insn 4, 0x5830f27b");
+    __asm__ volatile(".insn 4, 0x5870c27b");
     CHECK(traps == 3 && trap_cause == 2,
           "fexp/flog/frcp.ps with funct3 != 0 are illegal");
     /* fflags/fcsr bit 31: the sticky denormal-operand flag */

@@ -32,86 +32,93 @@ enum {
     AMO = 16,
 };
 
-/* .insn operands after fd = f4: %0 = x2, %1 = x1 */
-#define FS1 "f1, %0"            /* fs1 = byte offsets, x[rs2] = base */
-#define XS1 "%1, %0"            /* x[rs1] = packed indices, x[rs2] = base */
-#define ADDR "%1, x0"           /* x[rs1] = address, rs2 = 0 */
+/* operands after fd = f4: %0 = x2, %1 = x1 */
+#define FS1 "f1(%0)"            /* fs1 = byte offsets, x[rs2] = base */
+#define XS1 "%1(%0)"            /* x[rs1] = packed indices, x[rs2] = base */
+#define ADDR "(%1)"             /* x[rs1] = address */
 
-/* name, funct3, funct7, element size, kind, operands */
+/* name, element size, kind, operands */
 #define MEM_OPS(X)                                              \
-    X("fgb.ps", 1, 0x24, 1, 0, FS1)                             \
-    X("fgh.ps", 1, 0x28, 2, 0, FS1)                             \
-    X("fgw.ps", 1, 0x30, 4, 0, FS1)                             \
-    X("fscb.ps", 1, 0x64, 1, STORE, FS1)                        \
-    X("fsch.ps", 1, 0x68, 2, STORE, FS1)                        \
-    X("fscw.ps", 1, 0x70, 4, STORE, FS1)                        \
-    X("fg32b.ps", 1, 0x04, 1, WINDOW, XS1)                      \
-    X("fg32h.ps", 1, 0x08, 2, WINDOW, XS1)                      \
-    X("fg32w.ps", 1, 0x10, 4, WINDOW, XS1)                      \
-    X("fsc32b.ps", 1, 0x44, 1, WINDOW | STORE, XS1)             \
-    X("fsc32h.ps", 1, 0x48, 2, WINDOW | STORE, XS1)             \
-    X("fsc32w.ps", 1, 0x50, 4, WINDOW | STORE, XS1)             \
-    X("fgbl.ps", 7, 0x40, 1, ALIGNED, FS1)                      \
-    X("fgbg.ps", 7, 0x41, 1, ALIGNED, FS1)                      \
-    X("fghl.ps", 7, 0x44, 2, ALIGNED, FS1)                      \
-    X("fghg.ps", 7, 0x45, 2, ALIGNED, FS1)                      \
-    X("fgwl.ps", 7, 0x48, 4, ALIGNED, FS1)                      \
-    X("fgwg.ps", 7, 0x49, 4, ALIGNED, FS1)                      \
-    X("fscbl.ps", 7, 0x60, 1, ALIGNED | STORE, FS1)             \
-    X("fscbg.ps", 7, 0x61, 1, ALIGNED | STORE, FS1)             \
-    X("fschl.ps", 7, 0x64, 2, ALIGNED | STORE, FS1)             \
-    X("fschg.ps", 7, 0x65, 2, ALIGNED | STORE, FS1)             \
-    X("fscwl.ps", 7, 0x68, 4, ALIGNED | STORE, FS1)             \
-    X("fscwg.ps", 7, 0x69, 4, ALIGNED | STORE, FS1)             \
-    X("flwl.ps", 7, 0x08, 4, WHOLE, ADDR)                       \
-    X("flwg.ps", 7, 0x09, 4, WHOLE, ADDR)                       \
-    X("fswl.ps", 7, 0x28, 4, WHOLE | STORE, ADDR)               \
-    X("fswg.ps", 7, 0x29, 4, WHOLE | STORE, ADDR)               \
-    X("famoaddl.pi", 4, 0x03, 4, AMO, FS1)                      \
-    X("famoswapl.pi", 4, 0x07, 4, AMO, FS1)                     \
-    X("famoandl.pi", 4, 0x0b, 4, AMO, FS1)                      \
-    X("famoorl.pi", 4, 0x0f, 4, AMO, FS1)                       \
-    X("famoxorl.pi", 4, 0x13, 4, AMO, FS1)                      \
-    X("famomaxl.ps", 4, 0x14, 4, AMO, FS1)                      \
-    X("famominl.pi", 4, 0x17, 4, AMO, FS1)                      \
-    X("famominl.ps", 4, 0x18, 4, AMO, FS1)                      \
-    X("famomaxl.pi", 4, 0x1b, 4, AMO, FS1)                      \
-    X("famominul.pi", 4, 0x1f, 4, AMO, FS1)                     \
-    X("famomaxul.pi", 4, 0x23, 4, AMO, FS1)                     \
-    X("famoaddg.pi", 4, 0x43, 4, AMO, FS1)                      \
-    X("famoswapg.pi", 4, 0x47, 4, AMO, FS1)                     \
-    X("famoandg.pi", 4, 0x4b, 4, AMO, FS1)                      \
-    X("famoorg.pi", 4, 0x4f, 4, AMO, FS1)                       \
-    X("famoxorg.pi", 4, 0x53, 4, AMO, FS1)                      \
-    X("famomaxg.ps", 4, 0x54, 4, AMO, FS1)                      \
-    X("famoming.pi", 4, 0x57, 4, AMO, FS1)                      \
-    X("famoming.ps", 4, 0x58, 4, AMO, FS1)                      \
-    X("famomaxg.pi", 4, 0x5b, 4, AMO, FS1)                      \
-    X("famominug.pi", 4, 0x5f, 4, AMO, FS1)                     \
-    X("famomaxug.pi", 4, 0x63, 4, AMO, FS1)
+    X("fgb.ps", 1, 0, FS1)                             \
+    X("fgh.ps", 2, 0, FS1)                             \
+    X("fgw.ps", 4, 0, FS1)                             \
+    X("fscb.ps", 1, STORE, FS1)                        \
+    X("fsch.ps", 2, STORE, FS1)                        \
+    X("fscw.ps", 4, STORE, FS1)                        \
+    X("fg32b.ps", 1, WINDOW, XS1)                      \
+    X("fg32h.ps", 2, WINDOW, XS1)                      \
+    X("fg32w.ps", 4, WINDOW, XS1)                      \
+    X("fsc32b.ps", 1, WINDOW | STORE, XS1)             \
+    X("fsc32h.ps", 2, WINDOW | STORE, XS1)             \
+    X("fsc32w.ps", 4, WINDOW | STORE, XS1)             \
+    X("fgbl.ps", 1, ALIGNED, FS1)                      \
+    X("fgbg.ps", 1, ALIGNED, FS1)                      \
+    X("fghl.ps", 2, ALIGNED, FS1)                      \
+    X("fghg.ps", 2, ALIGNED, FS1)                      \
+    X("fgwl.ps", 4, ALIGNED, FS1)                      \
+    X("fgwg.ps", 4, ALIGNED, FS1)                      \
+    X("fscbl.ps", 1, ALIGNED | STORE, FS1)             \
+    X("fscbg.ps", 1, ALIGNED | STORE, FS1)             \
+    X("fschl.ps", 2, ALIGNED | STORE, FS1)             \
+    X("fschg.ps", 2, ALIGNED | STORE, FS1)             \
+    X("fscwl.ps", 4, ALIGNED | STORE, FS1)             \
+    X("fscwg.ps", 4, ALIGNED | STORE, FS1)             \
+    X("flwl.ps", 4, WHOLE, ADDR)                       \
+    X("flwg.ps", 4, WHOLE, ADDR)                       \
+    X("fswl.ps", 4, WHOLE | STORE, ADDR)               \
+    X("fswg.ps", 4, WHOLE | STORE, ADDR)               \
+    X("famoaddl.pi", 4, AMO, FS1)                      \
+    X("famoswapl.pi", 4, AMO, FS1)                     \
+    X("famoandl.pi", 4, AMO, FS1)                      \
+    X("famoorl.pi", 4, AMO, FS1)                       \
+    X("famoxorl.pi", 4, AMO, FS1)                      \
+    X("famomaxl.ps", 4, AMO, FS1)                      \
+    X("famominl.pi", 4, AMO, FS1)                      \
+    X("famominl.ps", 4, AMO, FS1)                      \
+    X("famomaxl.pi", 4, AMO, FS1)                      \
+    X("famominul.pi", 4, AMO, FS1)                     \
+    X("famomaxul.pi", 4, AMO, FS1)                     \
+    X("famoaddg.pi", 4, AMO, FS1)                      \
+    X("famoswapg.pi", 4, AMO, FS1)                     \
+    X("famoandg.pi", 4, AMO, FS1)                      \
+    X("famoorg.pi", 4, AMO, FS1)                       \
+    X("famoxorg.pi", 4, AMO, FS1)                      \
+    X("famomaxg.ps", 4, AMO, FS1)                      \
+    X("famoming.pi", 4, AMO, FS1)                      \
+    X("famoming.ps", 4, AMO, FS1)                      \
+    X("famomaxg.pi", 4, AMO, FS1)                      \
+    X("famominug.pi", 4, AMO, FS1)                     \
+    X("famomaxug.pi", 4, AMO, FS1)
 
 struct mem_op {
     const char *name;
-    uint8_t f3, f7, size, kind;
+    uint8_t size, kind;
 };
 
-#define OP_ROW(name, f3, f7, size, kind, operands) \
-    { name, f3, f7, size, kind },
+#define OP_ROW(name, size, kind, operands) \
+    { name, size, kind },
 static const struct mem_op ops[] = { MEM_OPS(OP_ROW) };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
-#define OP_CASE(name, f3, f7, size, kind, operands)                     \
-    case (f3) << 7 | (f7):                                              \
-        __asm__ volatile(".insn r 0x0b, " #f3 ", " #f7 ", f4, " operands \
+static int same(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++, b++;
+    }
+    return *a == *b;
+}
+
+#define OP_CASE(mnem, size, kind, operands)                             \
+    if (same(op->name, mnem)) {                                         \
+        __asm__ volatile(mnem " f4, " operands                          \
                          :: "r"(x2), "r"(x1) : "memory");               \
-        break;
+        return;                                                         \
+    }
 
 /* Run @op with fd = f4, f1 as fs1 and the x operands @x1, @x2. */
 static void run(const struct mem_op *op, uint64_t x1, uint64_t x2)
 {
-    switch (op->f3 << 7 | op->f7) {
     MEM_OPS(OP_CASE)
-    }
 }
 
 static const struct mem_op *find(const char *name)
@@ -119,12 +126,7 @@ static const struct mem_op *find(const char *name)
     const struct mem_op *op;
 
     for (op = ops; op < ops + NOPS; op++) {
-        const char *a = op->name, *b = name;
-
-        while (*a && *a == *b) {
-            a++, b++;
-        }
-        if (*a == *b) {
+        if (same(op->name, name)) {
             return op;
         }
     }
@@ -618,8 +620,8 @@ int main(uint64_t hartid, const void *fdt)
         out[e] = 0;
     }
     set_m0(0x01);
-    __asm__ volatile(".insn i 0x07, 5, f4, 0(%0)" :: "r"(offs));
-    __asm__ volatile(".insn s 0x27, 5, f4, 0(%0)" :: "r"(out) : "memory");
+    __asm__ volatile("flq2 f4, 0(%0)" :: "r"(offs));
+    __asm__ volatile("fsq2 f4, 0(%0)" :: "r"(out) : "memory");
     for (e = 0, bad = 0; e < 8; e++) {
         bad += out[e] != 0x5000 + e;
     }

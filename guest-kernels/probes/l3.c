@@ -63,13 +63,13 @@
         return b - a;                                                       \
     }
 
-TIMED_LOOP(amoorg, ".insn r 0x3b, 3, 0x21, %2, %3, x0")
-TIMED_LOOP(amoorl, ".insn r 0x3b, 3, 0x20, %2, %3, x0")
-TIMED_LOOP(sbg, ".insn r 0x3b, 3, 0x09, x0, %3, x0")
-TIMED_LOOP(sbl, ".insn r 0x3b, 3, 0x08, x0, %3, x0")
+TIMED_LOOP(amoorg, "amoorg.d %2, x0, (%3)")
+TIMED_LOOP(amoorl, "amoorl.d %2, x0, (%3)")
+TIMED_LOOP(sbg, "sbg x0, (%3)")
+TIMED_LOOP(sbl, "sbl x0, (%3)")
 /* famoor{g,l}.pi: lane e at %3 + f1[e], data and old value in f4 */
-TIMED_LOOP(famoorg, ".insn r 0x0b, 4, 0x4f, f4, f1, %3")
-TIMED_LOOP(famoorl, ".insn r 0x0b, 4, 0x0f, f4, f1, %3")
+TIMED_LOOP(famoorg, "famoorg.pi f4, f1(%3)")
+TIMED_LOOP(famoorl, "famoorl.pi f4, f1(%3)")
 
 typedef uint64_t (*loop_fn)(uint64_t p, uint64_t stride, uint64_t n);
 

@@ -58,9 +58,9 @@ static const struct {
 
 TIMED_LOOP(ld_loop, "ld %2, 0(%3)")
 TIMED_LOOP(sd_loop, "sd x0, 0(%3)")
-TIMED_LOOP(amoorg_loop, ".insn r 0x3b, 3, 0x21, %2, %3, x0")
-TIMED_LOOP(amoorl_loop, ".insn r 0x3b, 3, 0x20, %2, %3, x0")
-TIMED_LOOP(flw_loop, ".insn i 0x0b, 2, f4, 0(%3)")
+TIMED_LOOP(amoorg_loop, "amoorg.d %2, x0, (%3)")
+TIMED_LOOP(amoorl_loop, "amoorl.d %2, x0, (%3)")
+TIMED_LOOP(flw_loop, "flw.ps f4, 0(%3)")
 
 typedef uint64_t (*loop_fn)(uint64_t p, uint64_t n);
 
@@ -135,8 +135,8 @@ static uint64_t ld32(uint64_t p)
 {
     uint64_t v;
 
-    __asm__ volatile(".insn i 0x03, 3, %0, 0(%1)" : "=r"(v) : "r"(p)
-                     : "memory");
+    __asm__ volatile(".option push; .option norvc; ld %0, 0(%1); "
+                     ".option pop" : "=r"(v) : "r"(p) : "memory");
     return v;
 }
 
@@ -201,7 +201,7 @@ static void checks(void)
     set_m0(0xff);
     FLW_PS(f1, idx);
     FLW_PS(f4, got);
-    __asm__ volatile(".insn r 0x0b, 4, 0x43, f4, f1, %0"
+    __asm__ volatile("famoaddg.pi f4, f1(%0)"
                      :: "r"(amo32) : "memory");     /* famoaddg.pi */
     FSW_PS(f4, got);
     for (i = 0, bad = 0; i < 8; i++) {
@@ -214,7 +214,7 @@ static void checks(void)
         idx[i] = 8 * (7 - i);
     }
     FLW_PS(f1, idx);
-    __asm__ volatile(".insn r 0x0b, 1, 0x30, f4, f1, %0"
+    __asm__ volatile("fgw.ps f4, f1(%0)"
                      :: "r"(pat) : "memory");       /* fgw.ps */
     FSW_PS(f4, got);
     for (i = 0, bad = 0; i < 8; i++) {
