@@ -176,6 +176,7 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val)
         et->poll_count++;
     } else {
         et->poll_count = 0;
+        et->poll_naps = 0;      /* something changed: full pace again */
     }
     et->poll_valid = true;
     et->poll_pa = pa;
@@ -254,7 +255,7 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
         etsoc1_line_value_at(lc, &w, now) == cur) {
         if (etsoc1_others_min(cpu, true, 0) == UINT64_MAX &&
-            et->poll_count < ETSOC1_POLL_BURST) {
+            et->poll_count < ETSOC1_POLL_BURST >> et->poll_naps) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
         }
         i = etsoc1_line_slot(pa);
@@ -344,7 +345,9 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
         } else if (writers == UINT64_MAX &&
-                   now_ms - et->sync_halted_ms >= ETSOC1_POLL_IDLE_MS) {
+                   now_ms - et->sync_halted_ms >=
+                   ETSOC1_POLL_IDLE_MS << et->poll_naps) {
+            et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
             etsoc1_sync_release(cpu, 1);
         }
     }

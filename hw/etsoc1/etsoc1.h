@@ -239,6 +239,7 @@ typedef struct Etsoc1HartEt {
     struct Etsoc1LineClock *poll_lc;
     uint32_t poll_slot;
     int64_t sync_halted_ms; /* host time of the halt (idle release) */
+    uint8_t poll_naps;      /* naps in a row with no write: backs off */
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
@@ -717,8 +718,14 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
 #define ETSOC1_SYNC_TICK_MS         1
 #define ETSOC1_SYNC_SCAN_NS         20000
-#define ETSOC1_POLL_BURST           4096    /* equal reads before a nap */
+/*
+ * A lone poller's pace in host time: ETSOC1_POLL_BURST equal reads, then a
+ * nap of ETSOC1_POLL_IDLE_MS; each further nap with no write halves the
+ * burst and doubles the nap, ETSOC1_POLL_BACKOFF times at most.
+ */
+#define ETSOC1_POLL_BURST           4096
 #define ETSOC1_POLL_IDLE_MS         10
+#define ETSOC1_POLL_BACKOFF         5
 
 /* What a global read (an operation that left memory unchanged) does */
 typedef enum Etsoc1ReadStep {
