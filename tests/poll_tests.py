@@ -58,12 +58,12 @@ def poll_pc(r):
     return int(m.group(1), 16) if m else None
 
 
-def start(r, tmp, extra=()):
+def start(r, tmp, extra=(), kernel='pollhalt', machine=MACHINE):
     qmp, gdb = os.path.join(tmp, 'qmp'), os.path.join(tmp, 'gdb')
     for p in (qmp, gdb):
         if os.path.exists(p):
             os.unlink(p)
-    cmd = r.qemu_cmd('pollhalt', 1, machine=MACHINE,
+    cmd = r.qemu_cmd(kernel, 1, machine=machine,
                      extra=['-m', '128M',
                             '-qmp', f'unix:{qmp},server=on,wait=off',
                             '-gdb', f'unix:{gdb},server=on,wait=off'] +

@@ -33,6 +33,7 @@ import hang_tests  # noqa: E402
 import hostlink_robust  # noqa: E402
 import asm_tests  # noqa: E402
 import poll_tests  # noqa: E402
+import migrate_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1220,6 +1221,7 @@ def sync_atomic_test():
 def memory_timing_tests():
     sync_atomic_test()
     poll_tests.poll_tests(sys.modules[__name__])
+    migrate_tests.tfma_migrate_test(sys.modules[__name__])
     handoff_test()
     for mhz in (600, 800):
         l3_timing_test(mhz)

@@ -996,8 +996,13 @@ static const VMStateDescription vmstate_etsoc1_shire_sync = {
 };
 
 /*
- * et_tensor_busy lives in CPURISCVState, which RISC-V does not migrate;
- * a hart halted on a poll or at the gate reads again (etsoc1-sync.c).
+ * et_tensor_busy lives in CPURISCVState, which RISC-V does not migrate:
+ * a minion's f registers are busy while a tensor_reduce is pending or has
+ * not been seen by the hart, and while a TensorFMA or TensorQuant that
+ * writes them has not completed by the hart's clock (etsoc1-tensor.c).
+ * Set, the next F instruction catches up (etsoc1_reduce_observe), which
+ * is harmless when there is nothing left to wait for.  A hart halted on
+ * a poll or at the gate reads again (etsoc1-sync.c).
  */
 static int etsoc1_shire_post_load(void *opaque, int version_id)
 {
@@ -1009,8 +1014,13 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
     }
 
     for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
-        s->hart[m * ETSOC1_THREADS].parent_obj.env.et_tensor_busy =
-            s->reduce[m].state == ETSOC1_REDUCE_PENDING;
+        Etsoc1MinionCPU *cpu = &s->hart[m * ETSOC1_THREADS];
+        uint64_t now = etsoc1_now(cpu);
+
+        cpu->parent_obj.env.et_tensor_busy =
+            s->reduce[m].state == ETSOC1_REDUCE_PENDING ||
+            s->reduce[m].t_done > now ||
+            cpu->et->t_tensor[ETSOC1_TT_FREG] > now;
     }
     return 0;
 }

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Migration with the tensor unit busy, for run.py's memory group.
+
+probes/tfma-migrate issues a TensorFMA and halts on a poll before the f0
+read that waits for the TensorFMA.  Once with and once without a
+migration in that wait, gdb writes the flag, and the cycles from the
+TensorFMA to the read must be the same: the f registers stay busy across the migration, so the
+read still catches up with the TensorFMA's completion
+(etsoc1_shire_post_load).  The source is stopped with QMP, not gdb: QEMU
+7.2 aborts a destination whose source was in run state "debug".
+"""
+
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import poll_tests
+
+
+def give_credit(r, gdb_path, sym):
+    """Attach gdb, write 1 to the flag at @sym, detach."""
+    g = r.Gdb(gdb_path)
+    g.sock.settimeout(2)
+    try:
+        g._read_packet()    # the stop QEMU reports when gdb attaches
+    except OSError:
+        pass
+    g.sock.settimeout(30)
+    reply = g.cmd(f'M{sym:x},8:' + (1).to_bytes(8, 'little').hex())
+    g.sock.sendall(b'$D#44')
+    return reply
+
+
+def wait_status(qmp, want):
+    for _ in range(600):
+        status = qmp.cmd('query-status').get('status')
+        if status in want:
+            return status
+        time.sleep(0.1)
+    return status
+
+
+def tfma_migrate_test(r):
+    nm = subprocess.run(['riscv64-unknown-elf-nm',
+                         os.path.join(r.GUEST, 'tfma-migrate.elf')],
+                        stdout=subprocess.PIPE, text=True).stdout
+    m = re.search(r'^([0-9a-f]+) [BbDdSs] tfma_flag$', nm, re.M)
+    sym = int(m.group(1), 16) if m else 0
+    results = []
+    for migrate in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            state = os.path.join(tmp, 'state')
+            proc, qmp, gdb = poll_tests.start(r, tmp, kernel='tfma-migrate')
+            status, reply = 'none', ''
+            time.sleep(1.5)          # hart 0 is in its poll by then
+            try:
+                if migrate:
+                    qmp.cmd('stop')
+                    qmp.cmd('migrate', uri=f'exec:cat > {state}')
+                    for _ in range(600):
+                        status = qmp.cmd('query-migrate').get('status')
+                        if status in ('completed', 'failed'):
+                            break
+                        time.sleep(0.1)
+                    qmp.cmd('quit')
+                    poll_tests.finish(proc)
+                    proc, qmp, gdb = poll_tests.start(
+                        r, tmp, ['-incoming', f'exec:cat {state}'],
+                        kernel='tfma-migrate')
+                    if wait_status(qmp, ('paused', 'running')) == 'paused':
+                        qmp.cmd('cont')
+                reply = give_credit(r, gdb, sym)
+            except OSError as e:
+                reply += f' gdb: {e}'
+            rc, out = poll_tests.finish(proc)
+        m = re.search(r'tfma-migrate cycles=(\d+) f0=(\S+)', out)
+        results.append((rc, m.groups() if m else None, status, reply, out))
+    (rc0, f0, _, rep0, out0), (rc1, f1, status, rep1, out1) = results
+    tfma = r.timing_ref.TFMA['alone']['fp32']
+    r.report(sym and rc0 == 0 and rc1 == 0 and status == 'completed' and
+             f0 is not None and f0 == f1 and int(f0[0]) >= tfma,
+             f'migrate: a TensorFMA in flight keeps its f registers busy '
+             f'across a migration: the read after it waits as without one '
+             f'({f0} / {f1} cycles, f0; TensorFMA {tfma}; migration '
+             f'{status})', f'{rep0} {rep1}\n' + out0 + out1)
