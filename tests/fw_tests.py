@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostlink as hl  # noqa: E402
 import fw_startup  # noqa: E402
 import timing_ref  # noqa: E402
+from qmp import Qmp  # noqa: E402
 
 HOST_MEM = 0x1_0000_0000            # host "physical" addresses we serve
 HOST_MEM_SIZE = 8 << 20
@@ -90,17 +90,8 @@ class Card:
 
     def qmp(self, execute, **arguments):
         """One QMP command on a fresh connection; its 'return'."""
-        conn = socket.socket(socket.AF_UNIX)
-        conn.settimeout(30)
-        conn.connect(os.path.join(self.dir, 'qmp.sock'))
-        with conn, conn.makefile('rw') as f:
-            json.loads(f.readline())
-            for cmd in ({'execute': 'qmp_capabilities'},
-                        {'execute': execute, 'arguments': arguments}):
-                f.write(json.dumps(cmd) + '\n')
-                f.flush()
-                answer = json.loads(f.readline())
-            return answer.get('return', answer)
+        with Qmp(os.path.join(self.dir, 'qmp.sock')) as qmp:
+            return qmp.get(execute, **arguments)
 
     def logs(self):
         out = ''

@@ -17,14 +17,14 @@
 bench/hang runs the repeated groups with more runs.
 """
 
-import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+from qmp import Qmp
 
 LOST = re.compile(r'lost ready: minion (\d+) took a ready from minion (\d+), '
                   r'then the ready from minion (\d+) was lost')
@@ -169,28 +169,15 @@ def qom_deadlock(run, kernel, machine='', until=None, timeout=10):
                                 stdin=subprocess.DEVNULL)
         answer = None
         try:
-            for _ in range(100):
-                if os.path.exists(sock):
-                    break
-                time.sleep(0.05)
-            conn = socket.socket(socket.AF_UNIX)
-            conn.connect(sock)
-            f = conn.makefile('rw')
-            json.loads(f.readline())
-            f.write('{"execute": "qmp_capabilities"}\n')
-            f.flush()
-            json.loads(f.readline())
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                f.write('{"execute": "qom-get", "arguments": {"path": '
-                        '"/machine", "property": "deadlock"}}\n')
-                f.flush()
-                answer = json.loads(f.readline()).get('return')
-                if answer and until(answer):
-                    break
-                time.sleep(0.1)
-            f.write('{"execute": "quit"}\n')
-            f.flush()
+            with Qmp(sock) as qmp:
+                deadline = time.monotonic() + timeout
+                while time.monotonic() < deadline:
+                    answer = qmp.get('qom-get', path='/machine',
+                                     property='deadlock')
+                    if answer and until(answer):
+                        break
+                    time.sleep(0.1)
+                qmp.cmd('quit')
         except (OSError, ValueError) as e:
             answer = {'error': str(e)}
         try:

@@ -9,7 +9,6 @@
     bound is dropped, an eDMA whose host never answers aborts.
 """
 
-import json
 import os
 import re
 import socket
@@ -19,6 +18,7 @@ import tempfile
 import time
 
 import hostlink as hl
+from qmp import Qmp
 
 
 def chardev_tests(r):
@@ -75,37 +75,6 @@ def chardev_tests(r):
             ok = rc == 1 and re.search(pattern, out) is not None
             r.report(ok, f'hostlink: {name} is refused at start-up with a '
                      f'message and status 1 (got {rc})', out)
-
-
-class Qmp:
-    """Just enough QMP to time a command."""
-
-    def __init__(self, path, timeout=10.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buf = b''
-        self._msg()                                 # greeting
-        self.cmd('qmp_capabilities')
-
-    def _msg(self):
-        while b'\n' not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise OSError('QMP closed')
-            self.buf += chunk
-        line, self.buf = self.buf.split(b'\n', 1)
-        return json.loads(line)
-
-    def cmd(self, name):
-        self.sock.sendall(json.dumps({'execute': name}).encode() + b'\n')
-        while True:
-            m = self._msg()
-            if 'return' in m or 'error' in m:
-                return m
-
-    def close(self):
-        self.sock.close()
 
 
 class Card:

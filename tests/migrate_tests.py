@@ -35,7 +35,7 @@ def give_credit(r, gdb_path, sym):
 
 def wait_status(qmp, want):
     for _ in range(600):
-        status = qmp.cmd('query-status').get('status')
+        status = qmp.get('query-status').get('status')
         if status in want:
             return status
         time.sleep(0.1)
@@ -57,20 +57,20 @@ def tfma_migrate_test(r):
             time.sleep(1.5)          # hart 0 is in its poll by then
             try:
                 if migrate:
-                    qmp.cmd('stop')
-                    qmp.cmd('migrate', uri=f'exec:cat > {state}')
+                    qmp.get('stop')
+                    qmp.get('migrate', uri=f'exec:cat > {state}')
                     for _ in range(600):
-                        status = qmp.cmd('query-migrate').get('status')
+                        status = qmp.get('query-migrate').get('status')
                         if status in ('completed', 'failed'):
                             break
                         time.sleep(0.1)
-                    qmp.cmd('quit')
+                    qmp.get('quit')
                     poll_tests.finish(proc)
                     proc, qmp, gdb = poll_tests.start(
                         r, tmp, ['-incoming', f'exec:cat {state}'],
                         kernel='tfma-migrate')
                     if wait_status(qmp, ('paused', 'running')) == 'paused':
-                        qmp.cmd('cont')
+                        qmp.get('cont')
                 reply = give_credit(r, gdb, sym)
             except OSError as e:
                 reply += f' gdb: {e}'

@@ -9,7 +9,6 @@ read gate") as the outside sees it, for run.py's memory group:
     restart) and sees the flag written there.
 """
 
-import json
 import os
 import re
 import socket
@@ -17,30 +16,10 @@ import subprocess
 import tempfile
 import time
 
+from qmp import Qmp
+
 FLAG = 0x8000000000 + (82 << 20)     # guest-kernels/tests/pollhalt.c
 MACHINE = ',poll-halt=on'
-
-
-class Qmp:
-    def __init__(self, path):
-        for _ in range(200):
-            if os.path.exists(path):
-                break
-            time.sleep(0.05)
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(30)
-        self.sock.connect(path)
-        self.f = self.sock.makefile('rw')
-        json.loads(self.f.readline())
-        self.cmd('qmp_capabilities')
-
-    def cmd(self, name, **args):
-        self.f.write(json.dumps({'execute': name, 'arguments': args}) + '\n')
-        self.f.flush()
-        while True:
-            answer = json.loads(self.f.readline())
-            if 'event' not in answer:
-                return answer.get('return', answer)
 
 
 def cpu_seconds(pid):
@@ -111,9 +90,9 @@ def poll_tests(r):
         c0 = cpu_seconds(proc.pid)
         time.sleep(2)
         used = cpu_seconds(proc.pid) - c0
-        cpus = qmp.cmd('query-cpus-fast')
-        info = qmp.cmd('human-monitor-command', **{'command-line': 'info cpus'})
-        qmp.cmd('system_reset')
+        cpus = qmp.get('query-cpus-fast')
+        info = qmp.get('human-monitor-command', **{'command-line': 'info cpus'})
+        qmp.get('system_reset')
         time.sleep(1.5)
         try:
             pc = gdb_pc_and_release(r, gdb)
@@ -139,19 +118,19 @@ def poll_tests(r):
         state = os.path.join(tmp, 'state')
         proc, qmp, _ = start(r, tmp)
         time.sleep(1.5)
-        qmp.cmd('stop')
-        qmp.cmd('migrate', uri=f'exec:cat > {state}')
+        qmp.get('stop')
+        qmp.get('migrate', uri=f'exec:cat > {state}')
         status = None
         for _ in range(600):
-            status = qmp.cmd('query-migrate').get('status')
+            status = qmp.get('query-migrate').get('status')
             if status in ('completed', 'failed'):
                 break
             time.sleep(0.1)
-        qmp.cmd('quit')
+        qmp.get('quit')
         rc0, out0 = finish(proc)
         proc, qmp, gdb = start(r, tmp, ['-incoming', f'exec:cat {state}'])
         for _ in range(600):
-            if qmp.cmd('query-status').get('status') == 'running':
+            if qmp.get('query-status').get('status') == 'running':
                 break
             time.sleep(0.1)
         time.sleep(0.5)

@@ -30,6 +30,7 @@ import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
+from qmp import Qmp  # noqa: E402
 import hostlink_robust  # noqa: E402
 import asm_tests  # noqa: E402
 import poll_tests  # noqa: E402
@@ -238,30 +239,16 @@ def deadlock_query(kernel, shires):
                                 stdin=subprocess.DEVNULL)
         answer = None
         try:
-            for _ in range(100):
-                if os.path.exists(sock):
-                    break
-                time.sleep(0.05)
-            conn = socket.socket(socket.AF_UNIX)
-            conn.connect(sock)
-            f = conn.makefile('rw')
-            json.loads(f.readline())
-            f.write('{"execute": "qmp_capabilities"}\n')
-            f.flush()
-            json.loads(f.readline())
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                f.write('{"execute": "qom-get", "arguments": {"path": "/machine", '
-                        '"property": "deadlock"}}\n')
-                f.flush()
-                reply = json.loads(f.readline())
-                answer = reply.get('return')
-                if answer and answer['deadlocked']:
-                    time.sleep(1)       # the text report comes within 1 s
-                    break
-                time.sleep(0.1)
-            f.write('{"execute": "quit"}\n')
-            f.flush()
+            with Qmp(sock) as qmp:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    answer = qmp.get('qom-get', path='/machine',
+                                     property='deadlock')
+                    if answer and answer['deadlocked']:
+                        time.sleep(1)   # the text report comes within 1 s
+                        break
+                    time.sleep(0.1)
+                qmp.cmd('quit')
         except (OSError, ValueError) as e:
             answer = {'error': str(e)}
         try:
