@@ -84,10 +84,20 @@ static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
     return ETSOC1_MINION_CPU(env_archcpu(env));
 }
 
+/*
+ * The minion behind @cs, or NULL.  Called for every hart of every scan
+ * (etsoc1-sync.c, the hang detector): a class compare, where
+ * object_dynamic_cast would look the type name up in a hash table.
+ */
 Etsoc1MinionCPU *etsoc1_minion_of(CPUState *cs)
 {
-    return (Etsoc1MinionCPU *)object_dynamic_cast(OBJECT(cs),
-                                                  TYPE_ETSOC1_MINION_CPU);
+    static ObjectClass *minion;     /* the type's class, which never moves */
+
+    if (!minion) {
+        minion = object_class_by_name(TYPE_ETSOC1_MINION_CPU);
+    }
+    return object_get_class(OBJECT(cs)) == minion ? (Etsoc1MinionCPU *)cs
+                                                  : NULL;
 }
 
 Etsoc1MinionCPU *etsoc1_current_minion(void)
@@ -280,8 +290,8 @@ RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 
 static RISCVException etsoc1_pred_minion(CPURISCVState *env, int csrno)
 {
-    return object_dynamic_cast(OBJECT(env_archcpu(env)), TYPE_ETSOC1_MINION_CPU)
-           ? RISCV_EXCP_NONE : RISCV_EXCP_ILLEGAL_INST;
+    return etsoc1_minion_of(env_cpu(env)) ? RISCV_EXCP_NONE
+                                           : RISCV_EXCP_ILLEGAL_INST;
 }
 
 /* "ML" CSRs trap when minion_feature disables the ML/tensor features. */
