@@ -92,6 +92,7 @@ REG32(CH_LLP_HI, 0x20)
 #define ELEM_DAR        16
 
 #define EDMA_MMIO_SIZE  0x80000
+#define EDMA_CATCH_UP   64      /* pieces one late timer may move */
 #define WR 0
 #define RD 1
 
@@ -307,11 +308,14 @@ static bool edma_fetch(Etsoc1EdmaChan *c)
 
 /*
  * The piece of the element in progress (c->req_len bytes) has moved: the
- * channel now waits the time those bytes take on the link.
+ * channel now waits the time those bytes take on the link.  A piece the
+ * host answered @at_once follows the previous one on the link, from
+ * c->due on; one answered later starts when the answer came.
  */
-static void edma_moved(Etsoc1EdmaChan *c)
+static void edma_moved(Etsoc1EdmaChan *c, bool at_once)
 {
     uint64_t n = c->req_len;
+    int64_t start = at_once ? c->due : qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     double ns;
 
     trace_etsoc1_edma_move(dir_name(c->write), c->index, c->e_sar, c->e_dar,
@@ -322,19 +326,19 @@ static void edma_moved(Etsoc1EdmaChan *c)
     c->pending = true;
     ns = n / edma_chan_rate(c->engine, c->write);
     c->at += etsoc1_ns_to_cycles(ns);
-    timer_mod(c->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                        (int64_t)ceil(ns));
+    c->due = start + (int64_t)ceil(ns);
+    timer_mod(c->timer, c->due);
 }
 
 /*
- * The host side of a piece has answered (at once, or later for a host
- * across a socket).  A completion for a request the channel gave up
- * (stopped, aborted, reset, or a newer request) is dropped.
+ * The host side of a piece has answered, @at_once inside edma_move() or
+ * later for a host across a socket.  A completion for a request the
+ * channel gave up (stopped, aborted, reset, or a newer request) is
+ * dropped.
  */
-static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
+static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
+                             MemTxResult res, bool at_once)
 {
-    Etsoc1EdmaChan *c = opaque;
-
     if (!c->waiting || tag != c->req_tag || c->state != EDMA_CS_RUNNING) {
         return;
     }
@@ -353,7 +357,12 @@ static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
         /* host writes land in the lines' home L3 slices (timing.md 4) */
         etsoc1_l3_install(c->e_dar, c->req_len);
     }
-    edma_moved(c);
+    edma_moved(c, at_once);
+}
+
+static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
+{
+    edma_host_answer(opaque, tag, res, false);
 }
 
 /*
@@ -371,7 +380,7 @@ static void edma_move(Etsoc1EdmaChan *c)
     c->req_len = n;
     c->req_tag++;
     if (!n) {
-        edma_moved(c);
+        edma_moved(c, true);
         return;
     }
     if (c->write &&
@@ -385,21 +394,20 @@ static void edma_move(Etsoc1EdmaChan *c)
                               c->write ? c->e_dar : c->e_sar, c->bounce, n,
                               edma_host_done, c, c->req_tag);
     if (r != ETSOC1_HOST_MEM_PENDING) {
-        edma_host_done(c, c->req_tag, r);
+        edma_host_answer(c, c->req_tag, r, true);
     }
 }
 
 /*
  * One step of a channel: the bytes moved by the previous step have now
  * arrived (their time has passed); finish that element if it is done,
- * then move the next piece and sleep for its time.  Bounded work.
+ * then move the next piece, which sets the timer for its time.  Return
+ * whether the channel still runs and is not waiting for the host.
  */
-static void edma_step(void *opaque)
+static bool edma_step_one(Etsoc1EdmaChan *c)
 {
-    Etsoc1EdmaChan *c = opaque;
-
     if (c->state != EDMA_CS_RUNNING || c->waiting) {
-        return;
+        return false;
     }
     if (c->pending && !c->e_left) {
         c->pending = false;
@@ -408,7 +416,7 @@ static void edma_step(void *opaque)
         }
         if (!FIELD_EX32(c->control1, CH_CONTROL1, LLE)) {
             edma_finish(c, EDMA_CS_STOPPED);
-            return;
+            return false;
         }
     }
     if (!c->e_left) {
@@ -420,10 +428,31 @@ static void edma_step(void *opaque)
                     edma_done(c);
                 }
             }
-            return;
+            return false;
         }
     }
     edma_move(c);
+    return c->state == EDMA_CS_RUNNING && !c->waiting;
+}
+
+/*
+ * The channel's timer.  A timer that fires late (the main loop was busy:
+ * a piece of host memory takes longer to copy than the link time of its
+ * bytes) goes on at once with the pieces whose time has passed, as far
+ * as EDMA_CATCH_UP pieces, so that the main loop is not entered once a
+ * piece; each piece is still priced, and c->at advanced, one by one as
+ * edma_moved() does.  Bounded work.
+ */
+static void edma_step(void *opaque)
+{
+    Etsoc1EdmaChan *c = opaque;
+    unsigned k;
+
+    for (k = 0; k < EDMA_CATCH_UP && edma_step_one(c); k++) {
+        if (c->due > qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+            break;
+        }
+    }
 }
 
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -463,6 +492,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
     }
     c->state = EDMA_CS_RUNNING;
     c->at = ringer ? etsoc1_now(ringer) : 0;
+    c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     c->pending = false;
     c->done_raised = false;
     c->walked = 0;
@@ -483,7 +513,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         }
     }
     /* The walk runs from the timer, never inside this MMIO write. */
-    timer_mod(c->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    timer_mod(c->timer, c->due);
 }
 
 static void edma_engine_en(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -812,10 +842,21 @@ static void edma_unrealize(DeviceState *dev)
     }
 }
 
+/* A restored channel's pieces follow on from its timer's deadline. */
+static int edma_chan_post_load(void *opaque, int version_id)
+{
+    Etsoc1EdmaChan *c = opaque;
+    int64_t due = timer_expire_time_ns(c->timer);
+
+    c->due = due >= 0 ? due : qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    return 0;
+}
+
 static const VMStateDescription vmstate_edma_chan = {
     .name = "etsoc1-edma-chan",
     .version_id = 2,
     .minimum_version_id = 1,
+    .post_load = edma_chan_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_TIMER_PTR(timer, Etsoc1EdmaChan),
         VMSTATE_UINT32(control1, Etsoc1EdmaChan),

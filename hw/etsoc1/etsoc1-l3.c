@@ -62,6 +62,8 @@ struct Etsoc1L3SliceState {
 #define L3_DEFAULT_SIZE (1 * MiB)
 #define L3_DEFAULT_WAYS 4
 #define L3_MAX_WAYS     64
+/* lines a DMA install looks up per hold of a slice's lock (harts wait) */
+#define L3_INSTALL_BATCH 256
 
 /*
  * Lines reach their slice by their home, from harts, DMA and cache ops
@@ -85,9 +87,10 @@ static unsigned l3_set(Etsoc1L3SliceState *s, hwaddr pa)
  * in place of the least recently used way if @fill.  Never-used ways have
  * used = 0, so they go first.  Called with the slice's lock held.
  */
-static bool l3_lookup(Etsoc1L3SliceState *s, hwaddr pa, bool fill)
+static bool l3_lookup_in(Etsoc1L3SliceState *s, unsigned set, hwaddr pa,
+                         bool fill)
 {
-    unsigned base = l3_set(s, pa) * s->ways, w, victim = base;
+    unsigned base = set * s->ways, w, victim = base;
     uint64_t want = pa / ETSOC1_LINE | L3_VALID;
 
     s->clock++;
@@ -105,6 +108,11 @@ static bool l3_lookup(Etsoc1L3SliceState *s, hwaddr pa, bool fill)
         s->used[victim] = s->clock;
     }
     return false;
+}
+
+static bool l3_lookup(Etsoc1L3SliceState *s, hwaddr pa, bool fill)
+{
+    return l3_lookup_in(s, l3_set(s, pa), pa, fill);
 }
 
 static void l3_invalidate(Etsoc1L3SliceState *s, hwaddr pa)
@@ -424,7 +432,10 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
 /*
  * Host and DMA writes of [@pa, @end) are writes the line clocks do not
  * time; they still wake the polls halted on those lines (all of them
- * for a long write).
+ * for a long write): each written line's slot counts in its home slice's
+ * gen[], and etsoc1_sync_written() follows.  Here for a long write, or a
+ * write whose lines are not all looked up; otherwise l3_install_run()
+ * counts them next to the tags.
  */
 static void l3_install_written(hwaddr pa, hwaddr end)
 {
@@ -447,7 +458,47 @@ static void l3_install_written(hwaddr pa, hwaddr end)
             }
         }
     }
-    etsoc1_sync_written(NULL, 0);
+}
+
+/*
+ * Install the lines of [@line, @end) homed in slice @s, @line the first,
+ * in address order, and count them in gen[] too if @written.  Their sets
+ * follow each other (PA[10:6] chose the slice, the bits above the set),
+ * so they are counted rather than divided out, and fetched ahead: a DMA
+ * walks tag arrays the host's caches do not hold.
+ */
+static void l3_install_run(Etsoc1L3SliceState *s, hwaddr line, hwaddr end,
+                           bool written)
+{
+    const hwaddr stride = ETSOC1_L3_SLICES * ETSOC1_LINE;
+    unsigned set = l3_set(s, line), ahead, k, n;
+    hwaddr at;
+
+    QEMU_BUILD_BUG_ON(ETSOC1_L3_SLICES * ETSOC1_LINE != 1 << 11);
+    while (line < end) {
+        n = MIN((end - line + stride - 1) / stride, L3_INSTALL_BATCH);
+        for (k = 0, ahead = set, at = line; k < n; k++, at += stride) {
+            __builtin_prefetch(&s->tag[ahead * s->ways], 1);
+            __builtin_prefetch(&s->used[ahead * s->ways], 1);
+            if (written) {
+                __builtin_prefetch(&s->written.gen[etsoc1_line_slot(at)], 1);
+            }
+            if (++ahead == s->sets) {
+                ahead = 0;
+            }
+        }
+        for (k = 0, at = line; written && k < n; k++, at += stride) {
+            qatomic_inc(&s->written.gen[etsoc1_line_slot(at)]);
+        }
+        QEMU_LOCK_GUARD(&s->lock);
+        for (k = 0; k < n; k++) {
+            l3_lookup_in(s, set, line, true);
+            line += stride;
+            if (++set == s->sets) {
+                set = 0;
+            }
+        }
+    }
 }
 
 /*
@@ -458,7 +509,8 @@ static void l3_install_written(hwaddr pa, hwaddr end)
 void etsoc1_l3_install(hwaddr pa, uint64_t len)
 {
     const MemMapEntry *dram = &etsoc1_memmap[ETSOC1_DRAM];
-    hwaddr end = pa + len, line, span = 0;
+    hwaddr end = pa + len, from, line, span = 0;
+    bool in_runs;
     unsigned i;
 
     pa = MAX(pa, dram->base);
@@ -467,7 +519,6 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
         return;
     }
     trace_etsoc1_l3_install(pa, end - pa);
-    l3_install_written(pa, end);
     /*
      * Consecutive lines fill every set of every slice in turn, so of a
      * long write only the last slices x size bytes can still be cached:
@@ -479,19 +530,26 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
         }
     }
     span *= ETSOC1_L3_SLICES;
-    if (end - pa > span) {
-        pa = end - span;
+    from = QEMU_ALIGN_DOWN(end - pa > span ? end - span : pa, ETSOC1_LINE);
+    in_runs = from <= pa &&
+              (end - pa) / ETSOC1_LINE < ETSOC1_LINE_CLOCKS;
+    if (!in_runs) {
+        l3_install_written(pa, end);
     }
-    for (line = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE); line < end;
-         line += ETSOC1_LINE) {
-        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
-
-        if (s) {
-            WITH_QEMU_LOCK_GUARD(&s->lock) {
-                l3_lookup(s, line, true);
-            }
+    /*
+     * Slice by slice: each slice sees its lines in address order, as a
+     * line-by-line walk would give them to it, and slices share no state,
+     * so the tags and LRU clocks come out the same; the lock is taken once
+     * per L3_INSTALL_BATCH lines instead of once a line.
+     */
+    for (i = 0; i < ETSOC1_L3_SLICES; i++) {
+        line = from + ((i - etsoc1_l3_home(from)) % ETSOC1_L3_SLICES) *
+                      ETSOC1_LINE;
+        if (etsoc1_l3_slice[i] && line < end) {
+            l3_install_run(etsoc1_l3_slice[i], line, end, in_runs);
         }
     }
+    etsoc1_sync_written(NULL, 0);
 }
 
 /*

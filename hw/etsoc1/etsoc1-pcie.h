@@ -175,6 +175,12 @@ typedef struct Etsoc1EdmaChan {
      * sees DONE or ABORT in INT_STATUS takes at least this time.
      */
     uint64_t at;
+    /*
+     * QEMU_CLOCK_VIRTUAL time at which the last piece has crossed the
+     * link (the timer's deadline); not migrated: post_load takes it from
+     * the timer.
+     */
+    int64_t due;
 } Etsoc1EdmaChan;
 
 struct Etsoc1EdmaState {
