@@ -26,6 +26,7 @@
 #include "sysemu/cpus.h"
 #include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 /* A cause reserved for custom use by the privileged spec; no guest sees it. */
@@ -118,6 +119,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
 
     cpu->parent_obj.env.pc = data.target_ptr;
     etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
+    etsoc1_trace_wait_end(cpu);
     cs->halted = 0;
 }
 
@@ -266,6 +268,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);
     }
+    etsoc1_trace_wait_end(cpu);
     return true;
 }
 
@@ -273,6 +276,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 {
     qatomic_set(&cpu->et->wait, why);
+    etsoc1_trace_wait_begin(cpu, why);
     return (RISCVException)ETSOC1_EXCP_WAIT;
 }
 
@@ -588,6 +592,9 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
 
             trace_etsoc1_fcc_take(env->mhartid, val & 1, etsoc1_now(cpu), at);
             etsoc1_advance_to(cpu, at);
+            etsoc1_trace_wait_end(cpu);
+            etsoc1_trace_credits(env->mhartid, val & 1, etsoc1_now(cpu),
+                                 qatomic_read(&et->fcc[val & 1]));
         }
         break;
     case CSR_ET_STALL:
