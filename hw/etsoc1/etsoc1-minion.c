@@ -211,6 +211,14 @@ static bool etsoc1_minion_has_work(CPUState *cs)
     case ETSOC1_WAIT_STOPPED:
         return false;
     default:
+        if (cs->halted) {
+            /* a WFI: the timeline's slice ends where the interrupt is taken */
+            bool work = mcc->parent_has_work(cs);
+
+            etsoc1_trace_wfi(cpu, work && !etsoc1_irq_will_be_taken(
+                                              &cpu->parent_obj.env));
+            return work;
+        }
         return mcc->parent_has_work(cs);
     }
 }

@@ -23,11 +23,14 @@
 #include "qemu/osdep.h"
 #include "qemu/thread.h"
 #include "qapi/error.h"
+#include "sysemu/runstate.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 
 /* the PCIe/eDMA side's process: after every shire id */
 #define TRACE_PID_PCIE ETSOC1_MAX_SHIRES
 #define TRACE_DMA_CHANNELS 4        /* per direction (etsoc1-pcie.h) */
+/* a WFI: no Etsoc1Wait of its own (the stock helper halts the hart) */
+#define TRACE_WAIT_WFI (ETSOC1_WAIT_GATE + 1)
 
 typedef struct Etsoc1TraceWait {
     uint8_t why;                    /* Etsoc1Wait; NONE: not waiting */
@@ -66,6 +69,7 @@ static const struct {
     [ETSOC1_WAIT_COOP] = { "cooperative TensorLoad", NULL },
     [ETSOC1_WAIT_POLL] = { "poll", "pa" },
     [ETSOC1_WAIT_GATE] = { "read gate", "at" },
+    [TRACE_WAIT_WFI] = { "WFI (until an interrupt)", NULL },
 };
 
 static double us(uint64_t cycles)
@@ -145,7 +149,11 @@ static bool hart_track(uint32_t h)
     return true;
 }
 
-static void close_trace(void)
+/*
+ * Complete the file: at a shutdown request (the vCPUs may still run and
+ * find it closed), at exit(), or before a card powers off with _exit().
+ */
+void etsoc1_trace_close(void)
 {
     uint32_t h;
 
@@ -182,6 +190,13 @@ static void close_trace(void)
     qemu_mutex_unlock(&tr.lock);
 }
 
+static void tr_shutdown_notify(Notifier *n, void *data)
+{
+    etsoc1_trace_close();
+}
+
+static Notifier tr_shutdown = { .notify = tr_shutdown_notify };
+
 bool etsoc1_trace_open(const char *path, uint64_t max_events,
                        uint32_t clock_mhz, Error **errp)
 {
@@ -198,7 +213,8 @@ bool etsoc1_trace_open(const char *path, uint64_t max_events,
     tr.max_events = max_events;
     tr.first = true;
     fputs("{\"traceEvents\":[", tr.f);
-    atexit(close_trace);
+    atexit(etsoc1_trace_close);
+    qemu_register_shutdown_notifier(&tr_shutdown);
     return true;
 }
 
@@ -316,6 +332,25 @@ void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
         wait_slice(h, &tr.wait[h], etsoc1_now(cpu));
     }
     qemu_mutex_unlock(&tr.lock);
+}
+
+void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over)
+{
+    uint32_t h = cpu->parent_obj.env.mhartid;
+    uint8_t open;
+
+    if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS) {
+        return;
+    }
+    open = qatomic_read(&tr.wait[h].why);
+    if (over && open == TRACE_WAIT_WFI) {
+        qemu_mutex_lock(&tr.lock);
+        qatomic_set(&tr.wait[h].why, ETSOC1_WAIT_NONE);     /* no time */
+        qemu_mutex_unlock(&tr.lock);
+    } else if (!over && !open &&
+               qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE) {
+        etsoc1_trace_wait_begin(cpu, TRACE_WAIT_WFI);
+    }
 }
 
 void etsoc1_trace_span(Etsoc1MinionCPU *cpu, const char *name,

@@ -16,6 +16,9 @@
 bool etsoc1_trace_open(const char *path, uint64_t max_events,
                        uint32_t clock_mhz, Error **errp);
 
+/* Complete the file now (a card that powers off with _exit()) */
+void etsoc1_trace_close(void);
+
 /* A delivery (credit, ready, message, IPI): a flow from sender to receiver */
 void etsoc1_trace_json(const Etsoc1Event *ev);
 
@@ -26,6 +29,12 @@ void etsoc1_trace_json(const Etsoc1Event *ev);
  */
 void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu);
+
+/*
+ * @cpu is halted in WFI (seen from has_work, on its own thread); @over:
+ * it resumes without taking an interrupt, so its WFI cost no time.
+ */
+void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over);
 
 /*
  * A wait that does not halt the hart but moves its clock from @from to
