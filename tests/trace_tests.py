@@ -9,6 +9,8 @@
   is the model's one-way latency for that pair (timing_ref's constants);
   every credit wait (fcc) slice ends at the arrival of a credit on its
   own track, so its length is the modeled wait.
+* Tracing changes no emulated time: probes/sync-timing (barriers, credits,
+  late and early receives) gives the same figures with and without it.
 * trace-json-max-events: a cut trace is still valid JSON, holds at most
   that many events and says how many it dropped.
 """
@@ -19,6 +21,7 @@ import tempfile
 
 import timing_ref
 
+MHZ = 600                   # the machine's default clock-mhz: the runs' clock
 # keys every event of a phase must have (Chrome trace-event format)
 REQUIRED = {
     'M': {'name', 'pid', 'args'},
@@ -59,7 +62,7 @@ def minion_path(a, b):
     return 'xbar'
 
 
-def one_way(kind, src, dst, mhz=600):
+def one_way(kind, src, dst, mhz=MHZ):
     """The model's latency of a delivery from hart @src to hart @dst."""
     if kind == 'credit':
         if src // 64 == dst // 64:
@@ -109,7 +112,7 @@ def trace_tests(t):
                 wrong.append(f'flow {i} has no end')
                 continue
             want = one_way(s['cat'], s['tid'], f['tid'])
-            got = (f['ts'] - s['ts']) * 600
+            got = (f['ts'] - s['ts']) * MHZ
             kinds[s['cat']] = kinds.get(s['cat'], 0) + 1
             if (s['pid'] != s['tid'] // 64 or f['pid'] != f['tid'] // 64 or
                     round(got) != round(want)):
@@ -133,7 +136,7 @@ def trace_tests(t):
                  e['name'].startswith('credit (fcc')]
         off = [e for e in waits
                if (e['pid'], e['tid'], e['args']['end']) not in arrivals or
-               round(e['dur'] * 600) != e['args']['end'] - e['args']['start']]
+               round(e['dur'] * MHZ) != e['args']['end'] - e['args']['start']]
         t.report(waits and not off,
                  f'timing: each of {len(waits)} credit waits lasts from its '
                  f'fcc to the arrival of the credit that ends it',
@@ -160,3 +163,18 @@ def trace_tests(t):
             ok, diag = False, f'{e}\n{out[-2000:]}'
         t.report(ok, f'timing: trace-json-max-events={cut} cuts the trace, '
                  'which stays valid JSON and says how many it dropped', diag)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'trace.json')
+        plain = t.run(t.qemu_cmd('sync-timing', 10), 120)
+        traced = t.run(t.qemu_cmd('sync-timing', 10,
+                                  machine=f',trace-json={path}'), 120)
+        a, b = (timing_ref.parse(r[1]) for r in (plain, traced))
+        try:
+            n = len(json.load(open(path))['traceEvents'])
+        except (OSError, ValueError, KeyError):
+            n = 0
+        t.report(plain[0] == traced[0] == 0 and a and a == b and n,
+                 f'timing: tracing changes no emulated time ({len(a)} '
+                 f'sync-timing figures equal with trace-json, {n} events)',
+                 traced[1][-2000:])
