@@ -13,10 +13,12 @@
   late and early receives) gives the same figures with and without it.
 * trace-json-max-events: a cut trace is still valid JSON, holds at most
   that many events and says how many it dropped.
+* dma_trace_test (host group): the eDMA channels are tracks of transfers.
 """
 
 import json
 import os
+import re
 import tempfile
 
 import timing_ref
@@ -178,3 +180,46 @@ def trace_tests(t):
                  f'timing: tracing changes no emulated time ({len(a)} '
                  f'sync-timing figures equal with trace-json, {n} events)',
                  traced[1][-2000:])
+
+
+def dma_trace_test(r):
+    """The eDMA side of a timeline: make demo's card part (vecadd with its
+    DMA both ways) with trace-json added to the card's command line.  Each
+    direction's big transfer is a slice on its channel's track, as long as
+    the card's own counters measure the command (which also holds the
+    command's handling: the slice is at most that, and within 1%)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'trace.json')
+        wrap = os.path.join(tmp, 'qemu')
+        with open(wrap, 'w') as f:
+            f.write(f'#!/bin/sh\nexec {r.QEMU} "$@" -M trace-json={path}\n')
+        os.chmod(wrap, 0o755)
+        env = dict(os.environ, ETSOC1_QEMU=wrap, ETSOC1_GUEST_DIR=r.GUEST)
+        rc, out, _ = r.run([os.path.join(r.GUEST, 'etsoc1-host-test'),
+                            '--demo'], 300, env)
+        measured = dict(re.findall(r'^  DMA (host->card|card->host)\D*'
+                                   r'(\d+) cycles', out, re.M))
+        try:
+            doc = json.load(open(path))
+            events = doc['traceEvents']
+        except (OSError, ValueError, KeyError) as e:
+            r.report(False, 'host: the demo writes a timeline', f'{e}\n{out}')
+            return
+        procs = {e['pid']: e['args']['name'] for e in events
+                 if e['ph'] == 'M' and e['name'] == 'process_name'}
+        dma = [e for e in events if e['ph'] == 'X' and e.get('cat') == 'dma']
+        longest = {}
+        for e in dma:
+            way = 'host->card' if e['tid'] < 4 else 'card->host'
+            longest[way] = max(longest.get(way, 0), e['args']['cycles']
+                               if 'cycles' in e['args'] else
+                               e['args']['end'] - e['args']['start'])
+        off = {w: (longest.get(w), int(n)) for w, n in measured.items()
+               if not 0.99 * int(n) <= longest.get(w, 0) <= int(n)}
+        r.report(rc == 0 and not structure_errors(doc) and
+                 procs.get(34) == 'PCIe / eDMA' and len(measured) == 2 and
+                 all(0 <= e['tid'] < 8 and e['pid'] == 34 for e in dma) and
+                 not off,
+                 f'host: the eDMA channels are tracks of transfers on the '
+                 f'timeline ({len(dma)} transfers; longest {longest}, the '
+                 f'card measures {measured})', f'{off}\n{out[-2000:]}')
