@@ -119,7 +119,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
 
     cpu->parent_obj.env.pc = data.target_ptr;
     etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
-    etsoc1_trace_wait_end(cpu);
+    etsoc1_trace_wake(cpu);
     cs->halted = 0;
 }
 
@@ -276,7 +276,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);
     }
-    etsoc1_trace_wait_end(cpu);
+    etsoc1_trace_wake(cpu);
     return true;
 }
 

@@ -318,7 +318,13 @@ void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
     qemu_mutex_unlock(&tr.lock);
 }
 
-void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
+/*
+ * @wake: the hart takes an interrupt, which ends a WFI too.  Elsewhere a
+ * hart that runs while a WFI is open left it some other way (a reset
+ * release, a WFI that took no interrupt): that WFI is dropped, since its
+ * clock stood still and no arrival ended it.
+ */
+static void wait_end(Etsoc1MinionCPU *cpu, bool wake)
 {
     uint32_t h = cpu->parent_obj.env.mhartid;
 
@@ -328,10 +334,22 @@ void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
         return;
     }
     qemu_mutex_lock(&tr.lock);
-    if (tr.wait[h].why) {
+    if (tr.wait[h].why == TRACE_WAIT_WFI && !wake) {
+        qatomic_set(&tr.wait[h].why, ETSOC1_WAIT_NONE);
+    } else if (tr.wait[h].why) {
         wait_slice(h, &tr.wait[h], etsoc1_now(cpu));
     }
     qemu_mutex_unlock(&tr.lock);
+}
+
+void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
+{
+    wait_end(cpu, false);
+}
+
+void etsoc1_trace_wake(Etsoc1MinionCPU *cpu)
+{
+    wait_end(cpu, true);
 }
 
 void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over)

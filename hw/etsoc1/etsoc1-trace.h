@@ -29,6 +29,8 @@ void etsoc1_trace_json(const Etsoc1Event *ev);
  */
 void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu);
+/* The same where the hart takes an interrupt: this also ends a WFI */
+void etsoc1_trace_wake(Etsoc1MinionCPU *cpu);
 
 /*
  * @cpu is halted in WFI (seen from has_work, on its own thread); @over:
