@@ -210,9 +210,11 @@ uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu)
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
 {
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
+    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_REDUCE,
+                            MAX(etsoc1_reduce_of(cpu)->t_done,
+                                cpu->et->t_tensor[ETSOC1_TT_FREG]), 0);
     etsoc1_advance_to(cpu, MAX(etsoc1_reduce_of(cpu)->t_done,
                                cpu->et->t_tensor[ETSOC1_TT_FREG]));
-    etsoc1_trace_wait_end(cpu);
 }
 
 /* Deliver if sender @snd and its named partner can now complete. */

@@ -599,8 +599,9 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
             uint64_t at = etsoc1_fcc_arrival(et, val & 1);
 
             trace_etsoc1_fcc_take(env->mhartid, val & 1, etsoc1_now(cpu), at);
+            etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + (val & 1), at,
+                                    val & 1);
             etsoc1_advance_to(cpu, at);
-            etsoc1_trace_wait_end(cpu);
             etsoc1_trace_credits(env->mhartid, val & 1, etsoc1_now(cpu),
                                  qatomic_read(&et->fcc[val & 1]));
         }

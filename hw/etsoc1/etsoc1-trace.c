@@ -65,7 +65,7 @@ static const struct {
     [ETSOC1_WAIT_FCC0] = { "credit (fcc 0)", "counter" },
     [ETSOC1_WAIT_FCC1] = { "credit (fcc 1)", "counter" },
     [ETSOC1_WAIT_STALL] = { "stall (WFI)", NULL },
-    [ETSOC1_WAIT_REDUCE] = { "tensor transfer (send/recv/reduce)", NULL },
+    [ETSOC1_WAIT_REDUCE] = { "tensor op (transfer, f registers)", NULL },
     [ETSOC1_WAIT_COOP] = { "cooperative TensorLoad", NULL },
     [ETSOC1_WAIT_POLL] = { "poll", "pa" },
     [ETSOC1_WAIT_GATE] = { "read gate", "at" },
@@ -350,6 +350,29 @@ void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
 void etsoc1_trace_wake(Etsoc1MinionCPU *cpu)
 {
     wait_end(cpu, true);
+}
+
+void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
+                             uint64_t to, int64_t arg)
+{
+    uint32_t h = cpu->parent_obj.env.mhartid;
+    Etsoc1TraceWait w = {
+        .why = why, .start = etsoc1_now(cpu), .arg = arg,
+    };
+
+    if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS) {
+        return;
+    }
+    qemu_mutex_lock(&tr.lock);
+    if (tr.wait[h].why && tr.wait[h].why != why) {
+        /* the gate before a credit: its own slice (the clock stood still) */
+        wait_slice(h, &tr.wait[h], w.start);
+    }
+    qatomic_set(&tr.wait[h].why, ETSOC1_WAIT_NONE);
+    if (to > w.start && hart_track(h)) {
+        wait_slice(h, &w, to);
+    }
+    qemu_mutex_unlock(&tr.lock);
 }
 
 void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over)

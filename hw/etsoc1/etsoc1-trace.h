@@ -29,6 +29,13 @@ void etsoc1_trace_json(const Etsoc1Event *ev);
  */
 void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
 void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu);
+/*
+ * @cpu's wait for @why ends at @to (its clock moves there next), whether
+ * or not the host halted it: a slice from its clock now to @to, so that
+ * the timeline does not depend on the host's order.  @arg as for @why.
+ */
+void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
+                             uint64_t to, int64_t arg);
 /* The same where the hart takes an interrupt: this also ends a WFI */
 void etsoc1_trace_wake(Etsoc1MinionCPU *cpu);
 
