@@ -2,7 +2,7 @@
 # Thin wrapper around meson/ninja: see README.md.
 BUILD := build
 
-.PHONY: all demo check clean tools
+.PHONY: all demo check clean tools trace-png
 
 all: tools
 	@scripts/deps.sh
@@ -20,6 +20,17 @@ tools:
 
 demo: all
 	@scripts/demo.sh $(BUILD)
+
+# The picture in docs/trace.md, from a trace of fabric/ring on 2 shires
+TRACE_PNG_TRACKS := 0:0,0:2,0:4,0:62,1:64,1:66,1:126
+trace-png: all
+	@$(BUILD)/qemu-build/qemu-system-riscv64 -display none -serial none \
+		-monitor none -M etsoc1,shires=2,trace-json=$(BUILD)/ring-trace.json \
+		-smp 128 -kernel $(BUILD)/guest/ring.elf
+	@/usr/bin/python3 tools/trace-png $(BUILD)/ring-trace.json \
+		docs/trace-ring.png --from 6.4 --to 8.4 \
+		--tracks $(TRACE_PNG_TRACKS) \
+		--title 'fabric/ring, 2 shires: the last ring steps and the chip barrier'
 
 check: all
 	@python3 tests/run.py $(BUILD)

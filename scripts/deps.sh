@@ -10,9 +10,9 @@ set -eu
 
 PKGS="build-essential dpkg-dev python3 ninja-build meson pkg-config ccache \
 libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev \
-gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf cmake"
-# "deps.sh bench": also what bench/ needs (the fidelity plot)
-[ "${1:-}" != bench ] || PKGS="$PKGS python3-matplotlib"
+gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf cmake \
+python3-matplotlib"
+# python3-matplotlib: tools/trace-png (docs/trace.md) and bench/fidelity
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

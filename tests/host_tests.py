@@ -17,6 +17,8 @@ import subprocess
 import threading
 import time
 
+import trace_tests
+
 FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
             'exception.elf')
 
@@ -42,6 +44,7 @@ def host_tests(r):
                      out)
     if all(os.path.exists(os.path.join(r.GUEST, f)) for f in FIRMWARE):
         demo_determinism(r)
+        trace_tests.dma_trace_test(r)
         for what in ('dma', 'kernel'):
             orphan_test(r, 'host', [os.path.join(r.GUEST, 'etsoc1-host-test'),
                                     '--orphan', what], env)

@@ -35,6 +35,7 @@ import hostlink_robust  # noqa: E402
 import asm_tests  # noqa: E402
 import poll_tests  # noqa: E402
 import migrate_tests  # noqa: E402
+import trace_tests  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1277,6 +1278,10 @@ def cli_tests():
     refused('sp-firmware not an ELF',
             ['-M', 'etsoc1,shires=1,sp-firmware=/dev/null', '-smp', '65'],
             r'sp-firmware=/dev/null: not a RISC-V ELF image')
+    refused('a trace-json file that cannot be written',
+            ['-M', 'etsoc1,trace-json=/nonexistent/trace.json', '-smp', '64'],
+            r"trace-json: cannot write '/nonexistent/trace.json': No such "
+            r'file or directory')
 
     with tempfile.TemporaryDirectory() as tmp:
         dtb = os.path.join(tmp, 'etsoc1.dtb')
@@ -1422,23 +1427,7 @@ def timing_tests():
                f'equal on two runs',
                '\n'.join(map(str, bad)) or out[-2000:])
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, 'trace.json')
-        rc, out, _ = run(qemu_cmd('ring', 2, machine=f',trace-json={path}'),
-                         60)
-        try:
-            events = json.load(open(path))
-            kinds = {e['cat'] for e in events}
-            credits = {e['args']['arrival'] - e['args']['sent']
-                       for e in events if e['cat'] == 'credit' and
-                       e['pid'] == e['args']['src'] // 64}
-            ok = (rc == 0 and {'credit', 'message'} <= kinds and
-                  credits == {60} and all(e['dur'] >= 0 for e in events))
-            diag = f'rc {rc}, {len(events)} events, {kinds}, {credits}'
-        except (OSError, ValueError, KeyError) as e:
-            ok, diag = False, f'{e}\n{out[-2000:]}'
-        report(ok, 'timing: trace-json writes the fabric events as a '
-               'Chrome/Perfetto trace (in-shire credits take 60 cycles)', diag)
+    trace_tests.trace_tests(sys.modules[__name__])
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'timing.conf')

@@ -23,6 +23,9 @@ RING = [0, 24, 9, 25, 2, 11, 19, 27, 18, 10, 17, 14, 22, 26, 15, 23, 31, 7,
 
 # timing.md 3, at 600 MHz (cycles) or in ns
 MSG_RTT = {'tree': 68, 'xbar': 114}
+# the tree edges of an 8-minion neighbourhood (minions 0-7 in it)
+TREE = {frozenset(e) for e in ((0, 1), (0, 2), (0, 4), (2, 3), (4, 5),
+                               (4, 6), (6, 7))}
 MSG_RTT_MESH, MESH_HOP_NS = 150, 20          # + 20 ns (12 cycles) per hop
 STREAM = {'tree': (40, 2.3), 'xbar': (86, 4.0), 'near': (135, 3.0),
           'far': (224, 4.6)}

@@ -26,6 +26,7 @@
 #include "migration/vmstate.h"
 #include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
 
@@ -236,6 +237,7 @@ static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
     }
     trace_etsoc1_edma_abort(dir_name(c->write), c->index,
                             edma_err_name[why], addr);
+    etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, false);
     edma_finish(c, why == EDMA_ERR_STOP ? EDMA_CS_STOPPED : EDMA_CS_HALTED);
     s->int_status[side] |= BIT(R_INT_ABORT_SHIFT + c->index);
     edma_update_irq(s);
@@ -246,6 +248,7 @@ static void edma_done(Etsoc1EdmaChan *c)
     Etsoc1EdmaState *s = c->engine;
 
     c->done_raised = true;
+    etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, true);
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
     trace_etsoc1_edma_done(dir_name(c->write), c->index);
     edma_update_irq(s);
@@ -493,6 +496,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
     c->state = EDMA_CS_RUNNING;
     c->at = ringer ? etsoc1_now(ringer) : 0;
     c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    etsoc1_trace_dma_start(c->write, n, c->at);
     c->pending = false;
     c->done_raised = false;
     c->walked = 0;

@@ -41,6 +41,7 @@
 #include "exec/exec-all.h"
 #include "exec/helper-proto.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 /* tensor_reduce fields (isa.md section 4) */
@@ -209,6 +210,9 @@ uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu)
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
 {
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
+    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_REDUCE,
+                            MAX(etsoc1_reduce_of(cpu)->t_done,
+                                cpu->et->t_tensor[ETSOC1_TT_FREG]), 0);
     etsoc1_advance_to(cpu, MAX(etsoc1_reduce_of(cpu)->t_done,
                                cpu->et->t_tensor[ETSOC1_TT_FREG]));
 }
@@ -393,6 +397,7 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);
     trace_etsoc1_minion_halt(env->mhartid, ETSOC1_WAIT_REDUCE);
+    etsoc1_trace_wait_begin(cpu, ETSOC1_WAIT_REDUCE);
     cs->halted = 1;
     cs->exception_index = EXCP_HLT;
     cpu_loop_exit_restore(cs, GETPC());
@@ -433,6 +438,9 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
     if (cpu->parent_obj.cfg.et_counters) {
         /* the answer leg, from the round's latest arrival or our own */
+        etsoc1_trace_span(cpu, last ? "FLB barrier (last)" : "FLB barrier",
+                          etsoc1_now(cpu), (last ? latest : own) +
+                          llround(rtt) - llround(rtt / 2), n);
         etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
                                llround(rtt / 2));
     }

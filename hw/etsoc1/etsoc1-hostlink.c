@@ -40,6 +40,7 @@
 #include <sys/uio.h>
 #endif
 #include "hw/etsoc1/etsoc1-hostlink.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 #define HL_OPT_HOSTMEM  1u      /* the host serves host memory */
@@ -196,6 +197,7 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
 static G_NORETURN void hl_power_off(const char *why)
 {
     info_report("etsoc1-hostlink: %s: exiting", why);
+    etsoc1_trace_close();
     _exit(0);
 }
 

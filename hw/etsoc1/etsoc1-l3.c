@@ -36,6 +36,7 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1L3SliceState, ETSOC1_L3_SLICE)
@@ -310,6 +311,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
     trace_etsoc1_line_access(cpu->parent_obj.env.mhartid, pa, start, effect,
                              write, w ? w->ret : 0);
     etsoc1_advance_to(cpu, done);
+    etsoc1_trace_wait_end(cpu);     /* a poll or gate ends with its read */
     return done - start;
 }
 

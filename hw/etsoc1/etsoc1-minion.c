@@ -26,6 +26,7 @@
 #include "sysemu/cpus.h"
 #include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 /* A cause reserved for custom use by the privileged spec; no guest sees it. */
@@ -128,6 +129,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
 
     cpu->parent_obj.env.pc = data.target_ptr;
     etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
+    etsoc1_trace_wake(cpu);
     cs->halted = 0;
 }
 
@@ -219,6 +221,14 @@ static bool etsoc1_minion_has_work(CPUState *cs)
     case ETSOC1_WAIT_STOPPED:
         return false;
     default:
+        if (cs->halted) {
+            /* a WFI: the timeline's slice ends where the interrupt is taken */
+            bool work = mcc->parent_has_work(cs);
+
+            etsoc1_trace_wfi(cpu, work && !etsoc1_irq_will_be_taken(
+                                              &cpu->parent_obj.env));
+            return work;
+        }
         return mcc->parent_has_work(cs);
     }
 }
@@ -276,6 +286,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);
     }
+    etsoc1_trace_wake(cpu);
     return true;
 }
 
@@ -283,6 +294,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 {
     qatomic_set(&cpu->et->wait, why);
+    etsoc1_trace_wait_begin(cpu, why);
     return (RISCVException)ETSOC1_EXCP_WAIT;
 }
 
@@ -597,7 +609,11 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
             uint64_t at = etsoc1_fcc_arrival(et, val & 1);
 
             trace_etsoc1_fcc_take(env->mhartid, val & 1, etsoc1_now(cpu), at);
+            etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + (val & 1), at,
+                                    val & 1);
             etsoc1_advance_to(cpu, at);
+            etsoc1_trace_credits(env->mhartid, val & 1, etsoc1_now(cpu),
+                                 qatomic_read(&et->fcc[val & 1]));
         }
         break;
     case CSR_ET_STALL:

@@ -34,6 +34,7 @@
 #include "sysemu/reset.h"
 #include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 /* Subregion, address bits [21:20] of the shire's window. */
@@ -253,6 +254,7 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
         old = seen;
     }
     trace_etsoc1_shire_credit(s->shire_id, hart, counter, (uint16_t)(old + 1));
+    etsoc1_trace_credits(ev->dst, counter, ev->time, (uint16_t)(old + 1));
     if (qatomic_read(&et->wait) == ETSOC1_WAIT_FCC0 + counter) {
         etsoc1_minion_wake(&s->hart[hart]);
     }

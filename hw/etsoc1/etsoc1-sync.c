@@ -38,6 +38,7 @@
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 /* The machine whose harts sync (issue 15 replaces this with a link) */
@@ -196,6 +197,7 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     }
     qatomic_set(&cpu->et->wait, why);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
+    etsoc1_trace_wait_begin(cpu, why);
     return ETSOC1_READ_HALT;
 }
 

@@ -24,6 +24,7 @@
 #include "fpu/softfloat.h"
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 #define SCP_LINES   ETSOC1_L1SCP_LINES
@@ -913,6 +914,7 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
         return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    etsoc1_trace_wait_end(cpu);
     if (csrno == ETSOC1_CSR_TENSOR_LOAD && FIELD_EX64(ctl, TLOAD, COOP) &&
         !cpu->shire->coop_mode) {
         return RISCV_EXCP_ILLEGAL_INST;
@@ -989,7 +991,10 @@ RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     if (twait_time[event] >= 0) {
+        etsoc1_trace_span(cpu, "TensorWait", etsoc1_now(cpu),
+                          cpu->et->t_tensor[twait_time[event]], event);
         etsoc1_advance_to(cpu, cpu->et->t_tensor[twait_time[event]]);
     }
+    etsoc1_trace_wait_end(cpu);
     return RISCV_EXCP_NONE;
 }

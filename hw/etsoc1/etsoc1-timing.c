@@ -139,8 +139,6 @@ static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
 };
 
 static uint32_t etsoc1_clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
-static FILE *etsoc1_json;           /* machine property trace-json */
-static bool etsoc1_json_first = true;
 static uint8_t etsoc1_cost[ET_INSN_CLASSES];
 
 /* @ns of a device working in ns (the eDMA) in minion cycles, rounded up. */
@@ -236,25 +234,12 @@ static bool etsoc1_timing_override(const char *path, Error **errp)
     return true;
 }
 
-static void etsoc1_trace_json_close(void);
-
 /* Called once by the machine before any hart exists. */
-bool etsoc1_timing_init(uint32_t clock_mhz, const char *path,
-                        const char *trace_json, Error **errp)
+bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp)
 {
     unsigned c;
 
     etsoc1_clock_mhz = clock_mhz;
-    if (trace_json) {
-        etsoc1_json = fopen(trace_json, "w");
-        if (!etsoc1_json) {
-            error_setg_errno(errp, errno, "trace-json: cannot write '%s'",
-                             trace_json);
-            return false;
-        }
-        fputs("[", etsoc1_json);
-        atexit(etsoc1_trace_json_close);
-    }
     if (path && !etsoc1_timing_override(path, errp)) {
         return false;
     }
@@ -409,38 +394,4 @@ uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
     }
     return etsoc1_now(sender) - etsoc1_insn_cost(ET_INSN_SYSTEM) +
            llround(latency);
-}
-
-/* ---- fabric events as a Chrome/Perfetto trace (machine trace-json) ------ */
-
-static void etsoc1_trace_json_close(void)
-{
-    fputs("\n]\n", etsoc1_json);
-    fclose(etsoc1_json);
-}
-
-/*
- * One complete event ("X") per fabric event on the receiving hart's track
- * (pid = shire, tid = hart), from when the sender sent it to its arrival,
- * in microseconds of emulated time.  Callers hold the BQL.
- */
-void etsoc1_trace_json(const Etsoc1Event *ev)
-{
-    static const char *const kind[] = {
-        [ETSOC1_EV_CREDIT] = "credit", [ETSOC1_EV_READY] = "ready",
-        [ETSOC1_EV_MESSAGE] = "message", [ETSOC1_EV_IPI] = "ipi",
-    };
-
-    if (!etsoc1_json || ev->src == ETSOC1_EV_NO_HART) {
-        return;
-    }
-    fprintf(etsoc1_json, "%s\n{\"name\":\"%s from hart %u\",\"cat\":\"%s\","
-            "\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.4f,\"dur\":%.4f,"
-            "\"args\":{\"src\":%u,\"sent\":%" PRIu64 ",\"arrival\":%" PRIu64
-            "}}", etsoc1_json_first ? "" : ",", kind[ev->kind], ev->src,
-            kind[ev->kind], ev->dst / ETSOC1_HARTS_PER_SHIRE, ev->dst,
-            (double)ev->sent / etsoc1_clock_mhz,
-            (double)(ev->time - ev->sent) / etsoc1_clock_mhz, ev->src,
-            ev->sent, ev->time);
-    etsoc1_json_first = false;
 }

@@ -35,6 +35,7 @@
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "hw/etsoc1/etsoc1-hostlink.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "chardev/char.h"
 #include "trace.h"
 
@@ -601,8 +602,9 @@ static void etsoc1_machine_init(MachineState *ms)
                      ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
         exit(1);
     }
-    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, s->trace_json,
-                            &err)) {
+    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, &err) ||
+        !etsoc1_trace_open(s->trace_json, s->trace_json_max_events,
+                           s->clock_mhz, &err)) {
         error_reportf_err(err, "etsoc1: ");
         exit(1);
     }
@@ -900,10 +902,25 @@ ETSOC1_STR_PROP(trace_json)
 ETSOC1_STR_PROP(hostlink_id)
 ETSOC1_STR_PROP(sp_firmware)
 
+static void etsoc1_get_trace_max(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, &ETSOC1_MACHINE(obj)->trace_json_max_events,
+                      errp);
+}
+
+static void etsoc1_set_trace_max(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    visit_type_uint64(v, name, &ETSOC1_MACHINE(obj)->trace_json_max_events,
+                      errp);
+}
+
 static void etsoc1_machine_instance_init(Object *obj)
 {
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
+    ETSOC1_MACHINE(obj)->trace_json_max_events = ETSOC1_TRACE_MAX_EVENTS;
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
@@ -968,8 +985,14 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_add_str(oc, "trace-json", etsoc1_get_trace_json,
                                   etsoc1_set_trace_json);
     object_class_property_set_description(oc, "trace-json",
-        "Write the fabric events (credits, messages, readies, IPIs) with "
-        "their emulated times to this file as a Chrome/Perfetto trace");
+        "Write a Chrome/Perfetto timeline in emulated time to this file: "
+        "waits, deliveries as flows, credits, eDMA transfers (docs/trace.md)");
+    object_class_property_add(oc, "trace-json-max-events", "uint64",
+                              etsoc1_get_trace_max, etsoc1_set_trace_max,
+                              NULL, NULL);
+    object_class_property_set_description(oc, "trace-json-max-events",
+        "Events after which the trace-json timeline stops and says how many "
+        "it dropped (default 1000000; 0: no limit)");
     object_class_property_add_str(oc, "hostlink", etsoc1_get_hostlink_id,
                                   etsoc1_set_hostlink_id);
     object_class_property_set_description(oc, "hostlink",

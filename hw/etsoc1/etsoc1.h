@@ -492,6 +492,7 @@ struct Etsoc1MachineState {
     uint32_t clock_mhz;
     char *timing_file;
     char *trace_json;
+    uint64_t trace_json_max_events;  /* 0: no limit */
     char *hostlink_id;
     char *sp_firmware;
 };
@@ -570,6 +571,7 @@ static inline FloatRoundMode etsoc1_rm(unsigned rm)
 /* ---- timing (etsoc1-timing.c, docs/timing.md) ---- */
 
 #define ETSOC1_DEFAULT_CLOCK_MHZ 600
+#define ETSOC1_TRACE_MAX_EVENTS  1000000  /* trace-json-max-events */
 
 /* The rows of the timing table; each cites its source in timing.md. */
 typedef enum Etsoc1TimingId {
@@ -633,9 +635,7 @@ typedef enum Etsoc1TimingId {
 #define ETSOC1_PCIE_CELL    34
 #define ETSOC1_IO_CELL      35
 
-bool etsoc1_timing_init(uint32_t clock_mhz, const char *path,
-                        const char *trace_json, Error **errp);
-void etsoc1_trace_json(const Etsoc1Event *ev);
+bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp);
 double etsoc1_t(Etsoc1TimingId id);
 uint64_t etsoc1_ns_to_cycles(double ns);
 uint8_t etsoc1_insn_cost(EtInsnClass c);
