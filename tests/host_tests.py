@@ -20,7 +20,7 @@ import time
 import trace_tests
 
 FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
-            'exception.elf')
+            'exception.elf', 'kerror.elf')
 
 
 def host_tests(r):

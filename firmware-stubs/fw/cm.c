@@ -137,6 +137,9 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
 {
     uint64_t bit = 1ULL << hart_shire(h), seen = 0;
 
+    if (how == CM_DONE_ERROR) {
+        et_amoorg_d(&launch.error_shires, bit);
+    }
     if (how == CM_DONE_EXCEPTION) {
         seen = et_amoorg_d(&launch.exception_shires, bit);
         if (!seen) {
@@ -264,6 +267,11 @@ void fw_trap(struct trap_frame *f)
 
         if (nr == SYSCALL_RETURN_FROM_KERNEL &&
             f->regs[12] == KERNEL_RETURN_SUCCESS) {
+            /* Esperanto's worker: a negative value is the kernel's error */
+            if ((int64_t)f->regs[11] < 0) {
+                save_context(h, CTX_USER_KERNEL_ERROR, f->regs[11], f);
+                cm_report(h, CM_DONE_ERROR, f);
+            }
             cm_report(h, CM_DONE_OK, f);
         }
         if (nr == SYSCALL_RETURN_FROM_KERNEL) {

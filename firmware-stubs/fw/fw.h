@@ -101,6 +101,7 @@ struct launch_block {
     uint64_t done;              /* harts that reported */
     uint64_t end;               /* the latest report's time (mcycle) */
     uint64_t exception_shires;  /* shires where a hart trapped */
+    uint64_t error_shires;      /* shires where a kernel returned < 0 */
     uint64_t timed_out;         /* a hart is past the launch timeout */
 } __attribute__((aligned(64)));
 
@@ -126,7 +127,7 @@ enum {
 };
 
 /* per-hart result reported into the launch block */
-enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED };
+enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED, CM_DONE_ERROR };
 
 /* What fw/start.S keeps beyond the trap frame (fw-frame.h offsets). */
 struct fw_frame {

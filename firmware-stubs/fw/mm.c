@@ -28,7 +28,7 @@ enum {
 
 /* kernel launch status */
 enum {
-    KL_COMPLETED = 0, KL_EXCEPTION = 2, KL_HOST_ABORTED = 4,
+    KL_COMPLETED = 0, KL_ERROR = 1, KL_EXCEPTION = 2, KL_HOST_ABORTED = 4,
     KL_INVALID_ADDRESS = 5, KL_TIMEOUT = 6, KL_BAD_SHIRE_MASK = 12,
     KL_BAD_STACK_CFG = 14,
 };
@@ -663,6 +663,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.done = 0;
         launch.end = 0;
         launch.exception_shires = 0;
+        launch.error_shires = 0;
         launch.timed_out = 0;
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
@@ -695,11 +696,15 @@ static void __attribute__((noreturn)) kernel_worker(void)
         et_amoswapg_d(&kw.active, 0);
         st = kw.host_abort ? KL_HOST_ABORTED :
              timed_out ? KL_TIMEOUT :
-             launch.exception_shires ? KL_EXCEPTION : KL_COMPLETED;
+             launch.exception_shires ? KL_EXCEPTION :
+             launch.error_shires ? KL_ERROR : KL_COMPLETED;
         /* a kernel that ran ends at its latest hart's report */
-        kernel_rsp(kw.tag, kw.t0, st == KL_COMPLETED ? launch.end : cycles(),
+        kernel_rsp(kw.tag, kw.t0,
+                   st == KL_COMPLETED || st == KL_ERROR ? launch.end
+                                                        : cycles(),
                    st, kw.exc_buf,
-                   st == KL_EXCEPTION ? launch.exception_shires : kw.mask);
+                   st == KL_EXCEPTION ? launch.exception_shires :
+                   st == KL_ERROR ? launch.error_shires : kw.mask);
         et_amoswapg_d(&kw.busy, 0);
         waiters = et_amoswapg_d(&kw.waiters, 0);
         for (unsigned i = 0; i < HARTS_PER_SHIRE; i++) {

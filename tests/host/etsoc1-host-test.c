@@ -1060,6 +1060,16 @@ static void test_exception(void)
            st);
 }
 
+/* A kernel that returns a negative value failed: status 1 (error). */
+static void test_kernel_error(void)
+{
+    uint64_t entry = load_elf("kerror.elf");
+    int st = entry ? launch_status(launch(entry, 0, 1), 60000) : -1;
+
+    report(entry && st == 1, "kerror.elf (returns -10): launch status %d "
+           "(1 error)", st);
+}
+
 static void test_bad_shire_mask(void)
 {
     uint64_t entry = load_elf("vecadd.elf");
@@ -1268,7 +1278,7 @@ int main(int argc, char **argv)
 {
     static const char *const fw[] = {
         "etsoc1-sp.elf", "etsoc1-fw.elf", "vecadd.elf", "hang.elf",
-        "exception.elf",
+        "exception.elf", "kerror.elf",
     };
     Etsoc1HostOptions o = { .ready_timeout_ms = 120000 };
     char run_dir[256];
@@ -1338,6 +1348,7 @@ int main(int argc, char **argv)
         test_vecadd();
         test_hang_abort();
         test_exception();
+        test_kernel_error();
         test_bad_shire_mask();
         test_unknown();
         test_echo_flood(10, false);
