@@ -1267,6 +1267,41 @@ def fdt_strings(blob):
             raise ValueError(f'bad tag {tag}')
 
 
+def dram_too_small_tests():
+    """-m too small for what the machine places in DRAM (docs/memory-map.md):
+    refused, and the minimum the message names starts (dumpdtb exits)."""
+    refused('-m 64K with 33 shires (the device tree does not fit)',
+            ['-M', 'etsoc1,shires=33', '-smp', '2112', '-m', '64K'],
+            r'-m 64K? .*too small.*device tree')
+    refused('-m 64K (the reset PC lies under the device tree)',
+            ['-M', 'etsoc1', '-m', '64K'], r'too small.*reset PC')
+    hello = os.path.join(GUEST, 'hello.elf')
+    # not an ELF for RISC-V: loaded raw at the reset PC, tens of MiB
+    refused('-m 16M for a raw image bigger than DRAM',
+            ['-M', 'etsoc1', '-m', '16M', '-kernel', QEMU],
+            r'qemu-system-riscv64.*does not fit in DRAM \(-m 16384K\)')
+    for name, args in (('33 shires', ['-M', 'etsoc1,shires=33', '-smp', '2112']),
+                       ('hello.elf', ['-M', 'etsoc1', '-kernel', hello])):
+        rc, out, _ = run([QEMU, '-display', 'none', '-m', '64K'] + args, 30)
+        m = re.search(r'need -m (\d+)K or more', out)
+        ok, diag = False, out
+        if m and rc == 1:
+            need = int(m.group(1))
+            with tempfile.TemporaryDirectory() as tmp:
+                dtb = os.path.join(tmp, 'etsoc1.dtb')
+                mach = args[1] + f',dumpdtb={dtb}'
+                rcs = []
+                for k in (need, need - 8):
+                    r, o, _ = run([QEMU, '-display', 'none', '-m', f'{k}K',
+                                   '-M', mach] + args[2:], 30)
+                    rcs.append(r)
+                    diag += o
+                ok = rcs == [0, 1] and os.path.exists(dtb)
+                diag += f'\nneed {need}K: exit statuses {rcs}'
+        report(ok, f'cli: {name}: the minimum -m named starts, 8K less is '
+               f'refused', diag)
+
+
 def cli_tests():
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
@@ -1286,6 +1321,8 @@ def cli_tests():
     refused('sp-firmware not an ELF',
             ['-M', 'etsoc1,shires=1,sp-firmware=/dev/null', '-smp', '65'],
             r'sp-firmware=/dev/null: not a RISC-V ELF image')
+
+    dram_too_small_tests()
 
     with tempfile.TemporaryDirectory() as tmp:
         dtb = os.path.join(tmp, 'etsoc1.dtb')
