@@ -10,7 +10,11 @@ Three kinds of test:
   * command-line tests: bad options must be refused with a message.
 The run ends with "N passed, N failed".
 
-Usage: tests/run.py BUILD_ROOT   (BUILD_ROOT holds qemu-build/ and guest/)
+Usage: tests/run.py BUILD_ROOT [GROUP...]
+  BUILD_ROOT holds qemu-build/ and guest/.  ETSOC1_QEMU_BUILD=DIR runs the
+  QEMU (and the qtests) built in DIR instead of BUILD_ROOT/qemu-build, e.g.
+  the sanitizer build (make check-asan, docs/robustness.md); every group
+  and every program a test starts (ETSOC1_QEMU) then uses it.
 """
 
 import json
@@ -32,12 +36,20 @@ import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
 import hostlink_robust  # noqa: E402
 import asm_tests  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'fuzz'))
+import mmio_fuzz  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
-QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
+QEMU_BUILD = os.path.abspath(os.environ.get('ETSOC1_QEMU_BUILD') or
+                             os.path.join(ROOT, 'qemu-build'))
+QEMU = os.path.join(QEMU_BUILD, 'qemu-system-riscv64')
 GUEST = os.path.join(ROOT, 'guest')
-QTEST_DIR = os.path.join(ROOT, 'qemu-build', 'tests', 'qtest')
+QTEST_DIR = os.path.join(QEMU_BUILD, 'tests', 'qtest')
+if os.environ.get('ETSOC1_QEMU_BUILD'):
+    # the modules and host programs that find QEMU themselves
+    os.environ['ETSOC1_QEMU'] = QEMU
 
 counts = {'passed': 0, 'failed': 0}
 
@@ -1719,6 +1731,18 @@ def hostlink_tests():
         listener.close()
 
 
+# ---- fuzzers (tests/fuzz/, docs/robustness.md): the CI smoke budget ------------
+
+def fuzz_tests():
+    seed, count, runs = 1, 3000, 2
+    t0 = time.monotonic()
+    failures, ops, cmds = mmio_fuzz.fuzz(QEMU, seed, count, runs, log=str)
+    report(not failures, f'fuzz: qtest MMIO, seeds {seed}..{seed + runs - 1} x '
+           f'{count} operations ({cmds} commands, '
+           f'{time.monotonic() - t0:.1f} s): no crash, hang or failed health '
+           f'check', '\n'.join(failures))
+
+
 GROUPS = {
     'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
     'fabric': fabric_tests,
@@ -1729,6 +1753,7 @@ GROUPS = {
     'fw': lambda: fw_tests.fw_tests(report, ROOT),
     'sysemu': lambda: sysemu_tests.sysemu_tests(sys.modules[__name__]),
     'asm': lambda: asm_tests.asm_tests(sys.modules[__name__]),
+    'fuzz': fuzz_tests,
 }
 
 
