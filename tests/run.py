@@ -39,6 +39,7 @@ import asm_tests  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'fuzz'))
 import mmio_fuzz  # noqa: E402
+import insn_fuzz  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1741,6 +1742,15 @@ def fuzz_tests():
            f'{count} operations ({cmds} commands, '
            f'{time.monotonic() - t0:.1f} s): no crash, hang or failed health '
            f'check', '\n'.join(failures))
+    for accel, seed in (('', 1), ('thread=single', 3)):
+        count, runs = 2000, 2
+        t0 = time.monotonic()
+        failures, n = insn_fuzz.fuzz(QEMU, ROOT, seed, count, runs, log=str,
+                                     accel=accel)
+        report(not failures, f'fuzz: ET instruction streams '
+               f'({accel or "mttcg"}), seeds {seed}..{seed + runs - 1}, {n} '
+               f'words ({time.monotonic() - t0:.1f} s): QEMU exits 0, '
+               f'architectural traps, another hart runs', '\n'.join(failures))
 
 
 GROUPS = {
