@@ -28,10 +28,11 @@ check: all
 # $(BUILD)/qemu-asan (ccache and the source tree shared with the plain
 # build), then the groups that cover the device models, the host link and
 # the command line under it (docs/robustness.md).  Every sanitizer report
-# goes to a file in $(BUILD)/asan-logs (not to stderr); any file there fails
+# goes to a file in $(BUILD)/asan-logs (not to stderr); a report there fails
 # the run, even from a process whose exit status a test expects to be
-# non-zero.  Leak detection is off: QEMU 7.2 does not free the machine at
-# exit, so LeakSanitizer reports QEMU's own exit-time allocations.
+# non-zero (ASan's start-up warning about QEMU's coroutines does not).
+# Leak detection is off for now: not yet tried over the whole suite
+# (docs/robustness.md).
 ASAN_GROUPS := qtests hostlink cli fuzz guest
 SAN_LOGS = $(abspath $(BUILD))/asan-logs
 check-asan: all
@@ -41,8 +42,10 @@ check-asan: all
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOGS)/ubsan \
 	 ETSOC1_QEMU_BUILD=$(abspath $(BUILD))/qemu-asan \
 	 python3 tests/run.py $(BUILD) $(ASAN_GROUPS); rc=$$?; \
-	 if [ -n "$$(ls $(SAN_LOGS))" ]; then \
-	     echo "check-asan: sanitizer reports:"; cat $(SAN_LOGS)/*; exit 1; fi; \
+	 bad=$$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' \
+	        $(SAN_LOGS)/* 2>/dev/null); \
+	 if [ -n "$$bad" ]; then \
+	     echo "check-asan: sanitizer reports:"; cat $$bad; exit 1; fi; \
 	 exit $$rc
 
 clean:
