@@ -10,7 +10,11 @@ Three kinds of test:
   * command-line tests: bad options must be refused with a message.
 The run ends with "N passed, N failed".
 
-Usage: tests/run.py BUILD_ROOT   (BUILD_ROOT holds qemu-build/ and guest/)
+Usage: tests/run.py BUILD_ROOT [GROUP...]
+  BUILD_ROOT holds qemu-build/ and guest/.  ETSOC1_QEMU_BUILD=DIR runs the
+  QEMU (and the qtests) built in DIR instead of BUILD_ROOT/qemu-build, e.g.
+  the sanitizer build (make check-asan, docs/robustness.md); every group
+  and every program a test starts (ETSOC1_QEMU) then uses it.
 """
 
 import json
@@ -36,12 +40,21 @@ import asm_tests  # noqa: E402
 import poll_tests  # noqa: E402
 import migrate_tests  # noqa: E402
 import trace_tests  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'fuzz'))
+import mmio_fuzz  # noqa: E402
+import insn_fuzz  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
-QEMU = os.path.join(ROOT, 'qemu-build', 'qemu-system-riscv64')
+QEMU_BUILD = os.path.abspath(os.environ.get('ETSOC1_QEMU_BUILD') or
+                             os.path.join(ROOT, 'qemu-build'))
+QEMU = os.path.join(QEMU_BUILD, 'qemu-system-riscv64')
 GUEST = os.path.join(ROOT, 'guest')
-QTEST_DIR = os.path.join(ROOT, 'qemu-build', 'tests', 'qtest')
+QTEST_DIR = os.path.join(QEMU_BUILD, 'tests', 'qtest')
+if os.environ.get('ETSOC1_QEMU_BUILD'):
+    # the modules and host programs that find QEMU themselves
+    os.environ['ETSOC1_QEMU'] = QEMU
 
 counts = {'passed': 0, 'failed': 0}
 
@@ -1259,6 +1272,41 @@ def fdt_strings(blob):
             raise ValueError(f'bad tag {tag}')
 
 
+def dram_too_small_tests():
+    """-m too small for what the machine places in DRAM (docs/memory-map.md):
+    refused, and the minimum the message names starts (dumpdtb exits)."""
+    refused('-m 64K with 33 shires (the device tree does not fit)',
+            ['-M', 'etsoc1,shires=33', '-smp', '2112', '-m', '64K'],
+            r'-m 64K? .*too small.*device tree')
+    refused('-m 64K (the reset PC lies under the device tree)',
+            ['-M', 'etsoc1', '-m', '64K'], r'too small.*reset PC')
+    hello = os.path.join(GUEST, 'hello.elf')
+    # not an ELF for RISC-V: loaded raw at the reset PC, tens of MiB
+    refused('-m 16M for a raw image bigger than DRAM',
+            ['-M', 'etsoc1', '-m', '16M', '-kernel', QEMU],
+            r'qemu-system-riscv64.*does not fit in DRAM \(-m 16384K\)')
+    for name, args in (('33 shires', ['-M', 'etsoc1,shires=33', '-smp', '2112']),
+                       ('hello.elf', ['-M', 'etsoc1', '-kernel', hello])):
+        rc, out, _ = run([QEMU, '-display', 'none', '-m', '64K'] + args, 30)
+        m = re.search(r'need -m (\d+)K or more', out)
+        ok, diag = False, out
+        if m and rc == 1:
+            need = int(m.group(1))
+            with tempfile.TemporaryDirectory() as tmp:
+                dtb = os.path.join(tmp, 'etsoc1.dtb')
+                mach = args[1] + f',dumpdtb={dtb}'
+                rcs = []
+                for k in (need, need - 8):
+                    r, o, _ = run([QEMU, '-display', 'none', '-m', f'{k}K',
+                                   '-M', mach] + args[2:], 30)
+                    rcs.append(r)
+                    diag += o
+                ok = rcs == [0, 1] and os.path.exists(dtb)
+                diag += f'\nneed {need}K: exit statuses {rcs}'
+        report(ok, f'cli: {name}: the minimum -m named starts, 8K less is '
+               f'refused', diag)
+
+
 def cli_tests():
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
@@ -1282,6 +1330,8 @@ def cli_tests():
             ['-M', 'etsoc1,trace-json=/nonexistent/trace.json', '-smp', '64'],
             r"trace-json: cannot write '/nonexistent/trace.json': No such "
             r'file or directory')
+
+    dram_too_small_tests()
 
     with tempfile.TemporaryDirectory() as tmp:
         dtb = os.path.join(tmp, 'etsoc1.dtb')
@@ -1662,6 +1712,27 @@ def hostlink_tests():
         listener.close()
 
 
+# ---- fuzzers (tests/fuzz/, docs/robustness.md): the CI smoke budget ------------
+
+def fuzz_tests():
+    seed, count, runs = 1, 3000, 2
+    t0 = time.monotonic()
+    failures, ops, cmds = mmio_fuzz.fuzz(QEMU, seed, count, runs, log=str)
+    report(not failures, f'fuzz: qtest MMIO, seeds {seed}..{seed + runs - 1} x '
+           f'{count} operations ({cmds} commands, '
+           f'{time.monotonic() - t0:.1f} s): no crash, hang or failed health '
+           f'check', '\n'.join(failures))
+    for accel, seed in (('', 1), ('thread=single', 3)):
+        count, runs = 2000, 2
+        t0 = time.monotonic()
+        failures, n = insn_fuzz.fuzz(QEMU, ROOT, seed, count, runs, log=str,
+                                     accel=accel)
+        report(not failures, f'fuzz: ET instruction streams '
+               f'({accel or "mttcg"}), seeds {seed}..{seed + runs - 1}, {n} '
+               f'words ({time.monotonic() - t0:.1f} s): QEMU exits 0, '
+               f'architectural traps, another hart runs', '\n'.join(failures))
+
+
 GROUPS = {
     'qtests': qtests, 'hostlink': hostlink_tests, 'guest': guest_tests,
     'fabric': fabric_tests,
@@ -1672,6 +1743,7 @@ GROUPS = {
     'fw': lambda: fw_tests.fw_tests(report, ROOT),
     'sysemu': lambda: sysemu_tests.sysemu_tests(sys.modules[__name__]),
     'asm': lambda: asm_tests.asm_tests(sys.modules[__name__]),
+    'fuzz': fuzz_tests,
 }
 
 

@@ -47,6 +47,38 @@ REG32(LOADCOUNT2_LAST, 0xcc)
                       R_CONTROL_INT_MASK_MASK)
 #define COMP_VERSION 0x3230392a         /* "209*", version 2.09 */
 
+/*
+ * QEMU's ptimer stretches a periodic timer's period to at least 10 us, but
+ * not under qtest: there LoadCount 1 at 100 MHz in user-defined mode would
+ * expire every 10 ns and a qtest clock_step of a second would run 10^8
+ * callbacks.  The model applies the same bound itself to user-defined
+ * mode, in every accelerator, by slowing the tick as the ptimer does
+ * (docs/robustness.md).  Free-running mode expires once after LoadCount,
+ * then every 2^32 ticks: its first period is left exact.
+ */
+#define PU_TIMER_MIN_PERIOD_NS 10000
+
+/*
+ * Set timer @n's reload value to @limit (reloading the counter if
+ * @reload), with its tick period bounded in user-defined mode so that a
+ * period is at least PU_TIMER_MIN_PERIOD_NS.  Inside a ptimer transaction.
+ */
+static void pu_timer_set_limit(Etsoc1PuTimerState *s, unsigned n,
+                               uint32_t limit, bool reload)
+{
+    ptimer_state *pt = s->timer[n].ptimer;
+
+    /* limit / freq_hz < MIN_PERIOD_NS / 10^9, without rounding */
+    if (FIELD_EX32(s->control[n], CONTROL, MODE) &&
+        (uint64_t)limit * NANOSECONDS_PER_SECOND <
+        (uint64_t)PU_TIMER_MIN_PERIOD_NS * s->freq_hz) {
+        ptimer_set_period(pt, DIV_ROUND_UP(PU_TIMER_MIN_PERIOD_NS, limit));
+    } else {
+        ptimer_set_freq(pt, s->freq_hz);
+    }
+    ptimer_set_limit(pt, limit, reload);
+}
+
 static void pu_timer_update_irq(Etsoc1PuTimerState *s, unsigned n)
 {
     bool level = (s->raw >> n & 1) &&
@@ -64,7 +96,7 @@ static void pu_timer_expired(void *opaque)
     trace_etsoc1_pu_timer_expired(n);
     if (!FIELD_EX32(s->control[n], CONTROL, MODE)) {
         /* free-running: then from the top (ptimer_tick's transaction) */
-        ptimer_set_limit(t->ptimer, UINT32_MAX, 1);
+        pu_timer_set_limit(s, n, UINT32_MAX, true);
     }
     s->raw |= 1u << n;
     pu_timer_update_irq(s, n);
@@ -157,11 +189,14 @@ static void pu_timer_write_control(Etsoc1PuTimerState *s, unsigned n,
     ptimer_transaction_begin(t->ptimer);
     if (on && !was_on) {
         /* enabling loads LoadCount (0 counts as a full period: 2^32) */
-        ptimer_set_limit(t->ptimer, s->loadcount[n] ? s->loadcount[n]
-                                                    : UINT32_MAX, 1);
+        pu_timer_set_limit(s, n, s->loadcount[n] ? s->loadcount[n]
+                                                 : UINT32_MAX, true);
         ptimer_run(t->ptimer, 0);
     } else if (!on && was_on) {
         ptimer_stop(t->ptimer);
+    } else if (on) {
+        /* a change of mode changes the bound on the current period */
+        pu_timer_set_limit(s, n, ptimer_get_limit(t->ptimer), false);
     }
     ptimer_transaction_commit(t->ptimer);
     pu_timer_update_irq(s, n);
@@ -190,7 +225,7 @@ static void pu_timer_write(void *opaque, hwaddr addr, uint64_t val,
         s->loadcount[n] = val;
         if (FIELD_EX32(s->control[n], CONTROL, MODE) && val) {
             ptimer_transaction_begin(s->timer[n].ptimer);
-            ptimer_set_limit(s->timer[n].ptimer, val, 0);
+            pu_timer_set_limit(s, n, val, false);
             ptimer_transaction_commit(s->timer[n].ptimer);
         }
         break;

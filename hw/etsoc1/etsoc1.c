@@ -488,20 +488,55 @@ static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie)
                           qdev_get_gpio_in(plic, ETSOC1_SP_PLIC_MBOX_HOST));
 }
 
-static uint64_t etsoc1_load(const char *file, uint64_t reset_pc)
+/* Load @file; return its entry point and set *@end past its last byte. */
+static uint64_t etsoc1_load(const char *file, uint64_t reset_pc,
+                            uint64_t *end)
 {
-    uint64_t entry;
+    uint64_t entry, low, high;
+    ssize_t size;
 
-    if (load_elf(file, NULL, NULL, NULL, &entry, NULL, NULL, NULL, 0,
+    if (load_elf(file, NULL, NULL, NULL, &entry, &low, &high, NULL, 0,
                  EM_RISCV, 1, 0) > 0) {
+        *end = high;
         return entry;
     }
-    if (load_image_targphys(file, reset_pc,
-                            etsoc1_memmap[ETSOC1_DRAM].size) > 0) {
+    size = load_image_targphys(file, reset_pc,
+                               etsoc1_memmap[ETSOC1_DRAM].size);
+    if (size > 0) {
+        *end = reset_pc + size;
         return reset_pc;
     }
     error_report("etsoc1: could not load '%s'", file);
     exit(1);
+}
+
+static bool etsoc1_in_dram_window(uint64_t addr)
+{
+    return addr >= etsoc1_memmap[ETSOC1_DRAM].base &&
+           addr < etsoc1_memmap[ETSOC1_DRAM].base +
+                  etsoc1_memmap[ETSOC1_DRAM].size;
+}
+
+/*
+ * Refuse a DRAM too small for what the machine places in it
+ * (docs/memory-map.md): the images loaded into DRAM and the reset PC's
+ * instruction from the bottom, then the device tree at the top, 64 KiB
+ * aligned.  @used_end is past the highest of the former; @what names it.
+ */
+static void etsoc1_check_dram(MachineState *ms, uint64_t used_end,
+                              const char *what, size_t fdt_size)
+{
+    hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
+    uint64_t need = QEMU_ALIGN_UP(used_end - dram, 64 * KiB) + fdt_size;
+
+    if (ms->ram_size < need) {
+        error_report("etsoc1: -m %" PRIu64 "K is too small: the device tree "
+                     "(%zu bytes, at the top of DRAM, 64 KiB aligned) would "
+                     "overlap %s (up to 0x%" PRIx64 "); need -m %" PRIu64
+                     "K or more", ms->ram_size / KiB, fdt_size, what,
+                     used_end, DIV_ROUND_UP(need, 8 * KiB) * 8);
+        exit(1);
+    }
 }
 
 /*
@@ -584,6 +619,8 @@ static void etsoc1_machine_init(MachineState *ms)
     DeviceState *pcie, *timer, *edma;
     bool entry_checked, sp;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
+    uint64_t used_end;
+    g_autofree char *used_what = NULL;
     void *fdt;
     unsigned i, pp;
     Error *err = NULL;
@@ -719,13 +756,34 @@ static void etsoc1_machine_init(MachineState *ms)
     images[0] = ms->firmware && strcmp(ms->firmware, "none") ? ms->firmware
                                                               : NULL;
     images[1] = ms->kernel_filename;
+    /* the lowest address the device tree may take, and what is below it */
+    used_end = dram;
+    used_what = g_strdup("the bottom of DRAM");
+    if (etsoc1_in_dram_window(s->reset_pc)) {
+        used_end = s->reset_pc + 4;
+        g_free(used_what);
+        used_what = g_strdup_printf("the reset PC 0x%" PRIx64, s->reset_pc);
+    }
     for (i = 0, entry_checked = false; i < ARRAY_SIZE(images); i++) {
-        uint64_t entry;
+        uint64_t entry, end;
 
         if (!images[i]) {
             continue;
         }
-        entry = etsoc1_load(images[i], s->reset_pc);
+        entry = etsoc1_load(images[i], s->reset_pc, &end);
+        if (etsoc1_in_dram_window(end - 1)) {
+            if (end > dram + ms->ram_size) {
+                error_report("etsoc1: '%s' (up to 0x%" PRIx64 ") does not fit "
+                             "in DRAM (-m %" PRIu64 "K)", images[i], end,
+                             ms->ram_size / KiB);
+                exit(1);
+            }
+            if (end > used_end) {
+                used_end = end;
+                g_free(used_what);
+                used_what = g_strdup_printf("'%s'", images[i]);
+            }
+        }
         if (!entry_checked && entry != s->reset_pc) {
             warn_report("etsoc1: entry point of '%s' is not the reset PC "
                         "0x%" PRIx64 "; harts start at the reset PC",
@@ -742,6 +800,7 @@ static void etsoc1_machine_init(MachineState *ms)
     /* The device tree goes at the top of DRAM; every hart gets it in a1. */
     fdt = etsoc1_build_fdt(s, ms, &s->fdt_size);
     ms->fdt = fdt;
+    etsoc1_check_dram(ms, used_end, used_what, s->fdt_size);
     qemu_fdt_dumpdtb(fdt, s->fdt_size);
     s->fdt_addr = QEMU_ALIGN_DOWN(dram + ms->ram_size - s->fdt_size, 64 * KiB);
     rom_add_blob_fixed("etsoc1.fdt", fdt, s->fdt_size, s->fdt_addr);

@@ -101,6 +101,35 @@ static void test_free_running_masked(void)
     qtest_quit(qts);
 }
 
+/*
+ * LoadCount 1 in user-defined mode would interrupt every 10 ns: the model
+ * bounds a period at 10 us (QEMU's ptimer minimum outside qtest), so a
+ * second of virtual time is 10^5 expiries, not 10^8, and clock_step stays
+ * fast.  The bound is visible: no interrupt 5 us after an EOI, one at 10 us.
+ */
+static void test_min_period(void)
+{
+    QTestState *qts = qtest_init("-M etsoc1,shires=33 -smp 2112");
+    gint64 t0;
+    double wall;
+
+    qtest_writel(qts, T(3, LOADCOUNT), 1);
+    qtest_writel(qts, T(3, CONTROL), ENABLE | USER_MODE);
+    t0 = g_get_monotonic_time();
+    qtest_clock_step(qts, 1000000000);
+    wall = (g_get_monotonic_time() - t0) / 1e6;
+    g_test_message("1 s of virtual time took %.3f s", wall);
+    g_assert_cmpfloat(wall, <, 10.0);
+    g_assert_cmphex(qtest_readl(qts, RAWINTSTATUS), ==, 1u << 3);
+
+    qtest_readl(qts, T(3, EOI));
+    qtest_clock_step(qts, 5000);
+    g_assert_cmphex(qtest_readl(qts, RAWINTSTATUS), ==, 0);
+    qtest_clock_step(qts, 5000);
+    g_assert_cmphex(qtest_readl(qts, RAWINTSTATUS), ==, 1u << 3);
+    qtest_quit(qts);
+}
+
 /* Bad accesses are logged and change nothing. */
 static void test_bad_access(void)
 {
@@ -125,6 +154,7 @@ int main(int argc, char **argv)
     }
     qtest_add_func("etsoc1-timer/free-running-masked",
                    test_free_running_masked);
+    qtest_add_func("etsoc1-timer/min-period", test_min_period);
     qtest_add_func("etsoc1-timer/bad-access", test_bad_access);
     return g_test_run();
 }
