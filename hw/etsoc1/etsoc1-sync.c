@@ -139,8 +139,7 @@ static bool etsoc1_gate_before(uint64_t t, int a, uint64_t u, int b)
  * go from the gate runs from its own time, and may send or write what
  * @self must see.  Harts halted on polls do not hold the gate.
  */
-static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
-                             uint64_t t)
+static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t)
 {
     int me = CPU(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
@@ -163,6 +162,18 @@ static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
         }
     }
     return true;
+}
+
+/*
+ * A hart that a write, credit or IPI wakes is marked woken before its
+ * sender's clock moves on, but one pass may read the woken hart before
+ * the sender and the sender after: seeing the sender past @t, it would
+ * miss the woken hart behind @t.  A second pass sees it.
+ */
+static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
+                             uint64_t t)
+{
+    return etsoc1_gate_scan(self, t) && etsoc1_gate_scan(self, t);
 }
 
 /*
@@ -355,7 +366,9 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     }
     if (first && !qatomic_read(&first->et->sync_released) &&
         (first == self || qatomic_read(&CPU(first)->halted)) &&
-        running > first->et->sync_t) {
+        running > first->et->sync_t &&
+        etsoc1_others_min(self, false, 0) > first->et->sync_t) {
+        /* the second look: see etsoc1_gate_open */
         etsoc1_sync_release(first, 1);
     }
     qatomic_set(&m->sync_waiting, waiting);
