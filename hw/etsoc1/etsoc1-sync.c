@@ -11,23 +11,25 @@
  * which are writes by intent.  Each hart remembers the last word it read
  * or wrote with a global operation, and the value (etsoc1_sync_note).
  *
+ *  - The gate: every global atomic and coherent global store, and every
+ *    credit wait whose earliest credit lies in the hart's future, first
+ *    waits, halted, until every hart that runs or is about to is past the
+ *    time it takes effect, and every hart at the gate before it in
+ *    (time, hart) order has gone (etsoc1_sync_gate; the gate lets one
+ *    hart go at a time).  Global memory and the credit counters then see
+ *    the model's order; a write made early by a hart that ran ahead is
+ *    not seen (etsoc1_line_value_at).  Harts halted on polls or in fabric
+ *    waits do not hold the gate: they go on only at the time of what
+ *    wakes them, no earlier than its sender's clock.
  *  - A poll is a read of that word that finds that value, as of when the
  *    read reaches the line, with nothing newer in memory.  The hart halts
- *    (no host CPU) until the line is written, or until every hart that
- *    could still write (running, about to run, or at the gate) is past
- *    the poll's clock.  Then it reads again, at its own clock: nothing is
- *    skipped, so a loop that counts its polls counts them all.  A write
- *    that it then finds in its future it sees at the write's time (it
- *    would have gone on polling until then; etsoc1-l3.c, line_read).
- *    With no hart that could write, it goes on after ETSOC1_POLL_IDLE_MS
- *    of host time, or, alone from the start, runs ETSOC1_POLL_BURST polls
- *    in a row before it naps: only the host or a device can write then.
- *  - Any other read waits at the gate, halted, until every running hart's
- *    clock is past its own: every write issued before it has then been
- *    made, and a write made early by a hart that ran ahead is not seen
- *    (etsoc1_line_value_at).  Harts halted on polls, at the gate or in
- *    fabric waits do not hold the gate: they go on only at the time of
- *    what wakes them, no earlier than its sender's clock.
+ *    (no host CPU) until the line is written, and then sees the write at
+ *    the write's time if that is later than its read (it would have gone
+ *    on polling until then; etsoc1-l3.c, line_read).  With no hart that
+ *    could write, it goes on after ETSOC1_POLL_IDLE_MS of host time, or,
+ *    alone from the start, runs ETSOC1_POLL_BURST polls in a row before
+ *    it naps, backing off while nothing writes: only the host or a device
+ *    can write then.
  *
  * Releases are made with the BQL held: when a hart halts on a poll or at
  * the gate, and from a timer on the realtime clock while any does.
@@ -88,37 +90,41 @@ static bool etsoc1_woken(Etsoc1MinionCPU *cpu, uint32_t why)
 }
 
 /*
- * The lowest clock among the minion harts other than @self that run or
- * are about to (and, if @gated, that wait at the gate, at their read's
- * clock), or UINT64_MAX;
- * the scan stops at the first clock at or below @stop.
+ * May @cpu still act, and from when?  A hart at the gate acts at its
+ * access's time (*@gated true), one that runs or is about to from its
+ * clock; any other waits for what only a running hart or the outside
+ * can send.
  */
-static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated,
-                                  uint64_t stop)
+static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
+{
+    uint32_t why = qatomic_read(&cpu->et->wait);
+
+    *gated = why == ETSOC1_WAIT_GATE;
+    if (*gated) {
+        *t = cpu->et->sync_t;
+    } else if (!qatomic_read(&CPU(cpu)->halted) || etsoc1_woken(cpu, why)) {
+        *t = etsoc1_clock_peek(cpu);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/*
+ * The lowest time from which a minion hart other than @self may act
+ * (etsoc1_next_act; harts at the gate only if @gated), or UINT64_MAX.
+ */
+static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
 {
     uint64_t min = UINT64_MAX, t;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
+    bool at_gate;
 
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        uint32_t why;
-
-        if (cpu == self) {
-            continue;
-        }
-        why = qatomic_read(&cpu->et->wait);
-        if (gated && why == ETSOC1_WAIT_GATE) {
-            t = cpu->et->sync_t;
-        } else if (!qatomic_read(&cs->halted) || etsoc1_woken(cpu, why)) {
-            t = etsoc1_clock_peek(cpu);
-        } else {
-            continue;
-        }
-        if (t < min) {
-            min = t;
-            if (min <= stop) {
-                break;
-            }
+        if (cpu != self && etsoc1_next_act(cpu, &t, &at_gate) &&
+            (gated || !at_gate)) {
+            min = MIN(min, t);
         }
     }
     return min;
@@ -144,20 +150,13 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t)
     int me = CPU(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
+    uint64_t u;
+    bool at_gate;
 
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        uint32_t why;
-
-        if (cpu == self) {
-            continue;
-        }
-        why = qatomic_read(&cpu->et->wait);
-        if (why == ETSOC1_WAIT_GATE) {
-            if (etsoc1_gate_before(cpu->et->sync_t, cs->cpu_index, t, me)) {
-                return false;
-            }
-        } else if ((!qatomic_read(&cs->halted) || etsoc1_woken(cpu, why)) &&
-                   etsoc1_clock_peek(cpu) <= t) {
+        if (cpu != self && etsoc1_next_act(cpu, &u, &at_gate) &&
+            (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me)
+                     : u <= t)) {
             return false;
         }
     }
@@ -170,8 +169,7 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t)
  * the sender and the sender after: seeing the sender past @t, it would
  * miss the woken hart behind @t.  A second pass sees it.
  */
-static bool etsoc1_gate_open(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
-                             uint64_t t)
+static bool etsoc1_gate_open(Etsoc1MinionCPU *self, uint64_t t)
 {
     return etsoc1_gate_scan(self, t) && etsoc1_gate_scan(self, t);
 }
@@ -231,7 +229,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t)
         qatomic_set(&et->sync_released, 0);
         return true;
     }
-    if (etsoc1_gate_open(m, cpu, t)) {
+    if (etsoc1_gate_open(cpu, t)) {
         return true;
     }
     etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, t);
@@ -240,8 +238,10 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t)
 
 /*
  * A global read by @cpu of @size bytes at @pa (in line clock @lc, whose
- * lock the caller holds) that finds @cur in memory: go on, or halt (the
- * caller then restarts the instruction, charging nothing).
+ * lock the caller holds) that finds @cur in memory, after it passed the
+ * gate (etsoc1_amo_lock, etsoc1_sync_gate, which also took any release
+ * of an earlier halt): go on, or halt on a poll (the caller then
+ * restarts the instruction, charging nothing).
  */
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur)
@@ -249,25 +249,16 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = cur };
-    /*
-     * Gates and polls are timed where the read takes effect: a hart whose
-     * clock is past that can no longer write anything the read must see.
-     */
+    /* timed where the read takes effect, as the gate is */
     uint64_t now = etsoc1_global_arrival(cpu, pa);
-    uint8_t released = qatomic_read(&et->sync_released);
     unsigned i;
 
     if (!m->poll_halt) {
         return ETSOC1_READ_DONE;
     }
-    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    if (released) {
-        qatomic_set(&et->sync_released, 0);
-        return ETSOC1_READ_DONE;
-    }
     if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
         etsoc1_line_value_at(lc, &w, now) == cur) {
-        if (etsoc1_others_min(cpu, true, 0) == UINT64_MAX &&
+        if (etsoc1_others_min(cpu, true) == UINT64_MAX &&
             et->poll_count < ETSOC1_POLL_BURST >> et->poll_naps) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
         }
@@ -278,9 +269,6 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         et->poll_count = 0;
         qatomic_set(&lc->polled[i], true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
-    }
-    if (!etsoc1_gate_open(m, cpu, now)) {
-        return etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, now);
     }
     return ETSOC1_READ_DONE;
 }
@@ -320,8 +308,8 @@ static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
-    uint64_t running = etsoc1_others_min(self, false, 0);
-    uint64_t writers = etsoc1_others_min(self, true, 0);
+    uint64_t running = etsoc1_others_min(self, false);
+    uint64_t writers = etsoc1_others_min(self, true);
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     bool waiting = false, gated = false;
     Etsoc1MinionCPU *cpu;
@@ -367,7 +355,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     if (first && !qatomic_read(&first->et->sync_released) &&
         (first == self || qatomic_read(&CPU(first)->halted)) &&
         running > first->et->sync_t &&
-        etsoc1_others_min(self, false, 0) > first->et->sync_t) {
+        etsoc1_others_min(self, false) > first->et->sync_t) {
         /* the second look: see etsoc1_gate_open */
         etsoc1_sync_release(first, 1);
     }
