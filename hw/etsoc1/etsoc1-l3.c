@@ -785,17 +785,42 @@ static void etsoc1_l3_slice_unrealize(DeviceState *dev)
     g_free(s->used);
 }
 
+/*
+ * A line clock's state, for the L3 slices and the shires' scratchpads
+ * alike: each line's last write, and (in a subsection of its owner) the
+ * word that write replaced.  The polls' gen[] and polled[] are not
+ * migrated: a loaded poll reads again.
+ */
+const VMStateDescription vmstate_etsoc1_line_clock = {
+    .name = "etsoc1-line-clock",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(line, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(at, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+const VMStateDescription vmstate_etsoc1_line_versions = {
+    .name = "etsoc1-line-clock/versions",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(ver_pa, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(ver_old, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT8_ARRAY(ver_size, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_etsoc1_l3_versions = {
     .name = TYPE_ETSOC1_L3_SLICE "/versions",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
-        VMSTATE_UINT64_ARRAY(written.ver_pa, Etsoc1L3SliceState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT64_ARRAY(written.ver_old, Etsoc1L3SliceState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT8_ARRAY(written.ver_size, Etsoc1L3SliceState,
-                            ETSOC1_LINE_CLOCKS),
+        VMSTATE_STRUCT(written, Etsoc1L3SliceState, 1,
+                       vmstate_etsoc1_line_versions, Etsoc1LineClock),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -810,10 +835,8 @@ static const VMStateDescription vmstate_etsoc1_l3_slice = {
                               vmstate_info_uint64, uint64_t),
         VMSTATE_VARRAY_UINT32(used, Etsoc1L3SliceState, lines, 0,
                               vmstate_info_uint64, uint64_t),
-        VMSTATE_UINT64_ARRAY(written.line, Etsoc1L3SliceState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT64_ARRAY(written.at, Etsoc1L3SliceState,
-                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_STRUCT(written, Etsoc1L3SliceState, 1,
+                       vmstate_etsoc1_line_clock, Etsoc1LineClock),
         VMSTATE_END_OF_LIST()
     },
     .subsections = (const VMStateDescription * []) {

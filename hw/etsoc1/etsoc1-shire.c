@@ -993,12 +993,8 @@ static const VMStateDescription vmstate_etsoc1_shire_sync = {
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
                              vmstate_etsoc1_hart_sync, Etsoc1HartEt),
-        VMSTATE_UINT64_ARRAY(scp_written.ver_pa, Etsoc1ShireState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT64_ARRAY(scp_written.ver_old, Etsoc1ShireState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT8_ARRAY(scp_written.ver_size, Etsoc1ShireState,
-                            ETSOC1_LINE_CLOCKS),
+        VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
+                       vmstate_etsoc1_line_versions, Etsoc1LineClock),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1058,10 +1054,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT64_ARRAY_V(flb_at, Etsoc1ShireState, 32, 2),
         VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
                              1, vmstate_etsoc1_reduce, Etsoc1Reduce),
-        VMSTATE_UINT64_ARRAY(scp_written.line, Etsoc1ShireState,
-                             ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT64_ARRAY(scp_written.at, Etsoc1ShireState,
-                             ETSOC1_LINE_CLOCKS),
+        VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
+                       vmstate_etsoc1_line_clock, Etsoc1LineClock),
         VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
                             ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

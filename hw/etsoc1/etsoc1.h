@@ -314,6 +314,8 @@ typedef struct Etsoc1LineClock {
 } Etsoc1LineClock;
 
 void etsoc1_line_clock_reset(Etsoc1LineClock *c);
+extern const VMStateDescription vmstate_etsoc1_line_clock;
+extern const VMStateDescription vmstate_etsoc1_line_versions;
 
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
 OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
