@@ -19,27 +19,12 @@ import time
 import poll_tests
 
 
-def give_credit(r, gdb_path, sym):
+def set_flag(r, gdb_path, sym):
     """Attach gdb, write 1 to the flag at @sym, detach."""
-    g = r.Gdb(gdb_path)
-    g.sock.settimeout(2)
-    try:
-        g._read_packet()    # the stop QEMU reports when gdb attaches
-    except OSError:
-        pass
-    g.sock.settimeout(30)
-    reply = g.cmd(f'M{sym:x},8:' + (1).to_bytes(8, 'little').hex())
+    g = poll_tests.attach_gdb(r, gdb_path, 30)
+    reply = poll_tests.write_flag(g, sym)
     g.sock.sendall(b'$D#44')
     return reply
-
-
-def wait_status(qmp, want):
-    for _ in range(600):
-        status = qmp.get('query-status').get('status')
-        if status in want:
-            return status
-        time.sleep(0.1)
-    return status
 
 
 def tfma_migrate_test(r):
@@ -51,27 +36,14 @@ def tfma_migrate_test(r):
     results = []
     for migrate in (False, True):
         with tempfile.TemporaryDirectory() as tmp:
-            state = os.path.join(tmp, 'state')
             proc, qmp, gdb = poll_tests.start(r, tmp, kernel='tfma-migrate')
             status, reply = 'none', ''
             time.sleep(1.5)          # hart 0 is in its poll by then
             try:
                 if migrate:
-                    qmp.get('stop')
-                    qmp.get('migrate', uri=f'exec:cat > {state}')
-                    for _ in range(600):
-                        status = qmp.get('query-migrate').get('status')
-                        if status in ('completed', 'failed'):
-                            break
-                        time.sleep(0.1)
-                    qmp.get('quit')
-                    poll_tests.finish(proc)
-                    proc, qmp, gdb = poll_tests.start(
-                        r, tmp, ['-incoming', f'exec:cat {state}'],
-                        kernel='tfma-migrate')
-                    if wait_status(qmp, ('paused', 'running')) == 'paused':
-                        qmp.get('cont')
-                reply = give_credit(r, gdb, sym)
+                    status, _, proc, qmp, gdb = poll_tests.migrate(
+                        r, tmp, proc, qmp, kernel='tfma-migrate')
+                reply = set_flag(r, gdb, sym)
             except OSError as e:
                 reply += f' gdb: {e}'
             rc, out = poll_tests.finish(proc)

@@ -11,7 +11,6 @@ read gate") as the outside sees it, for run.py's memory group:
 
 import os
 import re
-import socket
 import subprocess
 import tempfile
 import time
@@ -61,19 +60,57 @@ def finish(proc, timeout=30):
     return proc.returncode, out.decode(errors='replace')
 
 
-def gdb_pc_and_release(r, path):
-    """Stop, read hart 0's PC, write the flag, continue: the PC."""
+def attach_gdb(r, path, timeout):
+    """gdb on @path (which stops the run), past the stop it reports."""
     g = r.Gdb(path)
     g.sock.settimeout(2)
     try:
         g._read_packet()    # the stop QEMU reports when gdb attaches
-    except socket.timeout:
+    except OSError:         # socket.timeout: none came
         pass
-    g.sock.settimeout(20)
+    g.sock.settimeout(timeout)
+    return g
+
+
+def write_flag(g, addr):
+    """Write 1 to the 64-bit word at @addr; gdb's reply."""
+    return g.cmd(f'M{addr:x},8:' + (1).to_bytes(8, 'little').hex())
+
+
+def migrate(r, tmp, proc, qmp, kernel='pollhalt'):
+    """Stop the run, migrate it to a file, quit, and start a destination
+    from the file, running: (status, the source's output, proc, qmp, gdb
+    of the destination)."""
+    state = os.path.join(tmp, 'state')
+    qmp.get('stop')
+    qmp.get('migrate', uri=f'exec:cat > {state}')
+    status = None
+    for _ in range(600):
+        status = qmp.get('query-migrate').get('status')
+        if status in ('completed', 'failed'):
+            break
+        time.sleep(0.1)
+    qmp.get('quit')
+    _, out = finish(proc)
+    proc, qmp, gdb = start(r, tmp, ['-incoming', f'exec:cat {state}'],
+                           kernel=kernel)
+    for _ in range(600):
+        run_state = qmp.get('query-status').get('status')
+        if run_state in ('paused', 'running'):
+            break
+        time.sleep(0.1)
+    if run_state == 'paused':
+        qmp.get('cont')
+    return status, out, proc, qmp, gdb
+
+
+def gdb_pc_and_release(r, path):
+    """Stop, read hart 0's PC, write the flag, continue: the PC."""
+    g = attach_gdb(r, path, 20)
     g.cmd('Hg1')
     regs = bytes.fromhex(g.cmd('g'))        # x0..x31, then pc
     pc = int.from_bytes(regs[32 * 8:33 * 8], 'little')
-    g.cmd(f'M{FLAG:x},8:' + (1).to_bytes(8, 'little').hex())
+    write_flag(g, FLAG)
     g.sock.sendall(b'$c#63')
     return pc
 
@@ -115,24 +152,9 @@ def poll_tests(r):
              'poll: system_reset restarts a halted poller; the flag gdb '
              f'writes ends its poll (exit {rc})', out)
     with tempfile.TemporaryDirectory() as tmp:
-        state = os.path.join(tmp, 'state')
         proc, qmp, _ = start(r, tmp)
         time.sleep(1.5)
-        qmp.get('stop')
-        qmp.get('migrate', uri=f'exec:cat > {state}')
-        status = None
-        for _ in range(600):
-            status = qmp.get('query-migrate').get('status')
-            if status in ('completed', 'failed'):
-                break
-            time.sleep(0.1)
-        qmp.get('quit')
-        rc0, out0 = finish(proc)
-        proc, qmp, gdb = start(r, tmp, ['-incoming', f'exec:cat {state}'])
-        for _ in range(600):
-            if qmp.get('query-status').get('status') == 'running':
-                break
-            time.sleep(0.1)
+        status, out0, proc, qmp, gdb = migrate(r, tmp, proc, qmp)
         time.sleep(0.5)
         try:
             pc = gdb_pc_and_release(r, gdb)
