@@ -568,6 +568,38 @@ static void etsoc1_tensor_conv_update(Etsoc1HartEt *et)
     et->tensor_mask = mask;
 }
 
+/*
+ * fcc: take a credit on counter @n, halting until there is one; the wait
+ * ends when the credit arrives.  Credits are taken in the order they
+ * arrive in the model, not on the host: with poll-halt=on a credit from
+ * the hart's future waits at the gate until no hart can still send an
+ * earlier one.
+ */
+static RISCVException etsoc1_fcc_wait(Etsoc1MinionCPU *cpu, unsigned n)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    Etsoc1HartEt *et = cpu->et;
+    uint64_t at;
+
+    if (etsoc1_sync_enabled() && qatomic_read(&et->fcc[n])) {
+        at = etsoc1_fcc_earliest(et, n);
+        if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at)) {
+            return (RISCVException)ETSOC1_EXCP_WAIT;
+        }
+    }
+    if (!etsoc1_fcc_take(et, n)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + n);
+    }
+    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    at = etsoc1_fcc_arrival(et, n);
+    trace_etsoc1_fcc_take(env->mhartid, n, etsoc1_now(cpu), at);
+    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + n, at, n);
+    etsoc1_advance_to(cpu, at);
+    etsoc1_trace_credits(env->mhartid, n, etsoc1_now(cpu),
+                         qatomic_read(&et->fcc[n]));
+    return RISCV_EXCP_NONE;
+}
+
 static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
                                        target_ulong val)
 {
@@ -590,32 +622,7 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
         et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
         break;
     case CSR_ET_FCC:
-        /*
-         * Credits are taken in the order they arrive in the model, not
-         * on the host: with poll-halt=on a credit from our future waits
-         * until no hart can still send an earlier one.
-         */
-        if (qatomic_read(&et->fcc[val & 1]) &&
-            etsoc1_fcc_earliest(et, val & 1) > etsoc1_now(cpu) &&
-            !etsoc1_sync_gate(cpu, etsoc1_fcc_earliest(et, val & 1))) {
-            return (RISCVException)ETSOC1_EXCP_WAIT;
-        }
-        if (!etsoc1_fcc_take(et, val & 1)) {
-            return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + (val & 1));
-        }
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-        /* the wait ends when the credit arrives */
-        {
-            uint64_t at = etsoc1_fcc_arrival(et, val & 1);
-
-            trace_etsoc1_fcc_take(env->mhartid, val & 1, etsoc1_now(cpu), at);
-            etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + (val & 1), at,
-                                    val & 1);
-            etsoc1_advance_to(cpu, at);
-            etsoc1_trace_credits(env->mhartid, val & 1, etsoc1_now(cpu),
-                                 qatomic_read(&et->fcc[val & 1]));
-        }
-        break;
+        return etsoc1_fcc_wait(cpu, val & 1);
     case CSR_ET_STALL:
         return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
     case CSR_ET_MCACHE_CONTROL:
