@@ -158,11 +158,13 @@ def frozen_test(run, accel):
                f'{wall:.2f} s)', out)
 
 
-def qom_deadlock(run, kernel, machine='', until=None, timeout=10):
-    """Poll qom-get /machine deadlock until @until(answer); return it."""
+def qom_deadlock(run, kernel, machine='', until=None, timeout=10, shires=1,
+                 settle=0):
+    """Poll qom-get /machine deadlock until @until(answer), wait @settle
+    seconds more (for the text report), quit: (answer, QEMU's output)."""
     with tempfile.TemporaryDirectory() as tmp:
         sock = os.path.join(tmp, 'qmp')
-        cmd = run.qemu_cmd(kernel, 1, machine=machine) + \
+        cmd = run.qemu_cmd(kernel, shires, machine=machine) + \
             ['-qmp', f'unix:{sock},server=on,wait=off']
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT,
@@ -175,6 +177,7 @@ def qom_deadlock(run, kernel, machine='', until=None, timeout=10):
                     answer = qmp.get('qom-get', path='/machine',
                                      property='deadlock')
                     if answer and until(answer):
+                        time.sleep(settle)
                         break
                     time.sleep(0.1)
                 qmp.cmd('quit')

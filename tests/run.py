@@ -34,7 +34,6 @@ import fw_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 import hang_tests  # noqa: E402
-from qmp import Qmp  # noqa: E402
 import hostlink_robust  # noqa: E402
 import asm_tests  # noqa: E402
 import poll_tests  # noqa: E402
@@ -243,36 +242,6 @@ def allreduce_test():
     report(rc == 0, f'{label}: completes ({wall:.1f} s)', out)
 
 
-def deadlock_query(kernel, shires):
-    """Run @kernel with a QMP socket and return (qom-get deadlock, output)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        sock = os.path.join(tmp, 'qmp')
-        cmd = qemu_cmd(kernel, shires) + ['-qmp', f'unix:{sock},server=on,wait=off']
-        proc = subprocess.Popen(cmd,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-        answer = None
-        try:
-            with Qmp(sock) as qmp:
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    answer = qmp.get('qom-get', path='/machine',
-                                     property='deadlock')
-                    if answer and answer['deadlocked']:
-                        time.sleep(1)   # the text report comes within 1 s
-                        break
-                    time.sleep(0.1)
-                qmp.cmd('quit')
-        except (OSError, ValueError) as e:
-            answer = {'error': str(e)}
-        try:
-            out = proc.communicate(timeout=10)[0].decode(errors='replace')
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out = proc.communicate()[0].decode(errors='replace')
-        return answer, out
-
-
 def naive2d_tests():
     grid_partners = lambda m: {m + 1, m + 8}   # east, south in a 4 x 8 grid
     for accel in ('', 'thread=single'):
@@ -296,7 +265,10 @@ def naive2d_tests():
     report(rc is None and 'deadlock' not in out,
            'fabric on-deadlock=hang: no report, QEMU keeps waiting like the card',
            out)
-    answer, out = deadlock_query('naive2d', 1)
+    # the text report comes within 1 s of the answer
+    answer, out = hang_tests.qom_deadlock(
+        sys.modules[__name__], 'naive2d', until=lambda a: a['deadlocked'],
+        timeout=30, settle=1)
     try:
         lost = answer['lost-readies']
         ok = (answer['deadlocked'] and lost and
