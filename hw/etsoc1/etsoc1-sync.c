@@ -111,23 +111,36 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
 }
 
 /*
- * The lowest time from which a minion hart other than @self may act
- * (etsoc1_next_act; harts at the gate only if @gated), or UINT64_MAX.
+ * The lowest times from which a minion hart other than @self may act
+ * (etsoc1_next_act): *@running among those not at the gate, *@any among
+ * all; UINT64_MAX for none.
  */
-static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
+static void etsoc1_others_mins(Etsoc1MinionCPU *self, uint64_t *running,
+                               uint64_t *any)
 {
-    uint64_t min = UINT64_MAX, t;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
+    uint64_t t;
     bool at_gate;
 
+    *running = *any = UINT64_MAX;
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (cpu != self && etsoc1_next_act(cpu, &t, &at_gate) &&
-            (gated || !at_gate)) {
-            min = MIN(min, t);
+        if (cpu != self && etsoc1_next_act(cpu, &t, &at_gate)) {
+            *any = MIN(*any, t);
+            if (!at_gate) {
+                *running = MIN(*running, t);
+            }
         }
     }
-    return min;
+}
+
+/* One of etsoc1_others_mins: harts at the gate count if @gated. */
+static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
+{
+    uint64_t running, any;
+
+    etsoc1_others_mins(self, &running, &any);
+    return gated ? any : running;
 }
 
 /*
@@ -308,18 +321,16 @@ static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
-    uint64_t running = etsoc1_others_min(self, false);
-    uint64_t writers = etsoc1_others_min(self, true);
+    uint64_t running, writers;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     bool waiting = false, gated = false;
-    Etsoc1MinionCPU *cpu;
+    Etsoc1MinionCPU *cpu, *first = NULL;
     CPUState *cs;
 
+    etsoc1_others_mins(self, &running, &writers);
     if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
         writers = MIN(writers, self->et->sync_t);   /* it will run */
     }
-    Etsoc1MinionCPU *first = NULL;
-
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
         uint32_t why = qatomic_read(&et->wait);
