@@ -508,11 +508,23 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
     mm_notify(HART_KW, FCC_WORK);
 }
 
+/*
+ * Is a kernel posted and not yet answered?  Asked for a host command,
+ * which carries no card time: read as memory holds it now (a plain load).
+ * A pure global atomic would read it as of the dispatcher's own clock,
+ * which lags behind the KW's answer that the host has already seen
+ * (docs/timing.md, "Polls and the read gate").
+ */
+static int kw_active_now(void)
+{
+    return *(volatile uint64_t *)&kw.active != 0;
+}
+
 static void do_kernel_abort(const uint8_t *cmd)
 {
     uint32_t st = KA_INVALID_TAG;
 
-    if (et_amoorg_d(&kw.active, 0) && kw.tag == get16(cmd + 8)) {
+    if (kw_active_now() && kw.tag == get16(cmd + 8)) {
         host_abort();
         st = KA_SUCCESS;
     }
@@ -522,7 +534,7 @@ static void do_kernel_abort(const uint8_t *cmd)
 /* ABORT: the runtime sends it at start-up; it also stops a kernel. */
 static void do_abort(const uint8_t *cmd)
 {
-    if (et_amoorg_d(&kw.active, 0)) {
+    if (kw_active_now()) {
         host_abort();
     }
     rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);

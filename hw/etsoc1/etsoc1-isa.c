@@ -128,8 +128,12 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
         !cpu_watchpoint_address_matches(env_cpu(env), addr, size)) {
         lc = etsoc1_line_clock_of(cpu, pa);
     }
-    if (lc && !etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa))) {
-        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+    if (lc) {
+        Etsoc1GateAccess a = { .slot = &lc->gen[etsoc1_line_slot(pa)] };
+
+        if (!etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa), &a)) {
+            riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+        }
     }
     if (lc) {
         qemu_mutex_lock(&lc->lock);
@@ -145,6 +149,7 @@ void etsoc1_amo_unlock(Etsoc1LineClock *lc)
 
         qemu_mutex_unlock(&lc->lock);
         etsoc1_sync_written(lc, pa);    /* cheap unless a poll is halted */
+        etsoc1_sync_done(etsoc1_current_minion());
     }
 }
 
@@ -345,6 +350,19 @@ ETSOC1_AMO_FN(etsoc1_amo32, uint32_t, l, 32)
 ETSOC1_AMO_FN(etsoc1_amo64, uint64_t, q, 64)
 
 /*
+ * Does atomic @op with operand @val of @size bytes leave any value
+ * unchanged?  Only such an operation may return the value as of its
+ * effect time (a compare-and-swap that failed, or an amomax that lost,
+ * did so on the value memory holds now).
+ */
+static bool etsoc1_amo_pure(unsigned op, uint64_t val, unsigned size)
+{
+    return ((op == ETSOC1_AMO_ADD || op == ETSOC1_AMO_OR ||
+             op == ETSOC1_AMO_XOR) && !val) ||
+           (op == ETSOC1_AMO_AND && val == MAKE_64BIT_MASK(0, size * 8));
+}
+
+/*
  * A scalar global atomic at @pa, ordered on line clock @lc (locked), that
  * found @old: timed, and, if it left memory unchanged, a global read that
  * may halt (etsoc1-sync.c), which restarts the instruction; swaps are
@@ -358,15 +376,7 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
     uint64_t res = etsoc1_amo_result(op, old, val, env->gpr[31], size * 8);
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = old };
     bool write = res != old || op == ETSOC1_AMO_SWAP;
-    /*
-     * Only an operation that leaves any value unchanged may return the
-     * value as of its effect time; a compare-and-swap that failed, or an
-     * amomax that lost, did so on the value memory holds now.
-     */
-    bool pure = etsoc1_sync_enabled() &&
-                (((op == ETSOC1_AMO_ADD || op == ETSOC1_AMO_OR ||
-                   op == ETSOC1_AMO_XOR) && !val) ||
-                 (op == ETSOC1_AMO_AND && val == MAKE_64BIT_MASK(0, size * 8)));
+    bool pure = etsoc1_sync_enabled() && etsoc1_amo_pure(op, val, size);
 
     if (!write &&
         etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {

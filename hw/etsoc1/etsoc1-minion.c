@@ -198,10 +198,13 @@ static bool etsoc1_irq_will_be_taken(CPURISCVState *env)
             (env->priv == PRV_S && (env->mstatus & MSTATUS_SIE)));
 }
 
+/* Unchecked casts: the gate calls this for every hart on every scan */
 static bool etsoc1_minion_has_work(CPUState *cs)
 {
-    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
-    Etsoc1MinionCPUClass *mcc = ETSOC1_MINION_CPU_GET_CLASS(cs);
+    Etsoc1MinionCPU *cpu = container_of(cs, Etsoc1MinionCPU,
+                                        parent_obj.parent_obj);
+    Etsoc1MinionCPUClass *mcc = container_of(cs->cc, Etsoc1MinionCPUClass,
+                                             parent_class.parent_class);
 
     switch (qatomic_read(&cpu->et->wait)) {
     case ETSOC1_WAIT_FCC0:
@@ -260,10 +263,7 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
         cpu->et->stall_pc = cpu->parent_obj.env.pc;
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
-    if (cpu->et->wait == ETSOC1_WAIT_POLL ||
-        cpu->et->wait == ETSOC1_WAIT_GATE) {
-        etsoc1_sync_halting(cpu);   /* may let others, or itself, go */
-    }
+    etsoc1_sync_halting(cpu);   /* may let others, or itself, go */
     cs->halted = 1;
     cs->exception_index = EXCP_HLT;
     cpu_loop_exit(cs);
@@ -278,6 +278,7 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
             cs, interrupt_request)) {
         return false;
     }
+    etsoc1_sync_done(cpu);     /* a wait at the gate is left */
     if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED) {
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
@@ -583,7 +584,7 @@ static RISCVException etsoc1_fcc_wait(Etsoc1MinionCPU *cpu, unsigned n)
 
     if (etsoc1_sync_enabled() && qatomic_read(&et->fcc[n])) {
         at = etsoc1_fcc_earliest(et, n);
-        if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at)) {
+        if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
             return (RISCVException)ETSOC1_EXCP_WAIT;
         }
     }

@@ -83,7 +83,7 @@ static bool etsoc1_woken(Etsoc1MinionCPU *cpu, uint32_t why)
     case ETSOC1_WAIT_REDUCE:
     case ETSOC1_WAIT_COOP:
     case ETSOC1_WAIT_POLL:
-        return CPU_GET_CLASS(CPU(cpu))->has_work(CPU(cpu));
+        return etsoc1_minion_cs(cpu)->cc->has_work(etsoc1_minion_cs(cpu));
     default:
         return false;
     }
@@ -102,7 +102,8 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
     *gated = why == ETSOC1_WAIT_GATE;
     if (*gated) {
         *t = cpu->et->sync_t;
-    } else if (!qatomic_read(&CPU(cpu)->halted) || etsoc1_woken(cpu, why)) {
+    } else if (!qatomic_read(&etsoc1_minion_cs(cpu)->halted) ||
+               etsoc1_woken(cpu, why)) {
         *t = etsoc1_clock_peek(cpu);
     } else {
         return false;
@@ -153,23 +154,54 @@ static bool etsoc1_gate_before(uint64_t t, int a, uint64_t u, int b)
 }
 
 /*
- * May @self go at @t?  Only when every other hart that runs or is about
- * to is past @t, and every hart at the gate comes after it: a hart let
- * go from the gate runs from its own time, and may send or write what
- * @self must see.  Harts halted on polls do not hold the gate.
+ * Can a hart that acts from @u (its clock, or its access's time at the
+ * gate) still do something that takes effect at or before @t?  Nothing
+ * it does reaches another line or hart sooner than the lookahead
+ * (etsoc1_sync_start), so only if @u + lookahead <= @t.
  */
-static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t)
+static bool etsoc1_may_precede(Etsoc1MachineState *m, uint64_t u,
+                               uint64_t t)
 {
-    int me = CPU(self)->cpu_index;
+    return u <= t && t - u >= m->sync_lookahead;
+}
+
+/*
+ * Must two accesses at the gate go one after the other?  Those on one
+ * line clock slot do, reads too: which goes first decides which one
+ * takes the L3 miss, and so both times.
+ */
+static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
+                                 const Etsoc1GateAccess *b)
+{
+    return a->slot && a->slot == b->slot;
+}
+
+/*
+ * May @self go at @t with access @a?  Only when no other hart that runs
+ * or is about to can still act before @t, and no hart at the gate before
+ * it in (time, hart) order has an access that conflicts with @a, or can
+ * act before @t once let go: a hart let go runs from its own time, and
+ * may send or write what @self must see.  Harts halted on polls do not
+ * hold the gate.
+ */
+static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
+                             const Etsoc1GateAccess *a)
+{
+    Etsoc1MachineState *m = etsoc1_sync_machine();
+    int me = etsoc1_minion_cs(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
     uint64_t u;
     bool at_gate;
 
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (cpu != self && etsoc1_next_act(cpu, &u, &at_gate) &&
-            (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me)
-                     : u <= t)) {
+        if (cpu == self || !etsoc1_next_act(cpu, &u, &at_gate)) {
+            continue;
+        }
+        if (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me) &&
+                      (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
+                       etsoc1_may_precede(m, u, t))
+                    : etsoc1_may_precede(m, u, t)) {
             return false;
         }
     }
@@ -182,9 +214,10 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t)
  * the sender and the sender after: seeing the sender past @t, it would
  * miss the woken hart behind @t.  A second pass sees it.
  */
-static bool etsoc1_gate_open(Etsoc1MinionCPU *self, uint64_t t)
+static bool etsoc1_gate_open(Etsoc1MinionCPU *self, uint64_t t,
+                             const Etsoc1GateAccess *a)
 {
-    return etsoc1_gate_scan(self, t) && etsoc1_gate_scan(self, t);
+    return etsoc1_gate_scan(self, t, a) && etsoc1_gate_scan(self, t, a);
 }
 
 /*
@@ -216,8 +249,13 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
         qatomic_set(&m->gate_waiting, true);
+        qemu_mutex_lock(&m->gate_lock);
+        cpu->et->gate_seq++;
+        qatomic_set(&cpu->et->wait, why);
+        qemu_mutex_unlock(&m->gate_lock);
+    } else {
+        qatomic_set(&cpu->et->wait, why);
     }
-    qatomic_set(&cpu->et->wait, why);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
     etsoc1_trace_wait_begin(cpu, why);
     return ETSOC1_READ_HALT;
@@ -229,22 +267,40 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
  * @cpu halts at the gate (the caller restarts its instruction) until
  * every running hart is past @t.  Always yes with poll-halt=off.
  */
-bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t)
+bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
+                      const Etsoc1GateAccess *a)
 {
+    static const Etsoc1GateAccess credit;
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
 
     if (!m || !m->poll_halt) {
         return true;
     }
+    if (qatomic_read(&et->wait) == ETSOC1_WAIT_GATE) {
+        bool go;
+
+        qemu_mutex_lock(&m->gate_lock);
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+        go = qatomic_read(&et->sync_released);
+        qatomic_set(&et->sync_released, 0);
+        qemu_mutex_unlock(&m->gate_lock);
+        if (go) {
+            return true;        /* etsoc1_sync_done hands the line on */
+        }
+    }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
     if (qatomic_read(&et->sync_released)) {
-        qatomic_set(&et->sync_released, 0);
+        qatomic_set(&et->sync_released, 0);     /* a poll let go */
         return true;
     }
-    if (etsoc1_gate_open(cpu, t)) {
+    if (!a) {
+        a = &credit;
+    }
+    if (etsoc1_gate_open(cpu, t, a)) {
         return true;
     }
+    et->sync_at = *a;
     etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, t);
     return false;
 }
@@ -310,22 +366,131 @@ static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
     }
 }
 
+/* A hart at the gate, as the scan sees it */
+typedef struct Etsoc1GateEntry {
+    uint64_t t;
+    int index;
+    Etsoc1MinionCPU *cpu;
+    bool may_release;       /* halted there, not let go yet */
+    bool going;             /* let go, or handed on by the one before */
+    uint32_t seq;           /* its gate_seq when the scan saw it */
+} Etsoc1GateEntry;
+
+static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
+{
+    const Etsoc1GateEntry *x = a, *y = b;
+
+    if (x->t != y->t) {
+        return x->t < y->t ? -1 : 1;
+    }
+    return x->index - y->index;
+}
+
 /*
- * Let go what may go: reads at the gate that every running hart has
- * passed; polls whose line was written; with no hart left that could
- * write, polls that have waited ETSOC1_POLL_IDLE_MS.  A poll is not let
- * go because the writers passed its clock: it would read the old value
- * at its own time where a poll that halted after the write was made sees
- * the write at the write's time (line_read), and the host's order would
- * choose between the two.  @self is halting.  With the BQL held.
+ * Let go from the gate what may go, in (time, hart) order: every hart at
+ * a time below the lookahead window (the earliest hart at the gate, or
+ * running, plus the lookahead), except one whose access conflicts with an
+ * earlier one there (etsoc1_gate_conflict).  Harts whose accesses do not
+ * conflict, within the window, cannot affect one another: whatever one does once let go takes effect past the
+ * window.  @running: the lowest clock of the harts not at the gate.
+ */
+static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
+                                Etsoc1GateEntry *e, unsigned n)
+{
+    unsigned i;
+
+    qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
+    g_hash_table_remove_all(m->gate_slots);
+    for (i = 0; i < n; i++) {
+        const void *slot = e[i].cpu->et->sync_at.slot;
+        Etsoc1GateEntry *prev = NULL;
+
+        e[i].going = !e[i].may_release && qatomic_read(&e[i].cpu->et->sync_released);
+        if (etsoc1_may_precede(m, running, e[i].t) ||
+            (i && etsoc1_may_precede(m, e[0].t, e[i].t))) {
+            break;      /* the window's end */
+        }
+        if (slot) {
+            prev = g_hash_table_lookup(m->gate_slots, slot);
+            g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
+        }
+        if (!e[i].may_release) {
+            continue;
+        }
+        if (!prev) {
+            etsoc1_sync_release(e[i].cpu, 1);
+            e[i].going = true;
+        } else if (prev->going) {
+            /* prev hands the line on once its access is done */
+            Etsoc1HartEt *pet = prev->cpu->et;
+
+            qemu_mutex_lock(&m->gate_lock);
+            if (qatomic_read(&pet->wait) == ETSOC1_WAIT_GATE &&
+                pet->gate_seq == prev->seq && !pet->sync_next) {
+                pet->sync_next = e[i].cpu;
+                pet->sync_next_seq = e[i].seq;
+                e[i].going = true;
+            }
+            qemu_mutex_unlock(&m->gate_lock);
+        }
+    }
+}
+
+/*
+ * @cpu made the access it waited at the gate for (etsoc1_amo_unlock), or
+ * left the gate without it (an interrupt, a reset): let the next hart on
+ * that line go, if the scan handed it on to @cpu and it still waits
+ * there for the same access.  Every change into or out of the gate is
+ * made under gate_lock, so that a hand-on never reaches a later wait.
+ */
+void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1HartEt *et = cpu ? cpu->et : NULL;
+    Etsoc1MinionCPU *next;
+
+    if (!m || !et || !qatomic_read(&et->sync_next)) {
+        return;
+    }
+    qemu_mutex_lock(&m->gate_lock);
+    next = et->sync_next;
+    et->sync_next = NULL;
+    if (next && (qatomic_read(&next->et->wait) != ETSOC1_WAIT_GATE ||
+                 next->et->gate_seq != et->sync_next_seq ||
+                 qatomic_read(&next->et->sync_released))) {
+        next = NULL;
+    }
+    if (next) {
+        qatomic_set(&next->et->sync_released, 1);
+    }
+    qemu_mutex_unlock(&m->gate_lock);
+    if (next) {
+        trace_etsoc1_sync_release(next->parent_obj.env.mhartid, 2,
+                                  next->et->sync_t);
+        if (etsoc1_minion_cs(next) != current_cpu) {
+            etsoc1_minion_wake(next);
+        }
+    }
+}
+
+/*
+ * Let go what may go: harts at the gate (etsoc1_gate_release); polls
+ * whose line was written; with no hart left that could write, polls that
+ * have waited ETSOC1_POLL_IDLE_MS.  A poll is not let go because the
+ * writers passed its clock: it would read the old value at its own time
+ * where a poll that halted after the write was made sees the write at
+ * the write's time (line_read), and the host's order would choose between
+ * the two.  @self is halting.  With the BQL held.
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
     uint64_t running, writers;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-    bool waiting = false, gated = false;
-    Etsoc1MinionCPU *cpu, *first = NULL;
+    int64_t next_ms = INT64_MAX;
+    bool waiting = false;
+    Etsoc1MinionCPU *cpu;
     CPUState *cs;
+    unsigned n = 0;
 
     etsoc1_others_mins(self, &running, &writers);
     if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
@@ -334,71 +499,96 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
         uint32_t why = qatomic_read(&et->wait);
+        bool released = qatomic_read(&et->sync_released);
 
         if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
             continue;
         }
         waiting = true;
         if (why == ETSOC1_WAIT_GATE) {
-            /* the gate lets one hart go at a time, the earliest */
-            gated = true;
-            if (!first ||
-                etsoc1_gate_before(et->sync_t, cs->cpu_index,
-                                   first->et->sync_t,
-                                   CPU(first)->cpu_index)) {
-                first = cpu;
+            if (n == m->gate_entries_len) {
+                m->gate_entries_len = MAX(64, n * 2);
+                m->gate_entries = g_renew(Etsoc1GateEntry, m->gate_entries,
+                                          m->gate_entries_len);
             }
+            m->gate_entries[n++] = (Etsoc1GateEntry) {
+                .t = et->sync_t, .index = cs->cpu_index, .cpu = cpu,
+                .seq = et->gate_seq,
+                .may_release = !released &&
+                               (cpu == self || qatomic_read(&cs->halted)),
+            };
             continue;
         }
-        if (qatomic_read(&et->sync_released) ||
-            (cpu != self && !qatomic_read(&cs->halted))) {
+        if (released || (cpu != self && !qatomic_read(&cs->halted))) {
             continue;       /* let go already, or not halted yet */
         }
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
-        } else if (writers == UINT64_MAX &&
-                   now_ms - et->sync_halted_ms >=
-                   ETSOC1_POLL_IDLE_MS << et->poll_naps) {
-            et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
-            etsoc1_sync_release(cpu, 1);
+        } else if (writers == UINT64_MAX) {
+            int64_t due = et->sync_halted_ms +
+                          (ETSOC1_POLL_IDLE_MS << et->poll_naps);
+
+            if (now_ms >= due) {
+                et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
+                etsoc1_sync_release(cpu, 1);
+            } else {
+                next_ms = MIN(next_ms, due);
+            }
         }
     }
-    if (first && !qatomic_read(&first->et->sync_released) &&
-        (first == self || qatomic_read(&CPU(first)->halted)) &&
-        running > first->et->sync_t &&
-        etsoc1_others_min(self, false) > first->et->sync_t) {
-        /* the second look: see etsoc1_gate_open */
-        etsoc1_sync_release(first, 1);
-    }
+    /* the second look at the running harts: see etsoc1_gate_open */
+    etsoc1_gate_release(m, MIN(running, etsoc1_others_min(self, false)),
+                        m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
-    m->gate_waiting = gated;
-    if (waiting) {
-        timer_mod(m->sync_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                  ETSOC1_SYNC_TICK_MS);
+    m->gate_waiting = n > 0;
+    /*
+     * Come back while harts run (they may pass a gated time without
+     * halting) or wait at the gate; with every hart halted only the
+     * host can write, and only a lone poll's nap has a due time.
+     */
+    if (n || running != UINT64_MAX) {
+        next_ms = now_ms + ETSOC1_SYNC_TICK_MS;
+    }
+    if (waiting && next_ms != INT64_MAX) {
+        timer_mod(m->sync_timer, next_ms * SCALE_MS);
     }
 }
 
 /*
- * @cpu halts on a poll or at the gate (do_interrupt, BQL held).  A poll
- * that halts can let a read at the gate go; nothing else it can let go
- * is urgent.  The scan costs a look at every hart, so halts scan at most
- * every ETSOC1_SYNC_SCAN_NS; the timer does the rest.
+ * @cpu halts in an ET wait (do_interrupt, BQL held).  A hart that halts
+ * can let harts at the gate go; a poll that halts with none there has
+ * nothing urgent to let go.  The scan costs a look at every hart, so
+ * halts scan at most every ETSOC1_SYNC_SCAN_NS, or five times the last
+ * scan's host time, and the timer comes back when that has passed.
  */
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = etsoc1_sync_machine();
+    uint32_t why = cpu->et->wait;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    bool gated = qatomic_read(&m->gate_waiting);
 
-    if ((cpu->et->wait == ETSOC1_WAIT_POLL && !m->gate_waiting) ||
-        now - m->sync_scan_ns < ETSOC1_SYNC_SCAN_NS) {
-        if (!timer_pending(m->sync_timer)) {
-            timer_mod(m->sync_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
-                      ETSOC1_SYNC_TICK_MS);
+    if (!m || !m->poll_halt ||
+        (why != ETSOC1_WAIT_POLL && why != ETSOC1_WAIT_GATE && !gated)) {
+        return;
+    }
+    if ((why == ETSOC1_WAIT_POLL && !gated) ||
+        now - m->sync_scan_ns < m->sync_scan_gap_ns) {
+        int64_t at = gated ? m->sync_scan_ns + m->sync_scan_gap_ns
+                           : now + ETSOC1_SYNC_TICK_MS * SCALE_MS;
+
+        if (!timer_pending(m->sync_timer) ||
+            timer_expire_time_ns(m->sync_timer) > at) {
+            timer_mod(m->sync_timer, at);
         }
         return;
     }
     m->sync_scan_ns = now;
     etsoc1_sync_scan(m, cpu);
+    /* scans from halts take at most a fifth of a host CPU */
+    m->sync_scan_gap_ns = MAX(ETSOC1_SYNC_SCAN_NS,
+                              5 * (qemu_clock_get_ns(QEMU_CLOCK_REALTIME) -
+                                   now));
 }
 
 static void etsoc1_sync_tick(void *opaque)
@@ -457,10 +647,35 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
         cpu->et->poll_lc = NULL;
         CPU(cpu)->halted = 0;
     }
+    cpu->et->sync_next = NULL;  /* every hart at the gate goes through again */
+}
+
+/*
+ * The lookahead: nothing a hart does reaches another line or hart sooner
+ * than this after its clock.  A global request reaches its line half a
+ * round trip after it leaves (an L3 hit on the hart's own mesh stop, or
+ * a scratchpad at no hops, is the shortest); a credit arrives half the
+ * shire's credit round trip after its instruction's cycles (etsoc1_arrival
+ * counts from before the instruction).  One cycle less for rounding.
+ */
+static uint64_t etsoc1_sync_lookahead(void)
+{
+    double l3 = etsoc1_t(ETSOC1_T_L3_HIT) / 2;
+    double scp = (etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
+                  etsoc1_t(ETSOC1_T_SCP_REMOTE_NS)) / 2;
+    double credit = etsoc1_credit_latency(0, 0) -
+                    etsoc1_insn_cost(ET_INSN_SYSTEM);
+    double la = MIN(MIN(l3, scp), credit) - 1;
+
+    return la > 0 ? (uint64_t)la : 0;
 }
 
 void etsoc1_sync_start(Etsoc1MachineState *s)
 {
     etsoc1_sync_m = s;
-    s->sync_timer = timer_new_ms(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
+    s->sync_lookahead = etsoc1_sync_lookahead();
+    s->sync_scan_gap_ns = ETSOC1_SYNC_SCAN_NS;
+    s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
+    s->gate_slots = g_hash_table_new(NULL, NULL);
+    qemu_mutex_init(&s->gate_lock);
 }

@@ -980,6 +980,7 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->reset_pc = ETSOC1_DEFAULT_RESET_PC;
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
     ETSOC1_MACHINE(obj)->trace_json_max_events = ETSOC1_TRACE_MAX_EVENTS;
+    ETSOC1_MACHINE(obj)->poll_halt = true;
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
@@ -1030,7 +1031,7 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "poll-halt",
         "Polls through global atomics halt and global reads wait for the "
         "harts behind them, so that hand-offs are timed by the model "
-        "(default off; docs/timing.md, Polls and the read gate)");
+        "(default on; docs/timing.md, Polls and the read gate)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

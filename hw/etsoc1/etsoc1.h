@@ -188,6 +188,15 @@ typedef enum Etsoc1CoopState {
 #define ETSOC1_CSR_TENSOR_LOAD_L2 0x85f
 #define ETSOC1_CSR_TENSOR_STORE 0x87f
 
+/*
+ * A global access waiting at the gate (etsoc1-sync.c): two on one line
+ * clock slot go one at a time.  Credit waits have none (slot NULL): only
+ * their own counter sees them.
+ */
+typedef struct Etsoc1GateAccess {
+    const void *slot;       /* &lc->gen[slot] */
+} Etsoc1GateAccess;
+
 /* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
 typedef struct Etsoc1HartEt {
     uint32_t wait;          /* Etsoc1Wait */
@@ -240,6 +249,11 @@ typedef struct Etsoc1HartEt {
     uint32_t poll_slot;
     int64_t sync_halted_ms; /* host time of the halt (idle release) */
     uint8_t poll_naps;      /* naps in a row with no write: backs off */
+    Etsoc1GateAccess sync_at;   /* at the gate: what it waits to do */
+    /* the hart at the gate it lets go when its access is done */
+    struct Etsoc1MinionCPU *sync_next;
+    uint32_t sync_next_seq; /* ... in that hart's gate wait number ... */
+    uint32_t gate_seq;      /* gate waits so far (under gate_lock) */
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
@@ -325,6 +339,16 @@ struct Etsoc1MinionCPU {
     Etsoc1ShireState *shire;
     Etsoc1HartEt *et;       /* this hart's slot in shire->et[] */
 };
+
+/*
+ * The CPU of a minion hart, without QOM's checked cast: for the loops
+ * over every hart that the gate and the hang detector run (the checked
+ * cast is a type look-up).
+ */
+static inline CPUState *etsoc1_minion_cs(Etsoc1MinionCPU *cpu)
+{
+    return &cpu->parent_obj.parent_obj;
+}
 
 struct Etsoc1MinionCPUClass {
     RISCVCPUClass parent_class;
@@ -484,6 +508,12 @@ struct Etsoc1MachineState {
     bool gate_waiting;      /* ... at the gate */
     bool poll_halt;         /* property: polls halt, reads are gated */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
+    int64_t sync_scan_gap_ns;   /* ... and the least time to the next */
+    uint64_t sync_lookahead;    /* cycles: see etsoc1_sync_start */
+    struct Etsoc1GateEntry *gate_entries;   /* the scan's, by hart */
+    unsigned gate_entries_len;
+    GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
+    QemuMutex gate_lock;        /* harts into and out of the gate */
 
     /* properties */
     uint32_t shires_prop;
@@ -735,13 +765,15 @@ typedef enum Etsoc1ReadStep {
     ETSOC1_READ_HALT,       /* halt (the caller restarts the instruction) */
 } Etsoc1ReadStep;
 
-bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t);
+bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
+                      const Etsoc1GateAccess *a);
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
 bool etsoc1_sync_enabled(void);
 void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_done(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_start(Etsoc1MachineState *s);
