@@ -242,6 +242,31 @@ int main(uint64_t hartid, const void *fdt)
           "U-mode, mbusaddr 0x%lx", busaddr_seen);
     csr_clear(mip, 1ULL << IRQ_BUS_ERROR);
 
+    /*
+     * The shire cache's op state machine (SC_IDX_COP_SM_CTL_USER, bank in
+     * [16:13], 0xf = all four): a coalescing-buffer flush, as Esperanto's
+     * drain_scb starts it, is done at once; every bank reads idle (state 4
+     * in [31:24]), which their kernels poll for.
+     */
+    csr_set(mstatus, 1 << 3);
+    clear_trap();
+    esr_write(ESR(PP_U, me, 0x300000 | 0xf << 13 | 0x100), 0x0a01);
+    for (v = 0, addr = 0; addr < 4; addr++) {
+        v |= (esr_read(ESR(PP_U, me, 0x300000 | addr << 13 | 0x100)) >> 24 &
+              0xff) != 4;
+    }
+    settle();
+    CHECK(v == 0 && trap_count == 0,
+          "shire cache op state machine: a CB flush to all banks, each bank "
+          "reads idle (state 4)");
+    clear_trap();
+    addr = ESR(PP_U, me, 0x300000 | 0xf << 13 | 0x100);
+    load64(addr);
+    settle();
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+          "shire cache: a read of the all-banks alias is a bus error");
+    csr_clear(mstatus, 1 << 3);
+
     /* credits to ourselves, counters and IPIs */
     fcc_send(me, 0, 1, 1u << 0);
     fcc_send(LOCAL_SHIRE, 0, 1, 1u << 0);
