@@ -596,7 +596,68 @@ def _fw_tests(report, card, guest):
     report(st == 0 and list(struct.unpack(f'<{n}i', back)) ==
            [x + y for x, y in zip(a, b)],
            f'firmware: vecadd.elf again after the abort: status {st}')
+    _abi_tests(report, card, guest)
     _lost_doorbell_test(report, card)
+
+
+# guest-kernels/host/abi.c: its modes and result bits
+ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR = range(3)
+ABI_BITS = ('FCC credits', 'FLB 3 count', 'fcsr', 'mask m0-m7',
+            'trace control block', 'coop TensorLoad tensor_error')
+ABI_RAN = 1 << 63
+ABI_BUS_ERROR_HART = 5
+CTX_BUS_ERROR = 6
+
+
+def _abi_tests(report, card, guest):
+    """The per-launch set-up a kernel may rely on (docs/firmware.md)."""
+    entry = card.load_elf(os.path.join(guest, 'abi.elf'))
+    args, out, exc = (DEV_FREE + 0x70_0000 + 0x4_0000 * k for k in range(3))
+    mask, harts = 0x3, 128
+
+    def run(mode):
+        card.to_card(out, bytes(8 * harts))
+        card.to_card(args, struct.pack('<QQ', mode, out))
+        card.to_card(exc, bytes(harts * 320))
+        mid, rsp = card.wait(card.send(MSG['launch'], struct.pack(
+            '<QQQQ', entry, args, exc, mask)), timeout=120)
+        st = struct.unpack_from('<I', rsp, 32)[0]
+        err = struct.unpack_from('<Q', rsp, 56)[0] if len(rsp) >= 64 else 0
+        got = struct.unpack(f'<{harts}Q', card.from_card(out, 8 * harts)[1])
+        ctx = card.from_card(exc, harts * 320)[1]
+        return st, err, got, [struct.unpack_from('<8Q', ctx, 320 * h)
+                              for h in range(harts)]
+
+    st, _, got, _ = run(ABI_DIRTY)
+    report(st == 0 and all(v == ABI_RAN for v in got),
+           f'firmware: abi.elf leaves credits, a half-joined FLB, fcsr, m0 '
+           f'and its trace block behind: status {st}', card.logs())
+    st, _, got, _ = run(ABI_CHECK)
+    bad = {}
+    for h, v in enumerate(got):
+        for what in ['did not run'] if not v & ABI_RAN else \
+                [w for b, w in enumerate(ABI_BITS) if v >> b & 1]:
+            bad.setdefault(what, []).append(h)
+    report(st == 0 and not bad,
+           f'firmware: the next launch starts clean on shires 0-1 (no '
+           f'credits, FLBs 0, fcsr 0, m0 0xff, U-mode trace disabled, L1 '
+           f'scratchpad on, coop TensorLoad allowed): status {st}' +
+           ''.join(f'; {w}: {len(hs)} harts (first {hs[0]})'
+                   for w, hs in bad.items()), card.logs())
+    st, err, got, ctxs = run(ABI_BUS_ERROR)
+    bus = [h for h in range(harts) if h % 64 == ABI_BUS_ERROR_HART]
+    esr = 0x1_0000_0000 | 0x10_0000 | 0x20     # neigh 0 MPROT at PP=U
+    ok_ctx = all(ctxs[h][0] == CTX_BUS_ERROR and ctxs[h][2] == h and
+                 ctxs[h][5] == esr | (h // 64) << 22 for h in bus)
+    others = [h for h in range(harts) if h not in bus]
+    report(st == 1 and err == mask and ok_ctx and
+           all(got[h] == 0 for h in bus) and
+           all(got[h] == ABI_RAN and not any(ctxs[h]) for h in others),
+           f'firmware: a U-mode read of a missing ESR (hart 5 of shires 0-1) '
+           f'ends the kernel there with a bus error: status {st} (1 error), '
+           f'shires in error {err:#x}, contexts type '
+           f'{[ctxs[h][0] for h in bus]} tval '
+           f'{[hex(ctxs[h][5]) for h in bus]}', card.logs())
 
 
 def _lost_doorbell_test(report, card):

@@ -11,6 +11,7 @@
 #include "fw.h"
 
 #define MIP_MSIP        (1u << 3)
+#define MIP_BUS_ERROR   (1u << IRQ_BUS_ERROR)
 #define CAUSE_IRQ       (1ULL << 63)
 #define IRQ_M_SOFT      3
 #define IRQ_M_EXT       11
@@ -131,12 +132,75 @@ static void save_context(unsigned h, uint64_t type, int64_t user_error,
     __asm__ volatile("fence" ::: "memory");
 }
 
+/*
+ * What Esperanto's worker minion sets up on every hart before each kernel
+ * (pre_kernel_setup, and its machine-minion syscall of the same name),
+ * so that no kernel sees what the one before it left behind:
+ *  - thread 0: the L1 in D1Split mode with the L1 scratchpad on
+ *    (mcache_control 3: tensor loads need it), tensor_mask, tensor_error
+ *    and tensor_coop 0; thread 1: tensor_error 0;
+ *  - mask m0 = 0xff (8 lanes), m1-m7 0; fcsr 0 (round to nearest even);
+ *  - its U-mode trace control block disabled (trace_cb_disable).
+ * The shire-wide part (shire_coop_mode, the FLB counters) is the KW's
+ * (mm.c), before the launch's IPIs.
+ */
+static void trace_cb_disable(unsigned h);
+
+static void kernel_setup(unsigned h)
+{
+    uint64_t scratch = 0xff;
+
+    if (hart_thread(h) == 0) {
+        /* from shared (0) only to split (1), then the scratchpad (3) */
+        if (!(csr_read(mcache_control) & 3)) {
+            csr_write(mcache_control, 1);
+        }
+        if ((csr_read(mcache_control) & 3) != 3) {
+            csr_write(mcache_control, 3);
+        }
+        csr_write(tensor_mask, 0);
+        csr_write(tensor_coop, 0);
+    }
+    csr_write(tensor_error, 0);
+    __asm__ volatile("mova.m.x %0" :: "r"(scratch));
+    csr_write(fcsr, 0);
+    trace_cb_disable(h);
+    /* a bus error from the kernel ends it on this hart (fw_trap) */
+    csr_clear(mip, MIP_BUS_ERROR);
+    csr_set(mie, MIP_BUS_ERROR);
+}
+
+/*
+ * After the kernel on this hart: no more bus-error interrupts (the idle
+ * loop's WFI would wake on one), and its FCC credit counters emptied, as
+ * Esperanto's worker does (init_fcc): a kernel that left credits behind
+ * does not hand them to the next.  Their worker empties them before the
+ * kernel too; here that would race with a faster hart of the same
+ * launch that already sent this one a credit (2,000 harts on a few host
+ * cores start far apart), so only after it.
+ */
+static void kernel_cleanup(void)
+{
+    uint64_t n;
+
+    csr_clear(mie, MIP_BUS_ERROR);
+    csr_clear(mip, MIP_BUS_ERROR);
+    n = csr_read(fccnb);
+    for (uint64_t i = n & 0xffff; i; i--) {
+        fcc_wait(0);
+    }
+    for (uint64_t i = n >> 16 & 0xffff; i; i--) {
+        fcc_wait(1);
+    }
+}
+
 /* Report this hart's end of the kernel; the last one wakes the KW. */
 static void __attribute__((noreturn)) cm_report(unsigned h, int how,
                                                 struct trap_frame *f)
 {
     uint64_t bit = 1ULL << hart_shire(h), seen = 0;
 
+    kernel_cleanup();
     if (how == CM_DONE_ERROR) {
         et_amoorg_d(&launch.error_shires, bit);
     }
@@ -183,6 +247,13 @@ static uint64_t user_stack(unsigned h)
     return launch.stack_base - rank * launch.stack_size;
 }
 
+/* Esperanto's Trace_Init_UMode(NULL): U-mode trace off for this hart. */
+static void trace_cb_disable(unsigned h)
+{
+    wr8(UMODE_TRACE_CB_BASE + (uint64_t)CTX_INDEX(h) * UMODE_TRACE_CB_SIZE +
+        UMODE_TRACE_CB_ENABLE, UMODE_TRACE_DISABLE);
+}
+
 void cm_idle(void)
 {
     unsigned h = my_hart();
@@ -201,6 +272,7 @@ void cm_idle(void)
             } else if (launch.abort_gen == gen) {
                 cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
             } else {
+                kernel_setup(h);
                 kernel_start[h] = cycles();
                 enter_umode(launch.code, launch.args,
                             (uint64_t)&launch.env, user_stack(h));
@@ -261,6 +333,17 @@ void fw_trap(struct trap_frame *f)
         watchdog_check(h, ff);
         trap_hide(h, ff);
         return;
+    }
+    if (f->mcause == (CAUSE_IRQ | IRQ_BUS_ERROR)) {
+        /*
+         * A bus error (a missing ESR, a write to a read-only one) in the
+         * kernel ends it on this hart, as Esperanto's worker does
+         * (KERNEL_RETURN_BUS_ERROR): context type 6, the launch answers
+         * 1 (error) with this shire in error.
+         */
+        f->mtval = csr_read(mbusaddr);  /* the context's tval: the address */
+        save_context(h, CTX_BUS_ERROR, 0, f);
+        cm_report(h, CM_DONE_ERROR, f);
     }
     if (f->mcause == CAUSE_ECALL_U) {
         uint64_t nr = f->regs[10];

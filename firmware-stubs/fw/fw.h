@@ -123,8 +123,20 @@ extern struct launch_block launch;
 #define CTX_GPR         64      /* x1..x31 */
 enum {
     CTX_HANG, CTX_UMODE_EXCEPTION, CTX_SYSTEM_ABORT, CTX_SELF_ABORT,
-    CTX_USER_KERNEL_ERROR,
+    CTX_USER_KERNEL_ERROR, CTX_TENSOR_ERROR, CTX_BUS_ERROR,
 };
+
+/*
+ * U-mode trace control blocks (Esperanto's CM_UMODE_TRACE_CB: et-trace's
+ * trace_control_block_t, one 64-byte line per hart, slot = CTX_INDEX),
+ * which their cm-umode library reads on every et_printf/trace call.  Its
+ * byte 57 is `enable`, where 0 means enabled: the firmware must write
+ * TRACE_DISABLE (1) before each kernel, as their worker does.
+ */
+#define UMODE_TRACE_CB_BASE     0x8004F23000ULL
+#define UMODE_TRACE_CB_SIZE     64
+#define UMODE_TRACE_CB_ENABLE   57
+#define UMODE_TRACE_DISABLE     1
 
 /* per-hart result reported into the launch block */
 enum { CM_DONE_OK, CM_DONE_EXCEPTION, CM_DONE_ABORTED, CM_DONE_ERROR };

@@ -333,6 +333,28 @@ static void ipi_launch_harts(uint64_t mask)
     }
 }
 
+/*
+ * Per-launch shire set-up, as Esperanto's worker minion does in every
+ * launched shire before its kernel (pre_kernel_setup): cooperative
+ * TensorLoads and TensorStores allowed (shire_coop_mode 1) and every fast
+ * local barrier counter back to 0, so a kernel that left a barrier half
+ * joined does not break the next.  Done here, before the launch's IPIs,
+ * where no hart of the launch can be past its first barrier yet (theirs:
+ * one hart of the shire, while the others set themselves up).
+ */
+static void shires_setup(uint64_t mask)
+{
+    for (unsigned s = 0; s <= MASTER_SHIRE; s++) {
+        if (!(mask >> s & 1)) {
+            continue;
+        }
+        esr_write(ESR_OTHER(PP_S, s, SHIRE_COOP_MODE), 1);
+        for (unsigned b = 0; b < FLB_COUNT; b++) {
+            esr_write(ESR_OTHER(PP_U, s, FLB(b)), 0);
+        }
+    }
+}
+
 static void kernels_stop(void)
 {
     launch.abort_gen = launch.gen;
@@ -677,6 +699,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.exception_shires = 0;
         launch.error_shires = 0;
         launch.timed_out = 0;
+        shires_setup(kw.mask);
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);

@@ -38,6 +38,7 @@
 #define IPI_TRIGGER_CLEAR       0x098
 #define FCC_CREDINC(thread, counter) (0x0c0 + 8 * ((thread) * 2 + (counter)))
 #define FLB(n)                  (0x100 + 8 * (n))
+#define FLB_COUNT               32
 #define SHIRE_COOP_MODE         0x290   /* PP_S */
 /* neighbourhood registers */
 #define MINION_BOOT             0x18

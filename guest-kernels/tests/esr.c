@@ -10,6 +10,7 @@
 #define MCAUSE_IRQ (1ULL << 63)
 
 static volatile uint64_t trap_cause, trap_tval, trap_count, busaddr_seen;
+static volatile uint64_t trap_mpp;      /* mstatus.MPP of the last trap */
 
 void trap_handler(struct trap_frame *f)
 {
@@ -20,6 +21,7 @@ void trap_handler(struct trap_frame *f)
     }
     trap_cause = f->mcause;
     trap_tval = f->mtval;
+    trap_mpp = csr_read(mstatus) >> 11 & 3;
     trap_count++;
     if (f->mcause == (MCAUSE_IRQ | IRQ_BUS_ERROR)) {
         busaddr_seen = csr_read(CSR_MBUSADDR);
@@ -32,7 +34,7 @@ void trap_handler(struct trap_frame *f)
 
 static void clear_trap(void)
 {
-    trap_cause = trap_tval = trap_count = busaddr_seen = 0;
+    trap_cause = trap_tval = trap_count = busaddr_seen = trap_mpp = 0;
 }
 
 static uint64_t load64(uint64_t addr)
@@ -61,6 +63,30 @@ static uint64_t user_load64(uint64_t addr)
         "1: ld a1, 0(a0)\n"
         "ecall\n"
         : "+r"(a1) : "r"(a0) : "t0", "memory");
+    return a1;
+}
+
+/*
+ * ld in U-mode, then up to 1000 nops (a loop, as settle()) for an
+ * asynchronous interrupt to come, then ecall back; the nops left.
+ */
+static uint64_t user_load64_settle(uint64_t addr)
+{
+    register uint64_t a0 __asm__("a0") = addr;
+    register uint64_t a1 __asm__("a1") = 1000;
+
+    csr_clear(mstatus, 3ULL << 11);         /* MPP = U */
+    __asm__ volatile(
+        "la t0, 1f\n"
+        "csrw mepc, t0\n"
+        "mret\n"
+        "1: ld zero, 0(a0)\n"
+        "2: lw t0, 0(%2)\n"
+        "bnez t0, 3f\n"
+        "addi a1, a1, -1\n"
+        "bnez a1, 2b\n"
+        "3: ecall\n"
+        : "+r"(a1) : "r"(a0), "r"(&trap_count) : "t0", "memory");
     return a1;
 }
 
@@ -192,6 +218,53 @@ int main(uint64_t hartid, const void *fdt)
     settle();
     CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
           "an M register at its PP=U alias decodes as unknown");
+    csr_clear(mstatus, 1 << 3);
+    /*
+     * The same from U-mode (a kernel's read of a missing ESR, as
+     * Esperanto's bus_error kernel does): the interrupt is taken in U-mode
+     * (machine interrupts are always enabled below M), before the kernel
+     * goes on to its return, whatever mstatus.MIE says.
+     */
+    clear_trap();
+    addr = ESR_NEIGH(PP_U, LOCAL_SHIRE, 0, MPROT);
+    v = user_load64_settle(addr);
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
+          busaddr_seen == ESR_NEIGH(PP_U, me, 0, MPROT) && v > 0,
+          "read of a missing ESR from U-mode: bus-error interrupt taken in "
+          "U-mode (cause 0x%lx, MPP %lu), mbusaddr 0x%lx", trap_cause,
+          trap_mpp, busaddr_seen);
+    clear_trap();
+    addr = ESR_OTHER(PP_U, me, 0x1000);
+    v = user_load64_settle(addr);
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
+          busaddr_seen == addr && v > 0,
+          "read of an unknown shire ESR from U-mode: bus-error interrupt in "
+          "U-mode, mbusaddr 0x%lx", busaddr_seen);
+    csr_clear(mip, 1ULL << IRQ_BUS_ERROR);
+
+    /*
+     * The shire cache's op state machine (SC_IDX_COP_SM_CTL_USER, bank in
+     * [16:13], 0xf = all four): a coalescing-buffer flush, as Esperanto's
+     * drain_scb starts it, is done at once; every bank reads idle (state 4
+     * in [31:24]), which their kernels poll for.
+     */
+    csr_set(mstatus, 1 << 3);
+    clear_trap();
+    esr_write(ESR(PP_U, me, 0x300000 | 0xf << 13 | 0x100), 0x0a01);
+    for (v = 0, addr = 0; addr < 4; addr++) {
+        v |= (esr_read(ESR(PP_U, me, 0x300000 | addr << 13 | 0x100)) >> 24 &
+              0xff) != 4;
+    }
+    settle();
+    CHECK(v == 0 && trap_count == 0,
+          "shire cache op state machine: a CB flush to all banks, each bank "
+          "reads idle (state 4)");
+    clear_trap();
+    addr = ESR(PP_U, me, 0x300000 | 0xf << 13 | 0x100);
+    load64(addr);
+    settle();
+    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+          "shire cache: a read of the all-banks alias is a bus error");
     csr_clear(mstatus, 1 << 3);
 
     /* credits to ourselves, counters and IPIs */

@@ -64,7 +64,19 @@ typedef struct Etsoc1HostOptions {
     const char *const *extra_args;
     /* 0: 60000; also bounds the connection to the new QEMU */
     unsigned ready_timeout_ms;
+    /*
+     * Card DRAM in MiB, 1024..32768 in steps of 256 (the SP firmware
+     * finds the end every 256 MiB).  0: $ETSOC1_DRAM_MIB, else 32768,
+     * what an ET-SoC-1 card has.  Host memory is only used as the card
+     * touches it.
+     */
+    unsigned dram_mib;
 } Etsoc1HostOptions;
+
+#define ETSOC1_HOST_DRAM_MIB_DEFAULT    32768
+#define ETSOC1_HOST_DRAM_MIB_MIN        1024
+#define ETSOC1_HOST_DRAM_MIB_MAX        32768
+#define ETSOC1_HOST_DRAM_MIB_STEP       256
 
 /* Spawn QEMU with the card's command line, connect, HELLO(HOSTMEM). */
 int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out);

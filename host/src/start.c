@@ -139,11 +139,37 @@ static void kill_child(Etsoc1Host *h, unsigned wait_ms)
     }
 }
 
+/*
+ * The card's DRAM in MiB: @mib, else $ETSOC1_DRAM_MIB, else the card's
+ * 32 GiB; 0 if out of range (the caller's EINVAL).
+ */
+static unsigned dram_mib(unsigned mib)
+{
+    const char *env = getenv("ETSOC1_DRAM_MIB");
+
+    if (!mib && env && *env) {
+        char *end;
+        unsigned long v = strtoul(env, &end, 10);
+
+        mib = *end || v > ETSOC1_HOST_DRAM_MIB_MAX ? 1 : (unsigned)v;
+    }
+    if (!mib) {
+        mib = ETSOC1_HOST_DRAM_MIB_DEFAULT;
+    }
+    if (mib < ETSOC1_HOST_DRAM_MIB_MIN || mib > ETSOC1_HOST_DRAM_MIB_MAX ||
+        mib % ETSOC1_HOST_DRAM_MIB_STEP) {
+        return 0;
+    }
+    return mib;
+}
+
 int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
 {
     Etsoc1HostOptions none = { 0 };
     const char *qemu, *gdir, *env;
     char *qemu_def = NULL, *gdir_def = NULL, *args[64], *own[16], pid[48];
+    char mem[32], backend[96];
+    unsigned mib;
     int nargs = 0, nown = 0, fd = -1, r = -ETSOC1_HOST_ESPAWN, logfd, i;
     Etsoc1Host *h;
     uint64_t end;
@@ -153,6 +179,10 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     }
     *out = NULL;
     o = o ? o : &none;
+    mib = dram_mib(o->dram_mib);
+    if (!mib) {
+        return -ETSOC1_HOST_EINVAL;
+    }
     h = host_alloc();
     if (!h) {
         return -ETSOC1_HOST_ESPAWN;
@@ -194,11 +224,22 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     args[nargs++] = (char *)qemu;
     args[nargs++] = "-M";
     args[nargs++] = OWN(dup_printf("etsoc1,shires=33,sp-firmware=%s/"
-                                   "etsoc1-sp.elf%s", gdir, ",hostlink=hl"));
+                                   "etsoc1-sp.elf%s", gdir,
+                                   ",hostlink=hl,memory-backend=etsoc1-dram"));
     args[nargs++] = "-smp";
     args[nargs++] = "2113";     /* 64 x 33 minions + the SP */
+    /*
+     * The card's DRAM, not reserved: -m alone would make QEMU reserve all
+     * of it (32 GiB) from the host at start-up, which a smaller host
+     * refuses; pages are only used as the card touches them.
+     */
+    snprintf(mem, sizeof(mem), "%uM", mib);
+    snprintf(backend, sizeof(backend), "memory-backend-ram,id=etsoc1-dram,"
+             "size=%uM,reserve=off", mib);
     args[nargs++] = "-m";
-    args[nargs++] = "2G";
+    args[nargs++] = mem;
+    args[nargs++] = "-object";
+    args[nargs++] = backend;
     args[nargs++] = "-bios";
     args[nargs++] = OWN(dup_printf("%s/etsoc1-fw.elf%s", gdir, ""));
     args[nargs++] = "-display";

@@ -17,8 +17,9 @@
  * have every privilege.
  *
  * Not modelled yet (LOG_UNIMP, read as zero): message ports and debug
- * registers of the hart subregion, shire cache and RBOX blocks, power/PLL
- * control, and the chip-wide broadcast.  The thread disable masks are
+ * registers of the hart subregion, the shire cache block (but for its
+ * cache-op state machine control, which reads idle) and RBOX blocks,
+ * power/PLL control.  The thread disable masks are
  * stored; harts start released (docs/choices.md).
  */
 
@@ -45,6 +46,8 @@ FIELD(ESR, NEIGH, 16, 4)        /* neighbourhood subregion */
 FIELD(ESR, NEIGH_REG, 0, 16)
 FIELD(ESR, OTHER_BLOCK, 17, 3)  /* "other" subregion: which block */
 FIELD(ESR, OTHER_REG, 0, 17)
+FIELD(ESR, CACHE_BANK, 13, 4)   /* shire cache block: bank, 0xf = all */
+FIELD(ESR, CACHE_REG, 0, 13)
 
 enum {
     ESR_SUB_HART = 0,
@@ -57,6 +60,8 @@ enum {
     ESR_OTHER_SHIRE = 2,
 };
 #define ESR_NEIGH_BROADCAST 0xf
+#define ESR_CACHE_BANK_BROADCAST 0xf
+#define ETSOC1_SC_BANKS 4
 /* Offset of the shire_other block in a shire's ESR window. */
 #define ESR_OTHER_BASE \
     (ESR_SUB_OTHER << R_ESR_SUBREGION_SHIFT | \
@@ -88,6 +93,17 @@ REG64(THREAD0_DISABLE, 0x240)
 REG64(SHIRE_COOP_MODE, 0x290)
 REG64(BROADCAST_DATA, 0x1fff0)
 REG64(BROADCAST, 0x1fff8)
+
+/*
+ * Shire cache registers (offset within one bank).  Only the cache-op state
+ * machine's control is modelled: the model has no coalescing buffer and no
+ * L2 contents to operate on (stores reach memory at once), so an operation
+ * is done the moment it is started, and the state field reads idle.
+ */
+REG64(SC_IDX_COP_SM_CTL, 0x030)
+REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
+    FIELD(SC_IDX_COP_SM_CTL_USER, STATE, 24, 8)
+#define SC_COP_SM_IDLE 4
 
 /* Reset values (sysemu cold/warm reset; docs/esr.md). */
 #define MPROT_RESET              0x13
@@ -145,6 +161,11 @@ static const Etsoc1EsrReg other_regs[] = {
     ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_W_RZ),
     ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_W_RZ),
     ESR_REG("mbroadcast", A_BROADCAST, 1, M, ESR_W_RZ),
+};
+
+static const Etsoc1EsrReg cache_regs[] = {
+    ESR_REG("sc_idx_cop_sm_ctl", A_SC_IDX_COP_SM_CTL, 1, M, ESR_RW),
+    ESR_REG("sc_idx_cop_sm_ctl_user", A_SC_IDX_COP_SM_CTL_USER, 1, U, ESR_RW),
 };
 
 /* Find the register at @off seen at privilege @pp; *idx is the array index. */
@@ -562,6 +583,7 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     hwaddr pa = ETSOC1_ESR_ADDR(w->pp, s->shire_id, addr);
     const Etsoc1EsrReg *reg = NULL;
     const char *why = "no register";
+    bool cache = false;     /* the shire cache block; idx = its bank */
     unsigned idx = 0, neigh = 0, n;
     uint32_t off = 0;
 
@@ -602,9 +624,25 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     case ESR_SUB_OTHER:
         switch (FIELD_EX64(addr, ESR, OTHER_BLOCK)) {
         case ESR_OTHER_CACHE:
+            off = FIELD_EX64(addr, ESR, CACHE_REG);
+            reg = esr_lookup(cache_regs, ARRAY_SIZE(cache_regs), off, w->pp,
+                             &idx);
+            if (!reg) {
+                qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": "
+                              "shire cache register not modelled\n", pa);
+                goto unimp;
+            }
+            idx = FIELD_EX64(addr, ESR, CACHE_BANK);
+            if (idx >= ETSOC1_SC_BANKS &&
+                (idx != ESR_CACHE_BANK_BROADCAST || !is_write)) {
+                why = "bad shire cache bank";
+                reg = NULL;
+            }
+            cache = true;
+            break;
         case ESR_OTHER_RBOX:
-            qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": shire "
-                          "cache and RBOX registers are not modelled\n", pa);
+            qemu_log_mask(LOG_UNIMP, "etsoc1: ESR 0x%" HWADDR_PRIx ": RBOX "
+                          "registers are not modelled\n", pa);
             goto unimp;
         case ESR_OTHER_SHIRE:
             off = FIELD_EX64(addr, ESR, OTHER_REG);
@@ -638,14 +676,18 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     }
 
     if (!is_write) {
-        *data = FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_NEIGH
+        *data = cache ? FIELD_DP64(0, SC_IDX_COP_SM_CTL_USER, STATE,
+                                   SC_COP_SM_IDLE)
+                : FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_NEIGH
                 ? esr_neigh_read(s, neigh, reg->offset)
                 : esr_other_read(s, reg->offset, idx);
         trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
         return MEMTX_OK;
     }
     trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
-    if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
+    if (cache) {
+        /* a cache operation: done at once (above), nothing to keep */
+    } else if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
         esr_other_write(s, w->pp, reg->offset, idx, *data);
     } else {
         for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {

@@ -780,6 +780,27 @@ int main(void)
     o.qemu = "/nonexistent/qemu";
     r = etsoc1_host_start(&o, &h);
     report(r == -ETSOC1_HOST_ESPAWN, "start with a missing QEMU: %d", r);
+    {
+        /* DRAM sizes a card cannot have: refused before anything starts */
+        static const unsigned bad[] = { 512, 1000, 32768 + 256 };
+
+        o.qemu = qemu;
+        o.guest_dir = "/nonexistent";
+        for (unsigned k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+            o.dram_mib = bad[k];
+            r = etsoc1_host_start(&o, &h);
+            report(r == -ETSOC1_HOST_EINVAL && !h,
+                   "start with dram_mib %u: %d (EINVAL), no instance",
+                   bad[k], r);
+        }
+        o.dram_mib = 0;
+        setenv("ETSOC1_DRAM_MIB", "32G", 1);
+        r = etsoc1_host_start(&o, &h);
+        report(r == -ETSOC1_HOST_EINVAL && !h,
+               "start with ETSOC1_DRAM_MIB=32G (not a number of MiB): %d "
+               "(EINVAL)", r);
+        unsetenv("ETSOC1_DRAM_MIB");
+    }
 
     printf("1..%d\n", test_no);
     return failures ? 1 : 0;

@@ -560,6 +560,18 @@ static bool setup(void)
                  ld16(vq + 12), ld16(vq + 14), ld16(vq + 20), ld16(vq + 22),
                  mm_sq.len, mm_cq.len, host_managed, host_managed_size,
                  dma_max_elem >> 20);
+    {
+        /* the library's DRAM: $ETSOC1_DRAM_MIB, else a card's 32 GiB */
+        const char *e = getenv("ETSOC1_DRAM_MIB");
+        uint64_t mib = e && *e ? strtoull(e, NULL, 10)
+                               : ETSOC1_HOST_DRAM_MIB_DEFAULT;
+
+        ok &= report(host_managed + host_managed_size ==
+                     0x8000000000ull + (mib << 20),
+                     "host-managed DRAM ends at 0x%" PRIx64 ": %" PRIu64
+                     " MiB of card DRAM, as the library was asked",
+                     host_managed + host_managed_size, mib);
+    }
     return ok;
 }
 
@@ -818,8 +830,10 @@ static void test_dma_errors(void)
 {
     DmaNode node = {
         .host_virt = (uintptr_t)arena, .host_phys = (uintptr_t)arena,
-        .dev_phys = 0x8080000000ull + 0x100000, .size = 4096,
+        .dev_phys = host_managed + host_managed_size + 0x100000,
+        .size = 4096,
     };
+    uint64_t beyond = node.dev_phys;
     unsigned long ref0 = refused;
     int bad_addr, too_big;
 
@@ -828,8 +842,7 @@ static void test_dma_errors(void)
     node.size = dma_max_elem + 4096;
     too_big = dma_list(true, &node, 1);
     report(bad_addr == 6, "DMA to device address 0x%" PRIx64 " (beyond "
-           "DRAM): status %d (6 invalid address)", (uint64_t)0x8080100000ull,
-           bad_addr);
+           "DRAM): status %d (6 invalid address)", beyond, bad_addr);
     report(too_big == 7 && refused == ref0,
            "DMA element of %u MiB + 4 KiB: status %d (7 invalid size), "
            "no host memory touched", dma_max_elem >> 20, too_big);
