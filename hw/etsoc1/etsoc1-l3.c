@@ -441,23 +441,23 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
  */
 static void l3_install_written(hwaddr pa, hwaddr end)
 {
-    unsigned i, j;
     hwaddr line;
 
-    if ((end - pa) / ETSOC1_LINE >= ETSOC1_LINE_CLOCKS) {
-        for (i = 0; i < ETSOC1_L3_SLICES; i++) {
-            for (j = 0; etsoc1_l3_slice[i] && j < ETSOC1_LINE_CLOCKS; j++) {
-                qatomic_inc(&etsoc1_l3_slice[i]->written.gen[j]);
-            }
-        }
-    } else {
-        for (line = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE); line < end;
-             line += ETSOC1_LINE) {
-            Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
+    /*
+     * A poll on a line waits on its slot in its home slice's gen[].  Line
+     * L and line L + ETSOC1_LINE_CLOCKS have the same slot and (32
+     * dividing ETSOC1_LINE_CLOCKS) the same home, so ETSOC1_LINE_CLOCKS
+     * lines in a row reach every (home, slot) pair a poll can wait on,
+     * each once: a longer write counts those, one increment each.
+     */
+    QEMU_BUILD_BUG_ON(ETSOC1_LINE_CLOCKS % ETSOC1_L3_SLICES);
+    pa = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE);
+    end = MIN(end, pa + ETSOC1_LINE_CLOCKS * ETSOC1_LINE);
+    for (line = pa; line < end; line += ETSOC1_LINE) {
+        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
 
-            if (s) {
-                qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
-            }
+        if (s) {
+            qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
         }
     }
 }
@@ -547,6 +547,21 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
         line = from + ((i - etsoc1_l3_home(from)) % ETSOC1_L3_SLICES) *
                       ETSOC1_LINE;
+        if (etsoc1_l3_slice[i] && from > pa) {
+            /*
+             * The lines skipped would each have ticked the slice's clock:
+             * count them, so that the lines installed get the LRU clocks
+             * a walk of every line gives them.
+             */
+            hwaddr first = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE);
+            uint64_t n = (from - first) / ETSOC1_LINE;
+            unsigned at = (i - etsoc1_l3_home(first)) % ETSOC1_L3_SLICES;
+
+            WITH_QEMU_LOCK_GUARD(&etsoc1_l3_slice[i]->lock) {
+                etsoc1_l3_slice[i]->clock += n / ETSOC1_L3_SLICES +
+                                             (at < n % ETSOC1_L3_SLICES);
+            }
+        }
         if (etsoc1_l3_slice[i] && line < end) {
             l3_install_run(etsoc1_l3_slice[i], line, end, in_runs);
         }
