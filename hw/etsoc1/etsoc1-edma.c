@@ -207,11 +207,32 @@ static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
  * installing [a, b) then [b, c) leaves the L3 as installing [a, c) does
  * (etsoc1_l3_install), so they are gathered and installed at once, before
  * the channel reports anything and before the main loop runs again.
+ * While the element goes on, the rest of it follows them: the L3 does not
+ * look up the lines that rest will replace anyway (all but the last
+ * slices x size bytes of a long element; etsoc1_l3_install_ahead), and
+ * [skip_lo, skip_hi) remembers them in case the channel stops first.
  */
-static void edma_install_flush(Etsoc1EdmaChan *c)
+static void edma_install_flush(Etsoc1EdmaChan *c, bool going_on)
 {
+    uint64_t more = 0;
+
+    if (going_on && c->state == EDMA_CS_RUNNING && c->e_left &&
+        c->e_dar == c->ins_hi) {
+        more = c->e_left;
+    }
+    if (!more && c->skip_hi > c->skip_lo) {
+        /* stopped inside the element: what a walk would have left */
+        etsoc1_l3_install(c->skip_lo, c->skip_hi - c->skip_lo);
+        c->skip_lo = c->skip_hi = 0;
+    }
     if (c->ins_hi > c->ins_lo) {
-        etsoc1_l3_install(c->ins_lo, c->ins_hi - c->ins_lo);
+        etsoc1_l3_install_ahead(c->ins_lo, c->ins_hi - c->ins_lo, more);
+        if (more) {
+            if (c->skip_hi != c->ins_lo) {
+                c->skip_lo = c->ins_lo;
+            }
+            c->skip_hi = c->ins_hi;
+        }
     }
     c->ins_lo = c->ins_hi = 0;
 }
@@ -219,7 +240,7 @@ static void edma_install_flush(Etsoc1EdmaChan *c)
 static void edma_install(Etsoc1EdmaChan *c, uint64_t pa, uint64_t len)
 {
     if (c->ins_hi != pa || c->ins_hi == c->ins_lo) {
-        edma_install_flush(c);
+        edma_install_flush(c, true);
         c->ins_lo = pa;
     }
     c->ins_hi = pa + len;
@@ -227,7 +248,7 @@ static void edma_install(Etsoc1EdmaChan *c, uint64_t pa, uint64_t len)
 
 static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
 {
-    edma_install_flush(c);
+    edma_install_flush(c, false);
     c->state = cs;
     c->pending = false;
     c->waiting = false;
@@ -273,7 +294,7 @@ static void edma_done(Etsoc1EdmaChan *c)
 {
     Etsoc1EdmaState *s = c->engine;
 
-    edma_install_flush(c);
+    edma_install_flush(c, false);
     c->done_raised = true;
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, true);
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
@@ -393,7 +414,7 @@ static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
 static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 {
     edma_host_answer(opaque, tag, res, false, false);
-    edma_install_flush(opaque);
+    edma_install_flush(opaque, true);
 }
 
 /*
@@ -488,6 +509,8 @@ static bool edma_step_one(Etsoc1EdmaChan *c)
     }
     if (c->pending && !c->e_left) {
         c->pending = false;
+        /* the element's last bytes, gathered, replace what it skipped */
+        c->skip_lo = c->skip_hi = 0;
         if (c->lie) {
             edma_done(c);
         }
@@ -530,7 +553,7 @@ static void edma_step(void *opaque)
             break;
         }
     }
-    edma_install_flush(c);
+    edma_install_flush(c, true);
 }
 
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -870,6 +893,7 @@ static void edma_reset(DeviceState *dev)
             c->walked = 0;
             c->e_sar = c->e_dar = c->e_left = 0;
             c->ins_lo = c->ins_hi = 0;
+            c->skip_lo = c->skip_hi = 0;
         }
         s->engine_en[side] = 0;
         s->doorbell[side] = 0;

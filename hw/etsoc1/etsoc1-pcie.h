@@ -204,6 +204,8 @@ typedef struct Etsoc1EdmaChan {
      * Empty whenever the main loop runs (not migrated).
      */
     uint64_t ins_lo, ins_hi;
+    /* of the element in progress: written, not looked up in the L3 */
+    uint64_t skip_lo, skip_hi;
 } Etsoc1EdmaChan;
 
 struct Etsoc1EdmaState {
