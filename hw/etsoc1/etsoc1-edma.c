@@ -221,17 +221,22 @@ static void edma_install_flush(Etsoc1EdmaChan *c, bool going_on)
         more = c->e_left;
     }
     if (!more && c->skip_hi > c->skip_lo) {
-        /* stopped inside the element: what a walk would have left */
-        etsoc1_l3_install(c->skip_lo, c->skip_hi - c->skip_lo);
+        if (c->e_left) {
+            /* stopped inside the element: what a walk would have left */
+            etsoc1_l3_install(c->skip_lo, c->skip_hi - c->skip_lo);
+        }
+        /* else its last bytes, gathered, replace what it skipped */
         c->skip_lo = c->skip_hi = 0;
     }
     if (c->ins_hi > c->ins_lo) {
-        etsoc1_l3_install_ahead(c->ins_lo, c->ins_hi - c->ins_lo, more);
-        if (more) {
+        uint64_t upto = etsoc1_l3_install_ahead(c->ins_lo,
+                                                c->ins_hi - c->ins_lo, more);
+
+        if (upto > c->ins_lo) {
             if (c->skip_hi != c->ins_lo) {
                 c->skip_lo = c->ins_lo;
             }
-            c->skip_hi = c->ins_hi;
+            c->skip_hi = upto;
         }
     }
     c->ins_lo = c->ins_hi = 0;
@@ -239,7 +244,9 @@ static void edma_install_flush(Etsoc1EdmaChan *c, bool going_on)
 
 static void edma_install(Etsoc1EdmaChan *c, uint64_t pa, uint64_t len)
 {
-    if (c->ins_hi != pa || c->ins_hi == c->ins_lo) {
+    if (c->ins_hi == c->ins_lo) {
+        c->ins_lo = pa;
+    } else if (c->ins_hi != pa) {
         edma_install_flush(c, true);
         c->ins_lo = pa;
     }

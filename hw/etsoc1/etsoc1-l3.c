@@ -509,8 +509,9 @@ static void l3_install_run(Etsoc1L3SliceState *s, hwaddr line, hwaddr end,
  * installed in its home slice (timing.md section 4).  Lines outside DRAM
  * are not cached in the L3.  @more bytes are certain to follow the write
  * at @pa + @len (the rest of a DMA element the caller moves in pieces).
+ * Return where the lines looked up begin: those below were only counted.
  */
-void etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
+hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
 {
     const MemMapEntry *dram = &etsoc1_memmap[ETSOC1_DRAM];
     hwaddr end = pa + len, last, from, line, span = 0;
@@ -520,7 +521,7 @@ void etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
     pa = MAX(pa, dram->base);
     end = MIN(end, dram->base + dram->size);
     if (!len || pa >= end) {
-        return;
+        return pa;
     }
     last = MIN(end + more, dram->base + dram->size);
     trace_etsoc1_l3_install(pa, end - pa);
@@ -574,6 +575,7 @@ void etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
         }
     }
     etsoc1_sync_written(NULL, 0);
+    return MAX(from, pa);
 }
 
 void etsoc1_l3_install(hwaddr pa, uint64_t len)
