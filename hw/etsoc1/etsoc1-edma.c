@@ -19,6 +19,7 @@
 #include "qemu/units.h"
 #include "qemu/log.h"
 #include "qemu/timer.h"
+#include "qemu/rcu.h"
 #include "qapi/error.h"
 #include "hw/irq.h"
 #include "hw/qdev-properties.h"
@@ -200,8 +201,61 @@ static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
     return MAX(agg[side] * scale / busy[side], 1e-6);
 }
 
+/*
+ * Host writes land in the lines' home L3 slices (timing.md 4).  The
+ * pieces one timer run moves follow each other in card memory, and
+ * installing [a, b) then [b, c) leaves the L3 as installing [a, c) does
+ * (etsoc1_l3_install), so they are gathered and installed at once, before
+ * the channel reports anything and before the main loop runs again.
+ * While the element goes on, the rest of it follows them: the L3 does not
+ * look up the lines that rest will replace anyway (all but the last
+ * slices x size bytes of a long element; etsoc1_l3_install_ahead), and
+ * [skip_lo, skip_hi) remembers them in case the channel stops first.
+ */
+static void edma_install_flush(Etsoc1EdmaChan *c, bool going_on)
+{
+    uint64_t more = 0;
+
+    if (going_on && c->state == EDMA_CS_RUNNING && c->e_left &&
+        c->e_dar == c->ins_hi) {
+        more = c->e_left;
+    }
+    if (!more && c->skip_hi > c->skip_lo) {
+        if (c->e_left) {
+            /* stopped inside the element: what a walk would have left */
+            etsoc1_l3_install(c->skip_lo, c->skip_hi - c->skip_lo);
+        }
+        /* else its last bytes, gathered, replace what it skipped */
+        c->skip_lo = c->skip_hi = 0;
+    }
+    if (c->ins_hi > c->ins_lo) {
+        uint64_t upto = etsoc1_l3_install_ahead(c->ins_lo,
+                                                c->ins_hi - c->ins_lo, more);
+
+        if (upto > c->ins_lo) {
+            if (c->skip_hi != c->ins_lo) {
+                c->skip_lo = c->ins_lo;
+            }
+            c->skip_hi = upto;
+        }
+    }
+    c->ins_lo = c->ins_hi = 0;
+}
+
+static void edma_install(Etsoc1EdmaChan *c, uint64_t pa, uint64_t len)
+{
+    if (c->ins_hi == c->ins_lo) {
+        c->ins_lo = pa;
+    } else if (c->ins_hi != pa) {
+        edma_install_flush(c, true);
+        c->ins_lo = pa;
+    }
+    c->ins_hi = pa + len;
+}
+
 static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
 {
+    edma_install_flush(c, false);
     c->state = cs;
     c->pending = false;
     c->waiting = false;
@@ -247,6 +301,7 @@ static void edma_done(Etsoc1EdmaChan *c)
 {
     Etsoc1EdmaState *s = c->engine;
 
+    edma_install_flush(c, false);
     c->done_raised = true;
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, true);
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
@@ -340,7 +395,7 @@ static void edma_moved(Etsoc1EdmaChan *c, bool at_once)
  * dropped.
  */
 static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
-                             MemTxResult res, bool at_once)
+                             MemTxResult res, bool at_once, bool in_place)
 {
     if (!c->waiting || tag != c->req_tag || c->state != EDMA_CS_RUNNING) {
         return;
@@ -351,21 +406,65 @@ static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
         return;
     }
     if (!c->write) {
-        if (address_space_write(&address_space_memory, c->e_dar,
+        if (!in_place &&
+            address_space_write(&address_space_memory, c->e_dar,
                                 MEMTXATTRS_UNSPECIFIED, c->bounce,
                                 c->req_len)) {
             edma_abort(c, EDMA_ERR_APP, c->e_dar);
             return;
         }
-        /* host writes land in the lines' home L3 slices (timing.md 4) */
-        etsoc1_l3_install(c->e_dar, c->req_len);
+        edma_install(c, c->e_dar, c->req_len);
     }
     edma_moved(c, at_once);
 }
 
 static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 {
-    edma_host_answer(opaque, tag, res, false);
+    edma_host_answer(opaque, tag, res, false, false);
+    edma_install_flush(opaque, true);
+}
+
+/*
+ * A piece whose host side answers at once (host memory the host shared,
+ * or the loopback) is copied between host memory and the card's RAM
+ * directly, once, not through the bounce buffer (which an answer that
+ * comes later needs: it must not write card memory after the channel
+ * gave up).  Return false if that cannot be done (the card side is not
+ * RAM in one piece, or the host needs a round trip): nothing was moved.
+ */
+static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n)
+{
+    Etsoc1EdmaState *s = c->engine;
+    hwaddr card = c->write ? c->e_sar : c->e_dar, len = n;
+    uint64_t host = c->write ? c->e_dar : c->e_sar;
+    MemoryRegion *mr;
+    hwaddr xlat;
+    void *p;
+    MemTxResult r;
+
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(&address_space_memory, card, &xlat,
+                                     &len, !c->write, MEMTXATTRS_UNSPECIFIED);
+        if (len < n || !memory_access_is_direct(mr, !c->write)) {
+            return false;   /* not RAM: address_space_map would bounce */
+        }
+    }
+    p = address_space_map(&address_space_memory, card, &len, !c->write,
+                          MEMTXATTRS_UNSPECIFIED);
+    if (!p) {
+        return false;
+    }
+    r = len == n ? etsoc1_host_mem_direct(s->host_mem, c->write, host, p, n)
+                 : ETSOC1_HOST_MEM_PENDING;
+    /* host -> card: what reached card memory is dirty, if only a part */
+    address_space_unmap(&address_space_memory, p, len, !c->write,
+                        r == ETSOC1_HOST_MEM_PENDING ? 0 : len);
+    if (r == ETSOC1_HOST_MEM_PENDING) {
+        return false;
+    }
+    c->waiting = true;
+    edma_host_answer(c, c->req_tag, r, true, true);
+    return true;
 }
 
 /*
@@ -386,6 +485,9 @@ static void edma_move(Etsoc1EdmaChan *c)
         edma_moved(c, true);
         return;
     }
+    if (edma_move_direct(c, n)) {
+        return;
+    }
     if (c->write &&
         address_space_read(&address_space_memory, c->e_sar,
                            MEMTXATTRS_UNSPECIFIED, c->bounce, n)) {
@@ -397,7 +499,7 @@ static void edma_move(Etsoc1EdmaChan *c)
                               c->write ? c->e_dar : c->e_sar, c->bounce, n,
                               edma_host_done, c, c->req_tag);
     if (r != ETSOC1_HOST_MEM_PENDING) {
-        edma_host_answer(c, c->req_tag, r, true);
+        edma_host_answer(c, c->req_tag, r, true, false);
     }
 }
 
@@ -414,6 +516,8 @@ static bool edma_step_one(Etsoc1EdmaChan *c)
     }
     if (c->pending && !c->e_left) {
         c->pending = false;
+        /* the element's last bytes, gathered, replace what it skipped */
+        c->skip_lo = c->skip_hi = 0;
         if (c->lie) {
             edma_done(c);
         }
@@ -456,6 +560,7 @@ static void edma_step(void *opaque)
             break;
         }
     }
+    edma_install_flush(c, true);
 }
 
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -794,6 +899,8 @@ static void edma_reset(DeviceState *dev)
             c->waiting = false;
             c->walked = 0;
             c->e_sar = c->e_dar = c->e_left = 0;
+            c->ins_lo = c->ins_hi = 0;
+            c->skip_lo = c->skip_hi = 0;
         }
         s->engine_en[side] = 0;
         s->doorbell[side] = 0;
@@ -982,6 +1089,26 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
         return k->start_read(ETSOC1_HOST_MEM(hm), addr, buf, len, done,
                              opaque, tag);
     }
+    return write ? etsoc1_host_mem_write(hm, addr, buf, len)
+                 : etsoc1_host_mem_read(hm, addr, buf, len);
+}
+
+MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
+                                   void *buf, uint64_t len)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return MEMTX_DECODE_ERROR;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    if (k->direct) {
+        return k->direct(ETSOC1_HOST_MEM(hm), write, addr, buf, len);
+    }
+    if ((write && k->start_write) || (!write && k->start_read)) {
+        return ETSOC1_HOST_MEM_PENDING;
+    }
+    /* a synchronous backend: always at once */
     return write ? etsoc1_host_mem_write(hm, addr, buf, len)
                  : etsoc1_host_mem_read(hm, addr, buf, len);
 }

@@ -895,19 +895,22 @@ static void hl_send_deferred(Etsoc1HostLinkState *s)
     }
 }
 
-static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
-                            void *buf, uint64_t len, Etsoc1HostMemDone *done,
-                            void *opaque, uint64_t tag)
+static bool hl_serving(Etsoc1HostLinkState *s)
+{
+    return s->connected && !s->closing && s->hello &&
+           (s->options & HL_OPT_HOSTMEM);
+}
+
+/*
+ * An eDMA piece inside memory the host shared (SHM_MAP, MEM_FD): copied
+ * now, between that memory and @buf; ETSOC1_HOST_MEM_PENDING for an
+ * address outside all of it (the socket's).
+ */
+static MemTxResult hl_shared(Etsoc1HostLinkState *s, bool write,
+                             uint64_t addr, void *buf, uint64_t len)
 {
     unsigned i;
 
-    if (!s->connected || s->closing || !s->hello ||
-        !(s->options & HL_OPT_HOSTMEM)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
-                      "0x%" PRIx64 " with no host serving memory\n",
-                      write ? "write" : "read", addr);
-        return MEMTX_DECODE_ERROR;
-    }
     for (i = 0; i < HL_MAX_SHM; i++) {
         Etsoc1HostLinkShm *m = &s->shm[i];
 
@@ -961,6 +964,36 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
             return MEMTX_ERROR;
         }
         return MEMTX_OK;
+    }
+    return ETSOC1_HOST_MEM_PENDING;
+}
+
+static MemTxResult hl_direct(Etsoc1HostMem *hm, bool write, uint64_t addr,
+                             void *buf, uint64_t len)
+{
+    Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(hm);
+
+    /* no host: hl_start() logs and fails it */
+    return hl_serving(s) ? hl_shared(s, write, addr, buf, len)
+                         : ETSOC1_HOST_MEM_PENDING;
+}
+
+static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
+                            void *buf, uint64_t len, Etsoc1HostMemDone *done,
+                            void *opaque, uint64_t tag)
+{
+    MemTxResult r;
+    unsigned i;
+
+    if (!hl_serving(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
+                      "0x%" PRIx64 " with no host serving memory\n",
+                      write ? "write" : "read", addr);
+        return MEMTX_DECODE_ERROR;
+    }
+    r = hl_shared(s, write, addr, buf, len);
+    if (r != ETSOC1_HOST_MEM_PENDING) {
+        return r;
     }
     if (len > HL_MAX_DATA) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "
@@ -1112,6 +1145,7 @@ static void hl_class_init(ObjectClass *oc, void *data)
     device_class_set_props(dc, hl_properties);
     k->start_read = hl_start_read;
     k->start_write = hl_start_write;
+    k->direct = hl_direct;
 }
 
 static const TypeInfo hl_types[] = {

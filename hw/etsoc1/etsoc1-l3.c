@@ -88,25 +88,26 @@ static unsigned l3_set(Etsoc1L3SliceState *s, hwaddr pa)
  * in place of the least recently used way if @fill.  Never-used ways have
  * used = 0, so they go first.  Called with the slice's lock held.
  */
-static bool l3_lookup_in(Etsoc1L3SliceState *s, unsigned set, hwaddr pa,
-                         bool fill)
+static inline bool l3_lookup_in(Etsoc1L3SliceState *s, unsigned set,
+                                hwaddr pa, bool fill)
 {
-    unsigned base = set * s->ways, w, victim = base;
-    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+    /* locals: stores through tag[] and used[] cannot change them */
+    uint64_t *tag = s->tag + set * s->ways, *used = s->used + set * s->ways;
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID, now = ++s->clock;
+    unsigned w, ways = s->ways, victim = 0;
 
-    s->clock++;
-    for (w = base; w < base + s->ways; w++) {
-        if (s->tag[w] == want) {
-            s->used[w] = s->clock;
+    for (w = 0; w < ways; w++) {
+        if (tag[w] == want) {
+            used[w] = now;
             return true;
         }
-        if (s->used[w] < s->used[victim]) {
+        if (used[w] < used[victim]) {
             victim = w;
         }
     }
     if (fill) {
-        s->tag[victim] = want;
-        s->used[victim] = s->clock;
+        tag[victim] = want;
+        used[victim] = now;
     }
     return false;
 }
@@ -441,23 +442,23 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
  */
 static void l3_install_written(hwaddr pa, hwaddr end)
 {
-    unsigned i, j;
     hwaddr line;
 
-    if ((end - pa) / ETSOC1_LINE >= ETSOC1_LINE_CLOCKS) {
-        for (i = 0; i < ETSOC1_L3_SLICES; i++) {
-            for (j = 0; etsoc1_l3_slice[i] && j < ETSOC1_LINE_CLOCKS; j++) {
-                qatomic_inc(&etsoc1_l3_slice[i]->written.gen[j]);
-            }
-        }
-    } else {
-        for (line = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE); line < end;
-             line += ETSOC1_LINE) {
-            Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
+    /*
+     * A poll on a line waits on its slot in its home slice's gen[].  Line
+     * L and line L + ETSOC1_LINE_CLOCKS have the same slot and (32
+     * dividing ETSOC1_LINE_CLOCKS) the same home, so ETSOC1_LINE_CLOCKS
+     * lines in a row reach every (home, slot) pair a poll can wait on,
+     * each once: a longer write counts those, one increment each.
+     */
+    QEMU_BUILD_BUG_ON(ETSOC1_LINE_CLOCKS % ETSOC1_L3_SLICES);
+    pa = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE);
+    end = MIN(end, pa + ETSOC1_LINE_CLOCKS * ETSOC1_LINE);
+    for (line = pa; line < end; line += ETSOC1_LINE) {
+        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
 
-            if (s) {
-                qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
-            }
+        if (s) {
+            qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
         }
     }
 }
@@ -506,25 +507,31 @@ static void l3_install_run(Etsoc1L3SliceState *s, hwaddr line, hwaddr end,
 /*
  * Host and DMA writes of [@pa, @pa + @len) land in the L3: each line is
  * installed in its home slice (timing.md section 4).  Lines outside DRAM
- * are not cached in the L3.
+ * are not cached in the L3.  @more bytes are certain to follow the write
+ * at @pa + @len (the rest of a DMA element the caller moves in pieces).
+ * Return where the lines looked up begin: those below were only counted.
  */
-void etsoc1_l3_install(hwaddr pa, uint64_t len)
+hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
 {
     const MemMapEntry *dram = &etsoc1_memmap[ETSOC1_DRAM];
-    hwaddr end = pa + len, from, line, span = 0;
+    hwaddr end = pa + len, last, from, line, span = 0;
     bool in_runs;
     unsigned i;
 
     pa = MAX(pa, dram->base);
     end = MIN(end, dram->base + dram->size);
     if (!len || pa >= end) {
-        return;
+        return pa;
     }
+    last = MIN(end + more, dram->base + dram->size);
     trace_etsoc1_l3_install(pa, end - pa);
     /*
      * Consecutive lines fill every set of every slice in turn, so of a
      * long write only the last slices x size bytes can still be cached:
-     * installing just those leaves the same tags, in the same LRU order.
+     * installing just those leaves the same tags, in the same LRU order
+     * (and, with the clocks ticked for the lines skipped, the same LRU
+     * clocks).  The same holds for the lines of this part that the bytes
+     * still to follow replace.
      */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
         if (etsoc1_l3_slice[i]) {
@@ -532,7 +539,8 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
         }
     }
     span *= ETSOC1_L3_SLICES;
-    from = QEMU_ALIGN_DOWN(end - pa > span ? end - span : pa, ETSOC1_LINE);
+    from = QEMU_ALIGN_DOWN(last - pa > span ? MIN(last - span, end) : pa,
+                           ETSOC1_LINE);
     in_runs = from <= pa &&
               (end - pa) / ETSOC1_LINE < ETSOC1_LINE_CLOCKS;
     if (!in_runs) {
@@ -547,11 +555,32 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
         line = from + ((i - etsoc1_l3_home(from)) % ETSOC1_L3_SLICES) *
                       ETSOC1_LINE;
+        if (etsoc1_l3_slice[i] && from > pa) {
+            /*
+             * The lines skipped would each have ticked the slice's clock:
+             * count them, so that the lines installed get the LRU clocks
+             * a walk of every line gives them.
+             */
+            hwaddr first = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE);
+            uint64_t n = (from - first) / ETSOC1_LINE;
+            unsigned at = (i - etsoc1_l3_home(first)) % ETSOC1_L3_SLICES;
+
+            WITH_QEMU_LOCK_GUARD(&etsoc1_l3_slice[i]->lock) {
+                etsoc1_l3_slice[i]->clock += n / ETSOC1_L3_SLICES +
+                                             (at < n % ETSOC1_L3_SLICES);
+            }
+        }
         if (etsoc1_l3_slice[i] && line < end) {
             l3_install_run(etsoc1_l3_slice[i], line, end, in_runs);
         }
     }
     etsoc1_sync_written(NULL, 0);
+    return MAX(from, pa);
+}
+
+void etsoc1_l3_install(hwaddr pa, uint64_t len)
+{
+    etsoc1_l3_install_ahead(pa, len, 0);
 }
 
 /*

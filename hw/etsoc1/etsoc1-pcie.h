@@ -110,6 +110,14 @@ struct Etsoc1HostMemClass {
                                const void *buf, uint64_t len,
                                Etsoc1HostMemDone *done, void *opaque,
                                uint64_t tag);
+    /*
+     * Optional, for an asynchronous backend: the access done now if the
+     * backend reaches that host memory without a round trip (memory the
+     * host shared with the card), else ETSOC1_HOST_MEM_PENDING and
+     * nothing done.  Nothing touches @buf after it returns.
+     */
+    MemTxResult (*direct)(Etsoc1HostMem *hm, bool write, uint64_t addr,
+                          void *buf, uint64_t len);
 };
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
@@ -124,6 +132,15 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
                                   void *buf, uint64_t len,
                                   Etsoc1HostMemDone *done, void *opaque,
                                   uint64_t tag);
+/*
+ * The access done now, or ETSOC1_HOST_MEM_PENDING if it would need a
+ * round trip (then nothing was done: use etsoc1_host_mem_start).  Since
+ * nothing writes @buf later, @buf may be card memory itself, mapped: the
+ * eDMA copies once instead of through its bounce buffer.  A failed read
+ * may have filled part of @buf.
+ */
+MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
+                                   void *buf, uint64_t len);
 
 /*
  * The loopback backend: host memory is a RAM buffer of "size" bytes at
@@ -181,6 +198,14 @@ typedef struct Etsoc1EdmaChan {
      * the timer.
      */
     int64_t due;
+    /*
+     * Card memory written by the pieces of this timer run and not yet
+     * installed in the L3, [ins_lo, ins_hi): one install for them all.
+     * Empty whenever the main loop runs (not migrated).
+     */
+    uint64_t ins_lo, ins_hi;
+    /* of the element in progress: written, not looked up in the L3 */
+    uint64_t skip_lo, skip_hi;
 } Etsoc1EdmaChan;
 
 struct Etsoc1EdmaState {

@@ -888,6 +888,7 @@ uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
                           bool write, bool known);
 void etsoc1_l3_install(hwaddr pa, uint64_t len);
+hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done);
 void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
