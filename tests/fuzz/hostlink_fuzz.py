@@ -124,12 +124,20 @@ class Fuzzer:
                                                      - (2 << 20))
         if write and k == 3:
             return self.bar2 + r.choice([0x2000, 0x2004])   # doorbells
+        if k >= 4:
+            # a random address, not in a BAR: a host that writes anywhere
+            # in the BARs may overwrite the firmware's own state in them
+            # (its queues, DIRs, trace regions), as on the card
+            while True:
+                a = r.getrandbits(64 if k == 4 else 40)
+                if not write or not (self.bar0 <= a < self.bar0 + (32 << 30)
+                                     or self.bar2 <= a < self.bar2 + (1 << 20)):
+                    return a
         return [lambda: self.bar0 + r.randrange(32 << 30),
                 lambda: self.bar0 + r.randrange(1 << 26),
                 lambda: self.bar2 + r.randrange(0x4000),
                 lambda: self.bar2 + 0x4000 + r.randrange(1 << 20),
-                lambda: r.getrandbits(64),
-                lambda: r.getrandbits(40)][k]()
+                ][k]()
 
     def length(self):
         r = self.r

@@ -11,10 +11,11 @@ status of a run without migration.  Then the seed alone decides
 corrupted copies of that stream: bytes flipped, ranges zeroed or set to
 0xff, bytes inserted or deleted, section headers (id, name, instance,
 version) damaged, garbage appended, or the stream cut short; two thirds
-of them aimed at the device sections after the RAM.  Each is loaded into
+of them aimed at the device sections after the RAM (and a few at the
+JSON description QEMU appends after the state).  Each is loaded into
 a new QEMU.  Checks: QEMU never dies of a signal or an assertion and
-never hangs (QMP answers within a bound); a cut stream is refused (exit
-status 1 and a message); a damaged one is refused the same way or loads,
+never hangs (QMP answers within a bound); a stream cut before the end
+of its state is refused (exit status 1 and a message); a damaged one is refused the same way or loads,
 and then runs and quits on QMP with status 0.  A failing seed is printed
 with its replay:
 
@@ -203,13 +204,22 @@ def sections(data):
     return found
 
 
+def state_end(data):
+    """Where the state ends: QEMU appends a JSON description of it
+    (QEMU_VM_VMDESCRIPTION, u32 length, the text) that a load reads only
+    to warn if it is missing."""
+    j = data.find(b'{"page_size"')
+    return j - 5 if j >= 5 and data[j - 5] == 6 else len(data)
+
+
 def mutate(r, data, heads):
     """A damaged copy of @data: (kind, bytes, must be refused)."""
     devices = heads[1] if len(heads) > 1 else 0
+    end = state_end(data)
 
     def at():
         lo = devices if r.random() < 0.67 else 0
-        return r.randrange(lo, len(data))
+        return r.randrange(lo, end if r.random() < 0.95 else len(data))
 
     k = r.randrange(8)
     d = bytearray(data)
@@ -235,7 +245,10 @@ def mutate(r, data, heads):
         return 'header', bytes(d), False
     if k == 5:
         return 'append', data + r.randbytes(r.randrange(1, 4096)), False
-    return 'cut', data[:at()], True
+    o = at()
+    if o >= end:
+        return 'cut in the description', data[:o], False
+    return 'cut', data[:o], True
 
 
 def load(qemu, elf, tmp, data):
