@@ -84,16 +84,24 @@ class Fuzzer:
         self.dma_ok(GARBAGE, self.r.randbytes(64 << 10))
 
     # ---- the host's side of the queues -------------------------------------
-    def push(self, q, data, doorbell=True):
-        """Write @data into SQ @q when there is room; the doorbell."""
+    def push(self, q, data, doorbell=True, control=None, got=None):
+        """Write @data into SQ @q when there is room; the doorbell.  While
+        @q is full, ABORT through @control (its worker may wait behind a
+        kernel of the round: a barrier, a second launch)."""
         c = self.card
         deadline = time.monotonic() + ANSWER_WAIT
+        next_abort = time.monotonic() + 1.0
         while True:
             head, tail, length = c.r64(q), c.r64(q + 8), c.r64(q + 16)
             if length - 1 - (head - tail) % length >= len(data):
                 break
             if time.monotonic() > deadline:
                 raise FuzzError(f'SQ 0x{q:x} stays full ({head}/{tail})')
+            if control is not None and time.monotonic() > next_abort:
+                tag = self.fresh_tag(got)
+                self.push(control, self.cmd(MSG['abort'], tag, bytes(8)))
+                self.aborts.append((MM_CQ, tag))
+                next_abort = time.monotonic() + 1.0
             time.sleep(0.01)
         first = min(len(data), length - head)
         c.link.write(c.bar2 + q + 32 + head, data[:first])
@@ -278,6 +286,7 @@ class Fuzzer:
         queues = [q for q in MM_QUEUES if q != control]
         got = collections.defaultdict(list)
         sent, launched = [], []
+        self.aborts = []
         if r.random() < 0.15:
             self.bad_size(r.choice(queues + [SP_SQ]), got)
         for _ in range(r.randrange(1, 9)):
@@ -295,14 +304,15 @@ class Fuzzer:
             data = self.cmd(msg, tag, payload, flags)
             if q in HP_QUEUES and len(data) > HP_ROOM:
                 q = r.choice([x for x in queues if x not in HP_QUEUES])
-            self.push(q, data, doorbell=r.random() < 0.9 or q == SP_SQ)
+            self.push(q, data, doorbell=r.random() < 0.9 or q == SP_SQ,
+                      control=control, got=got)
             self.commands += 1
             sent.append((cq, tag, msg))
             if r.random() < 0.2:
                 time.sleep(r.random() * 0.2)
         # a doorbell for any command pushed without one
         self.card.link.write32(self.card.bar2 + fw_tests.MM_DOORBELL, 1)
-        self.wait_answers([(cq, t) for cq, t, _ in sent], got,
+        self.wait_answers([(cq, t) for cq, t, _ in sent] + self.aborts, got,
                           f'round {n}', control)
         for cq, tag, msg in sent:
             self.check_answer(cq, tag, msg, got[(cq, tag)])

@@ -122,8 +122,8 @@ class Fuzzer:
         if write and k < 3:
             return self.bar0 + SCRATCH + r.randrange(SCRATCH_END - SCRATCH
                                                      - (2 << 20))
-        if write and k == 3:
-            return self.bar2 + r.choice([0x2000, 0x2004])   # doorbells
+        if write and k == 3:        # doorbells (request() writes 4 bytes)
+            return self.bar2 + r.choice([0x2000, 0x2004])
         if k >= 4:
             # a random address, not in a BAR: a host that writes anywhere
             # in the BARs may overwrite the firmware's own state in them
@@ -156,9 +156,11 @@ class Fuzzer:
                 hl.E_LENGTH if not 0 < n <= 1 << 20 else None
         if k < 7:
             n = min(self.length(), 1 << 20)
+            addr = self.bus_addr(True)
+            if self.bar2 <= addr < self.bar2 + 0x4000 and n:
+                n = 4               # a doorbell, not a bulk copy over BAR2
             data = r.randbytes(n) if r.random() < 0.5 else bytes(n)
-            return hl.MMIO_WRITE, struct.pack('<QI', self.bus_addr(True),
-                                              n) + data, \
+            return hl.MMIO_WRITE, struct.pack('<QI', addr, n) + data, \
                 hl.E_LENGTH if n == 0 else None
         if k == 7:      # its length and data disagree: LENGTH
             n = r.randrange(1, 4096)
