@@ -105,6 +105,12 @@ class Fuzzer:
         self.card = fw_tests.Card(root)
         self.sock = os.path.join(self.card.dir, 'hl.sock')
         self.bar0, self.bar2 = self.card.bar0, self.card.bar2
+        # READY comes with the SP's iATU; the MM's queues are set up only
+        # by MM_READY (a DMA pushed before it met a queue of length 0)
+        st = self.card.wait_status(8, 8, timeout=120)
+        if st != 8:
+            self.card.close()
+            raise hl.LinkError(f'MM status {st} after boot')
         self.card.link.close()
         self.card.link = None
 
