@@ -59,13 +59,14 @@ check-asan: asan-build
 # $(BUILD)/asan-logs (not to stderr); tests/run.py counts each file with a
 # report as a failure, even from a process whose exit status a test
 # expects to be non-zero (ASan's start-up warning about QEMU's coroutines
-# is no report).  LeakSanitizer is on: no QEMU of the suite leaks at its
-# exit, so no suppressions are needed (docs/robustness.md).
+# is no report).  LeakSanitizer is on, with the suppressions of
+# tests/lsan.supp (docs/robustness.md).
 # Groups left out under the sanitizers, and why: docs/robustness.md.
-ASAN_GROUPS := qtests hostlink cli fuzz guest fw host sysemu memory fabric isa asm
+ASAN_GROUPS ?= qtests hostlink cli fuzz guest fw host sysemu memory fabric isa asm
 SAN_LOGS = $(abspath $(BUILD))/asan-logs
 ASAN_RUN = rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) && \
 	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:log_path=$(SAN_LOGS)/asan \
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOGS)/ubsan \
 	ETSOC1_QEMU_BUILD=$(abspath $(BUILD))/qemu-asan \
 	ETSOC1_SAN_LOGS=$(SAN_LOGS) \
