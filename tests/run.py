@@ -13,8 +13,12 @@ The run ends with "N passed, N failed".
 Usage: tests/run.py BUILD_ROOT [GROUP...]
   BUILD_ROOT holds qemu-build/ and guest/.  ETSOC1_QEMU_BUILD=DIR runs the
   QEMU (and the qtests) built in DIR instead of BUILD_ROOT/qemu-build, e.g.
-  the sanitizer build (make check-asan, docs/robustness.md); every group
-  and every program a test starts (ETSOC1_QEMU) then uses it.
+  the sanitizer build (make check, make check-asan, docs/robustness.md);
+  every group and every program a test starts (ETSOC1_QEMU) then uses it.
+  ETSOC1_SAN_LOGS=DIR: the sanitizers' log_path directory; each file there
+  with a report is one more failure.
+       tests/run.py --sum TAP_FILE...
+  adds up the final lines of several runs into one (make check).
 """
 
 import json
@@ -43,6 +47,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'fuzz'))
 import mmio_fuzz  # noqa: E402
 import insn_fuzz  # noqa: E402
+import hostlink_fuzz  # noqa: E402
+import devapi_fuzz  # noqa: E402
+import migrate_fuzz  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), '..', 'build'))
@@ -1706,6 +1713,29 @@ def fuzz_tests():
                f'({accel or "mttcg"}), seeds {seed}..{seed + runs - 1}, {n} '
                f'words ({time.monotonic() - t0:.1f} s): QEMU exits 0, '
                f'architectural traps, another hart runs', '\n'.join(failures))
+    seed, count = 1, 30
+    t0 = time.monotonic()
+    failures, frames, _ = hostlink_fuzz.fuzz(ROOT, seed, count, 1, log=str)
+    report(not failures, f'fuzz: host-link frames against a booted card, '
+           f'seed {seed} x {count} connections ({frames} frames, '
+           f'{time.monotonic() - t0:.1f} s): every request answered, every '
+           f'malformed frame closed, healthy after each, STOP exits 0',
+           '\n'.join(failures))
+    for seed in (1, 2):         # the 20 ms and the 30 s launch watchdog
+        count = 8
+        t0 = time.monotonic()
+        failures, n, _ = devapi_fuzz.fuzz(ROOT, seed, count, 1, log=str)
+        report(not failures, f'fuzz: device API, seed {seed} x {count} '
+               f'rounds ({n} hostile commands, {time.monotonic() - t0:.1f} '
+               f's): each answered as the API defines, a good command and '
+               f'kernel after each round', '\n'.join(failures))
+    seed, count = 1, 12
+    t0 = time.monotonic()
+    failures, n, _ = migrate_fuzz.fuzz(QEMU, ROOT, seed, count, 1, log=str)
+    report(not failures, f'fuzz: migration, a mid-flight round trip and '
+           f'{n} damaged streams, seed {seed} ({time.monotonic() - t0:.1f} '
+           f's): same result; cut streams refused, no crash or hang',
+           '\n'.join(failures))
 
 
 GROUPS = {
@@ -1722,13 +1752,60 @@ GROUPS = {
 }
 
 
+# ---- sanitizer reports (make check, make check-asan; docs/robustness.md) ------
+
+SAN_REPORT = re.compile(r'ERROR: (Address|Leak)Sanitizer|runtime error:')
+
+
+def sanitizer_reports(logs):
+    """One failure per file in @logs holding a sanitizer report (from any
+    process, also one whose exit status a test expected to be non-zero),
+    else one pass.  ASan's start-up warning about QEMU's coroutines alone
+    is no report."""
+    files = sorted(os.listdir(logs)) if os.path.isdir(logs) else []
+    bad = 0
+    for name in files:
+        text = open(os.path.join(logs, name), errors='replace').read()
+        if SAN_REPORT.search(text):
+            bad += 1
+            report(False, f'sanitizer report in {logs}/{name}', text)
+    if not bad:
+        report(True, f'no sanitizer report ({len(files)} log files in '
+               f'{logs})')
+
+
+FINAL = re.compile(r'^(\d+) passed, (\d+) failed$', re.M)
+
+
+def sum_runs(paths):
+    """run.py --sum TAP...: the runs' final lines added up into one; a
+    run without its final line (it did not finish) is one failure."""
+    passed = failed = 0
+    for path in paths:
+        text = open(path, errors='replace').read() \
+            if os.path.exists(path) else ''
+        m = FINAL.findall(text)
+        if m:
+            passed += int(m[-1][0])
+            failed += int(m[-1][1])
+        else:
+            print(f'# {path}: the run did not finish')
+            failed += 1
+    print(f'{passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
 def main():
     """run.py BUILD [GROUP...]: every group, or the ones named."""
+    if sys.argv[1:2] == ['--sum']:
+        return sum_runs(sys.argv[2:])
     if not os.access(QEMU, os.X_OK):
         print(f'Bail out! {QEMU} is not built', flush=True)
         return 1
     for name in sys.argv[2:] or GROUPS:
         GROUPS[name]()
+    if os.environ.get('ETSOC1_SAN_LOGS'):
+        sanitizer_reports(os.environ['ETSOC1_SAN_LOGS'])
     total = sum(counts.values())
     print(f'1..{total}')
     print(f"{counts['passed']} passed, {counts['failed']} failed")
