@@ -369,7 +369,8 @@ static void kernels_stop(void)
 static void host_abort(void)
 {
     et_amoswapg_d(&kw.host_abort, 1);
-    if (et_amoorg_d(&kw.running, 0)) {
+    /* for a host command: as memory holds it now (kw_active_now) */
+    if (*(volatile uint64_t *)&kw.running) {
         kernels_stop();
     }
 }
@@ -706,7 +707,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
         watchdog_arm();
         launch_clock = cycles();
         ipi_launch_harts(kw.mask);
-        if (et_amoorg_d(&kw.host_abort, 0)) {
+        /* the host's abort: as memory holds it now (host_abort) */
+        if (*(volatile uint64_t *)&kw.host_abort) {
             kernels_stop();     /* aborted before it started */
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
