@@ -14,9 +14,9 @@
  *  - The gate: every global atomic and coherent global store, and every
  *    credit wait whose earliest credit lies in the hart's future, first
  *    waits, halted, until every hart that runs or is about to is past the
- *    time it takes effect, and every hart at the gate before it in
- *    (time, hart) order has gone (etsoc1_sync_gate; the gate lets one
- *    hart go at a time).  Global memory and the credit counters then see
+ *    time it takes effect, less the lookahead, and every hart at the
+ *    gate before it in (time, hart) order on the same line has gone
+ *    (etsoc1_sync_gate, etsoc1_gate_release).  Global memory and the credit counters then see
  *    the model's order; a write made early by a hart that ran ahead is
  *    not seen (etsoc1_line_value_at).  Harts halted on polls or in fabric
  *    waits do not hold the gate: they go on only at the time of what
@@ -273,26 +273,23 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
     static const Etsoc1GateAccess credit;
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
+    bool gated, released;
 
     if (!m || !m->poll_halt) {
         return true;
     }
-    if (qatomic_read(&et->wait) == ETSOC1_WAIT_GATE) {
-        bool go;
-
+    /* out of the gate under gate_lock (etsoc1_sync_done) */
+    gated = qatomic_read(&et->wait) == ETSOC1_WAIT_GATE;
+    if (gated) {
         qemu_mutex_lock(&m->gate_lock);
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-        go = qatomic_read(&et->sync_released);
-        qatomic_set(&et->sync_released, 0);
-        qemu_mutex_unlock(&m->gate_lock);
-        if (go) {
-            return true;        /* etsoc1_sync_done hands the line on */
-        }
     }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    if (qatomic_read(&et->sync_released)) {
-        qatomic_set(&et->sync_released, 0);     /* a poll let go */
-        return true;
+    released = qatomic_xchg(&et->sync_released, 0);
+    if (gated) {
+        qemu_mutex_unlock(&m->gate_lock);
+    }
+    if (released) {
+        return true;    /* let go from the gate, or a poll let go */
     }
     if (!a) {
         a = &credit;
@@ -390,9 +387,11 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
  * Let go from the gate what may go, in (time, hart) order: every hart at
  * a time below the lookahead window (the earliest hart at the gate, or
  * running, plus the lookahead), except one whose access conflicts with an
- * earlier one there (etsoc1_gate_conflict).  Harts whose accesses do not
- * conflict, within the window, cannot affect one another: whatever one does once let go takes effect past the
- * window.  @running: the lowest clock of the harts not at the gate.
+ * earlier one there (etsoc1_gate_conflict).  Within the window, harts
+ * whose accesses do not conflict cannot affect one another: whatever one
+ * does once let go takes effect past the window.  A hart behind a
+ * conflicting one that goes is handed on to it (etsoc1_sync_done).
+ * @running: the lowest clock of the harts not at the gate.
  */
 static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
                                 Etsoc1GateEntry *e, unsigned n)
@@ -405,7 +404,8 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         const void *slot = e[i].cpu->et->sync_at.slot;
         Etsoc1GateEntry *prev = NULL;
 
-        e[i].going = !e[i].may_release && qatomic_read(&e[i].cpu->et->sync_released);
+        e[i].going = !e[i].may_release &&
+                     qatomic_read(&e[i].cpu->et->sync_released);
         if (etsoc1_may_precede(m, running, e[i].t) ||
             (i && etsoc1_may_precede(m, e[0].t, e[i].t))) {
             break;      /* the window's end */
@@ -461,16 +461,9 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
         next = NULL;
     }
     if (next) {
-        qatomic_set(&next->et->sync_released, 1);
+        etsoc1_sync_release(next, 2);
     }
     qemu_mutex_unlock(&m->gate_lock);
-    if (next) {
-        trace_etsoc1_sync_release(next->parent_obj.env.mhartid, 2,
-                                  next->et->sync_t);
-        if (etsoc1_minion_cs(next) != current_cpu) {
-            etsoc1_minion_wake(next);
-        }
-    }
 }
 
 /*
@@ -565,13 +558,17 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = etsoc1_sync_machine();
     uint32_t why = cpu->et->wait;
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    bool gated = qatomic_read(&m->gate_waiting);
+    int64_t now;
+    bool gated;
 
-    if (!m || !m->poll_halt ||
-        (why != ETSOC1_WAIT_POLL && why != ETSOC1_WAIT_GATE && !gated)) {
+    if (!m || !m->poll_halt) {
         return;
     }
+    gated = qatomic_read(&m->gate_waiting);
+    if (why != ETSOC1_WAIT_POLL && why != ETSOC1_WAIT_GATE && !gated) {
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     if ((why == ETSOC1_WAIT_POLL && !gated) ||
         now - m->sync_scan_ns < m->sync_scan_gap_ns) {
         int64_t at = gated ? m->sync_scan_ns + m->sync_scan_gap_ns
