@@ -40,6 +40,8 @@ import struct
 import sys
 import time
 
+from fuzz_seeds import each_seed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import hostlink as hl  # noqa: E402
@@ -407,17 +409,8 @@ def fuzz_one(root, seed, count):
 
 def fuzz(root, seed, count, runs, log=print):
     """@runs seeds from @seed: (failures, commands, what was answered)."""
-    failures, commands, stats = [], 0, collections.Counter()
-    for s in range(seed, seed + runs):
-        failure, n, st = fuzz_one(root, s, count)
-        commands += n
-        stats += st
-        if failure:
-            failures.append(f'seed {s}: {failure}\nreplay: '
-                            f'tests/fuzz/devapi_fuzz.py --seed {s} '
-                            f'--count {count}')
-            log(failures[-1])
-    return failures, commands, stats
+    return each_seed('devapi_fuzz.py', seed, count, runs,
+                     lambda s: fuzz_one(root, s, count), log)
 
 
 def main():

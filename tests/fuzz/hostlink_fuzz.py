@@ -37,6 +37,8 @@ import sys
 import threading
 import time
 
+from fuzz_seeds import each_seed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import hostlink as hl  # noqa: E402
@@ -421,17 +423,8 @@ def fuzz_one(root, seed, count, log):
 
 def fuzz(root, seed, count, runs, log=print):
     """@runs seeds from @seed: (failures, frames, what was sent)."""
-    failures, frames, stats = [], 0, collections.Counter()
-    for s in range(seed, seed + runs):
-        failure, n, st = fuzz_one(root, s, count, log)
-        frames += n
-        stats += st
-        if failure:
-            failures.append(f'seed {s}: {failure}\nreplay: '
-                            f'tests/fuzz/hostlink_fuzz.py --seed {s} '
-                            f'--count {count}')
-            log(failures[-1])
-    return failures, frames, stats
+    return each_seed('hostlink_fuzz.py', seed, count, runs,
+                     lambda s: fuzz_one(root, s, count, log), log)
 
 
 def main():

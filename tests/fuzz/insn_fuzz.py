@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+from fuzz_seeds import each_seed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJ = os.path.dirname(os.path.dirname(HERE))
 OPCODES = (0x0b, 0x2b, 0x5b, 0x7b, 0x1f, 0x3f, 0x5f)
@@ -149,14 +151,9 @@ def fuzz_one(qemu, build, seed, count, timeout=120, accel=''):
 
 def fuzz(qemu, build, seed, count, runs, log=print, accel=''):
     """@runs seeds from @seed: (failures, instructions)."""
-    failures, total = [], 0
-    for s in range(seed, seed + runs):
-        failure, n = fuzz_one(qemu, build, s, count, accel=accel)
-        total += n
-        if failure:
-            failures.append(f'seed {s}: {failure}\nreplay: tests/fuzz/'
-                            f'insn_fuzz.py --seed {s} --count {count}')
-            log(failures[-1])
+    failures, total, _ = each_seed(
+        'insn_fuzz.py', seed, count, runs,
+        lambda s: fuzz_one(qemu, build, s, count, accel=accel), log)
     return failures, total
 
 

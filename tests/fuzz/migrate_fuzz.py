@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from fuzz_seeds import each_seed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJ = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -334,17 +336,8 @@ def fuzz_one(qemu, build, seed, count, reference=None):
 
 def fuzz(qemu, build, seed, count, runs, log=print):
     """@runs seeds from @seed: (failures, streams, what happened)."""
-    failures, streams, stats = [], 0, collections.Counter()
-    for s in range(seed, seed + runs):
-        failure, n, st = fuzz_one(qemu, build, s, count)
-        streams += n
-        stats += st
-        if failure:
-            failures.append(f'seed {s}: {failure}\nreplay: '
-                            f'tests/fuzz/migrate_fuzz.py --seed {s} '
-                            f'--count {count}')
-            log(failures[-1])
-    return failures, streams, stats
+    return each_seed('migrate_fuzz.py', seed, count, runs,
+                     lambda s: fuzz_one(qemu, build, s, count), log)
 
 
 def main():

@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from fuzz_seeds import each_seed
+
 DRAM = 0x8000000000
 LL_BASE = 0x8004000000
 DBI = 0x7e80000000
@@ -226,14 +228,8 @@ def fuzz_one(qemu, seed, count):
 
 def fuzz(qemu, seed, count, runs, log=print):
     """@runs seeds from @seed; (failures, operations, commands)."""
-    failures, cmds = [], 0
-    for s in range(seed, seed + runs):
-        failure, sent = fuzz_one(qemu, s, count)
-        cmds += sent
-        if failure:
-            failures.append(f'seed {s}: {failure}\nreplay: '
-                            f'tests/fuzz/mmio_fuzz.py --seed {s} --count {count}')
-            log(failures[-1])
+    failures, cmds, _ = each_seed('mmio_fuzz.py', seed, count, runs,
+                                  lambda s: fuzz_one(qemu, s, count), log)
     return failures, count * runs, cmds
 
 
