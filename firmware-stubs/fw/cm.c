@@ -263,15 +263,13 @@ void cm_idle(void)
 
         /*
          * Clear first, then look: an IPI after the look wakes the WFI.
-         * The look is a plain load, as memory holds the block now: the
-         * IPI that woke this hart already carries the launch's time, and
-         * a global atomic would make 2,048 harts pass the gate one after
-         * the other on this one line at every launch and at boot
-         * (docs/timing.md, "Polls and the read gate").
+         * The IPI that woke this hart carries the launch's time; a global
+         * atomic here would also make 2,048 harts pass the gate one after
+         * the other on this one line at every launch and at boot.
          */
         msip_clear(h);
         __asm__ volatile("fence" ::: "memory");
-        gen = *(volatile uint64_t *)&launch.gen;
+        gen = read_now(&launch.gen);
         if (gen != seen_gen[h]) {
             seen_gen[h] = gen;
             if (!(launch.shire_mask >> hart_shire(h) & 1)) {

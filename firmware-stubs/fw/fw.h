@@ -182,6 +182,18 @@ static inline int64_t popcount64(uint64_t x)
     return n;
 }
 
+/*
+ * A shared word as memory holds it now: a plain load.  For what a host
+ * command, or the IPI a host command sent, depends on: the command
+ * carries no card time, so a pure global atomic would read the word as
+ * of this hart's own clock, which can lag far behind the write the host
+ * has already seen answered (docs/timing.md, "Polls and the read gate").
+ */
+static inline uint64_t read_now(const uint64_t *p)
+{
+    return *(const volatile uint64_t *)p;
+}
+
 static inline uint64_t cycles(void)
 {
     return csr_read(mcycle);

@@ -369,8 +369,7 @@ static void kernels_stop(void)
 static void host_abort(void)
 {
     et_amoswapg_d(&kw.host_abort, 1);
-    /* for a host command: as memory holds it now (kw_active_now) */
-    if (*(volatile uint64_t *)&kw.running) {
+    if (read_now(&kw.running)) {
         kernels_stop();
     }
 }
@@ -531,23 +530,11 @@ static void do_kernel_launch(const uint8_t *cmd, unsigned len, uint64_t t0,
     mm_notify(HART_KW, FCC_WORK);
 }
 
-/*
- * Is a kernel posted and not yet answered?  Asked for a host command,
- * which carries no card time: read as memory holds it now (a plain load).
- * A pure global atomic would read it as of the dispatcher's own clock,
- * which lags behind the KW's answer that the host has already seen
- * (docs/timing.md, "Polls and the read gate").
- */
-static int kw_active_now(void)
-{
-    return *(volatile uint64_t *)&kw.active != 0;
-}
-
 static void do_kernel_abort(const uint8_t *cmd)
 {
     uint32_t st = KA_INVALID_TAG;
 
-    if (kw_active_now() && kw.tag == get16(cmd + 8)) {
+    if (read_now(&kw.active) && kw.tag == get16(cmd + 8)) {
         host_abort();
         st = KA_SUCCESS;
     }
@@ -557,7 +544,7 @@ static void do_kernel_abort(const uint8_t *cmd)
 /* ABORT: the runtime sends it at start-up; it also stops a kernel. */
 static void do_abort(const uint8_t *cmd)
 {
-    if (kw_active_now()) {
+    if (read_now(&kw.active)) {
         host_abort();
     }
     rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);
@@ -707,8 +694,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         watchdog_arm();
         launch_clock = cycles();
         ipi_launch_harts(kw.mask);
-        /* the host's abort: as memory holds it now (host_abort) */
-        if (*(volatile uint64_t *)&kw.host_abort) {
+        if (read_now(&kw.host_abort)) {    /* the host's (host_abort) */
             kernels_stop();     /* aborted before it started */
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {
