@@ -134,8 +134,6 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
         if (!etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa), &a)) {
             riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
         }
-    }
-    if (lc) {
         qemu_mutex_lock(&lc->lock);
         lc->locked_pa = pa;
     }
