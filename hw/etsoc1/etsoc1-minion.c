@@ -198,6 +198,37 @@ static bool etsoc1_irq_will_be_taken(CPURISCVState *env)
             (env->priv == PRV_S && (env->mstatus & MSTATUS_SIE)));
 }
 
+/*
+ * May @cpu, halted in the ET wait @why, go on?  False for a wait that is
+ * not an ET one (none or a WFI, a stall, stopped).  The gate's scan asks this of
+ * other harts from its own thread while the hart may leave its wait, so
+ * the caller reads the wait once and passes it.
+ */
+bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why)
+{
+    bool over;
+
+    switch (why) {
+    case ETSOC1_WAIT_FCC0:
+    case ETSOC1_WAIT_FCC1:
+        over = qatomic_read(&cpu->et->fcc[why - ETSOC1_WAIT_FCC0]);
+        break;
+    case ETSOC1_WAIT_REDUCE:
+        over = etsoc1_reduce_done(cpu);
+        break;
+    case ETSOC1_WAIT_COOP:
+        over = !etsoc1_coop_waiting(cpu);
+        break;
+    case ETSOC1_WAIT_POLL:
+    case ETSOC1_WAIT_GATE:
+        over = etsoc1_sync_has_work(cpu);
+        break;
+    default:
+        return false;
+    }
+    return over || etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
+}
+
 /* Unchecked casts: the gate calls this for every hart on every scan */
 static bool etsoc1_minion_has_work(CPUState *cs)
 {
@@ -205,34 +236,22 @@ static bool etsoc1_minion_has_work(CPUState *cs)
                                         parent_obj.parent_obj);
     Etsoc1MinionCPUClass *mcc = container_of(cs->cc, Etsoc1MinionCPUClass,
                                              parent_class.parent_class);
+    uint32_t why = qatomic_read(&cpu->et->wait);
+    bool work;
 
-    switch (qatomic_read(&cpu->et->wait)) {
-    case ETSOC1_WAIT_FCC0:
-    case ETSOC1_WAIT_FCC1:
-        return qatomic_read(&cpu->et->fcc[cpu->et->wait - ETSOC1_WAIT_FCC0]) ||
-               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
-    case ETSOC1_WAIT_REDUCE:
-        return etsoc1_reduce_done(cpu) ||
-               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
-    case ETSOC1_WAIT_COOP:
-        return !etsoc1_coop_waiting(cpu) ||
-               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
-    case ETSOC1_WAIT_POLL:
-    case ETSOC1_WAIT_GATE:
-        return etsoc1_sync_has_work(cpu) ||
-               etsoc1_irq_will_be_taken(&cpu->parent_obj.env);
-    case ETSOC1_WAIT_STOPPED:
-        return false;
-    default:
-        if (cs->halted) {
-            /* a WFI: the timeline's slice ends where the interrupt is taken */
-            bool work = mcc->parent_has_work(cs);
-
-            etsoc1_trace_wfi(cpu, work && !etsoc1_irq_will_be_taken(
-                                              &cpu->parent_obj.env));
-            return work;
+    switch (why) {
+    case ETSOC1_WAIT_NONE:
+    case ETSOC1_WAIT_STALL:
+        if (!cs->halted) {
+            return mcc->parent_has_work(cs);
         }
-        return mcc->parent_has_work(cs);
+        /* a WFI: the timeline's slice ends where the interrupt is taken */
+        work = mcc->parent_has_work(cs);
+        etsoc1_trace_wfi(cpu, work && !etsoc1_irq_will_be_taken(
+                                          &cpu->parent_obj.env));
+        return work;
+    default:
+        return etsoc1_minion_wait_over(cpu, why);
     }
 }
 

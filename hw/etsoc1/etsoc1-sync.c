@@ -71,22 +71,13 @@ static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * Is @cpu, halted in ET wait @why, about to run (what it waits for came)?
- * A hart in WFI is not: it waits for an interrupt, which comes from a
- * hart that runs or from outside.
+ * Is @cpu, halted in ET wait @why (read once by the caller), about to run
+ * (what it waits for came)?  A hart in WFI is not: it waits for an
+ * interrupt, which comes from a hart that runs or from outside.
  */
 static bool etsoc1_woken(Etsoc1MinionCPU *cpu, uint32_t why)
 {
-    switch (why) {
-    case ETSOC1_WAIT_FCC0:
-    case ETSOC1_WAIT_FCC1:
-    case ETSOC1_WAIT_REDUCE:
-    case ETSOC1_WAIT_COOP:
-    case ETSOC1_WAIT_POLL:
-        return etsoc1_minion_cs(cpu)->cc->has_work(etsoc1_minion_cs(cpu));
-    default:
-        return false;
-    }
+    return why != ETSOC1_WAIT_GATE && etsoc1_minion_wait_over(cpu, why);
 }
 
 /*

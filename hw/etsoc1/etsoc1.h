@@ -723,6 +723,7 @@ void etsoc1_minion_register_csrs(void);
 bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
                             MMUAccessType access, hwaddr *pa);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
+bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why);
 void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
 Etsoc1MinionCPU *etsoc1_current_minion(void);
 Etsoc1MinionCPU *etsoc1_minion_of(CPUState *cs);
