@@ -1201,8 +1201,61 @@ def sync_atomic_test():
                f'and {hi:.0f}')
 
 
+def scp_rtt(a, b):
+    """A remote scratchpad round trip from shire @a to @b, in cycles."""
+    return timing_ref.SCP_REMOTE_CYC + timing_ref.ns(
+        timing_ref.SCP_REMOTE_NS + timing_ref.hops(a, b) *
+        timing_ref.MESH_HOP_NS, 600)
+
+
+def sync_plain_test():
+    """probes/sync-plain: polls through plain loads of other shires'
+    scratchpads and of ESRs halt (docs/timing.md, "Plain polls"), under
+    MTTCG and thread=single: each ping-pong finishes with every value
+    seen, its round trip between the two remote round trips it is made
+    of and that plus a poll of each side; a write the fabric does not
+    see (the scratchpad's own shire writing it as local memory) still
+    ends its poll; and the pollers halted (trace)."""
+    for accel in ('', 'thread=single'):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, 'trace')
+            rc, out, wall = run(qemu_cmd(
+                'sync-plain', 8, accel,
+                extra=['-trace', 'etsoc1_sync_halt', '-D', log]), 300)
+            halts = open(log).read() if os.path.exists(log) else ''
+        label = f'timing sync-plain (8 shires, {accel or "mttcg"})'
+        found = probe_lines(out)
+        pp = [a for n, a in found if n == 'scp-pingpong']
+        bad = []
+        for a in pp:
+            lo = scp_rtt(a['a'], a['flag']) + scp_rtt(a['b'], a['flag'])
+            per = a['cycles'] / a['rounds']
+            if not lo <= per <= 2 * lo + 40:
+                bad.append(f"{a['a']}<->{a['b']} via {a['flag']}: {per:.1f} "
+                           f"cycles per round trip, want {lo:.0f} to "
+                           f"{2 * lo + 40:.0f}")
+        esr = [a for n, a in found if n == 'esr-pingpong']
+        local = [a for n, a in found if n == 'scp-local-handoff']
+        # the ping-pongs: hart 0 of shires 0,1,3,4,6,7, hart 2 of 2 and 5;
+        # the local hand-off: hart 4 of shire 1
+        pollers = [64 * s for s in (0, 1, 3, 4, 6, 7)] + [130, 322, 68]
+        quiet = [h for h in pollers
+                 if not re.search(rf'^(\d+@[\d.]+:)?etsoc1_sync_halt hart '
+                                  rf'{h} halts \(wait 7\)', halts, re.M)]
+        report(rc == 0 and len(pp) == 3 and not bad and len(esr) == 1 and
+               local and local[0]['seen'] == 1 and not quiet,
+               f'{label}: remote scratchpad ping-pongs of '
+               f'{", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)}'
+               f' cycles per round trip, an ESR one, a local write seen; '
+               f'the pollers halt ({wall:.1f} s)',
+               '\n'.join(bad + [f'exit status {rc}'] +
+                          [f'hart {h} never halted on a poll' for h in quiet])
+               + '\n' + out)
+
+
 def memory_timing_tests():
     sync_atomic_test()
+    sync_plain_test()
     poll_tests.poll_tests(sys.modules[__name__])
     migrate_tests.tfma_migrate_test(sys.modules[__name__])
     handoff_test()

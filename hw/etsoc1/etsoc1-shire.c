@@ -574,6 +574,32 @@ static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
 
 /* ---- decode -------------------------------------------------------------- */
 
+/*
+ * A load that etsoc1_sync_plain_read() found to be a poll: leave the
+ * access (an MMIO read of the ESR or remote scratchpad windows) and halt;
+ * the load runs again when the hart is woken.  QEMU's I/O path holds
+ * nothing across the callback that cpu_exec's longjmp landing does not
+ * undo (it drops the BQL), except the per-device re-entrancy guard, which
+ * these two regions therefore do not use (none of their accesses
+ * re-enters them).  The load left its host return address in mem_io_pc.
+ */
+static G_NORETURN void etsoc1_poll_exit_io(Etsoc1MinionCPU *cpu)
+{
+    riscv_raise_exception(&cpu->parent_obj.env, ETSOC1_EXCP_WAIT,
+                          CPU(cpu)->mem_io_pc);
+}
+
+/*
+ * Which ESR a poll waits on: its address in the shire's U-mode window,
+ * so that a write through any privilege window wakes a read through any
+ * other.  ESR polls wait in the shire's scratchpad line clock's gen[]
+ * (only its gen[]: an ESR write is no line's write).
+ */
+static hwaddr esr_poll_key(Etsoc1ShireState *s, hwaddr addr)
+{
+    return ETSOC1_ESR_ADDR(ETSOC1_PP_U, s->shire_id, addr);
+}
+
 static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
                                      uint64_t *data, unsigned size,
                                      bool is_write)
@@ -682,6 +708,11 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
                 ? esr_neigh_read(s, neigh, reg->offset)
                 : esr_other_read(s, reg->offset, idx);
         trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
+        if (hart && etsoc1_sync_plain_read(hart, &s->scp_written,
+                                           esr_poll_key(s, addr), *data,
+                                           etsoc1_now(hart))) {
+            etsoc1_poll_exit_io(hart);
+        }
         return MEMTX_OK;
     }
     trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
@@ -689,10 +720,13 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
         /* a cache operation: done at once (above), nothing to keep */
     } else if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
         esr_other_write(s, w->pp, reg->offset, idx, *data);
+        etsoc1_sync_plain_written(&s->scp_written, esr_poll_key(s, addr));
     } else {
         for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
             if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
                 esr_neigh_write(s, n, reg->offset, *data);
+                etsoc1_sync_plain_written(&s->scp_written, esr_poll_key(
+                    s, FIELD_DP64(addr, ESR, NEIGH, n)));
             }
         }
     }
@@ -757,6 +791,12 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
         qemu_mutex_lock(&lc->lock);
     }
     r = address_space_rw(&address_space_memory, pa, attrs, buf, size, write);
+    if (r == MEMTX_OK && cpu && !write && size <= 8 &&
+        etsoc1_sync_plain_read(cpu, lc, pa, ldn_le_p(buf, size),
+                               etsoc1_global_arrival(cpu, pa))) {
+        qemu_mutex_unlock(&lc->lock);
+        etsoc1_poll_exit_io(cpu);
+    }
     if (r == MEMTX_OK && cpu) {
         /* a load or store instruction left its host address in mem_io_pc */
         etsoc1_scp_remote_access(cpu, pa, write, CPU(cpu)->mem_io_pc);
@@ -885,6 +925,8 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         s->esr[i].pp = i;
         memory_region_init_io(&s->esr[i].mr, obj, &etsoc1_esr_ops, &s->esr[i],
                               "etsoc1.esr", ETSOC1_ESR_WINDOW);
+        /* a poll leaves the read by longjmp: see etsoc1_poll_exit_io */
+        s->esr[i].mr.disable_reentrancy_guard = true;
     }
 
     /*
@@ -908,6 +950,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     memory_region_init_io(&s->view_scp_remote, obj, &etsoc1_scp_remote_ops, s,
                           "etsoc1.scp-remote",
                           ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW);
+    s->view_scp_remote.disable_reentrancy_guard = true;
     memory_region_add_subregion_overlap(&s->view,
         etsoc1_memmap[ETSOC1_SCP].base, &s->view_scp_remote, 1);
     memory_region_init_alias(&s->view_scp_own, obj, "etsoc1.scp-own", &s->scp,

@@ -324,10 +324,78 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         et->poll_slot = i;
         et->poll_gen = qatomic_read(&lc->gen[i]);
         et->poll_count = 0;
+        et->poll_plain = false;
         qatomic_set(&lc->polled[i], true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
     }
     return ETSOC1_READ_DONE;
+}
+
+/*
+ * A read that the gate does not order: a load from another shire's
+ * scratchpad, an ESR (docs/timing.md, "Plain polls").  @cpu found @val at
+ * @pa, a read that reaches it at @arrive; the writes there that other
+ * harts make through the fabric count in @lc's gen[] at @pa's slot.
+ * Called before the read is charged (with @lc's lock held, or none).  True: a poll;
+ * the hart halts and the caller restarts the instruction, charging
+ * nothing.
+ *
+ * A poll is the same value at the same word as the hart's last such
+ * read, while another hart may act (a lone poller spins as before: only
+ * the host or a device can write).  It halts until the line is written
+ * through the fabric (it then reads at its own time: such a read already
+ * takes effect no earlier than the line's last write), or until every
+ * hart that may act is past its read (etsoc1_sync_scan): the write it
+ * waits for may be one the fabric does not see (the scratchpad's own
+ * shire writes it as local memory), so it reads again, its read moved
+ * to the earliest time another hart may act, which no write still to
+ * come can precede.
+ */
+bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
+                            hwaddr pa, uint64_t val, uint64_t arrive)
+{
+    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1HartEt *et = cpu->et;
+    bool repeat;
+    unsigned i;
+
+    if (!m || !m->poll_halt || !lc || et->helper_access) {
+        return false;
+    }
+    if (qatomic_read(&et->wait) == ETSOC1_WAIT_POLL) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);      /* woken */
+    }
+    qatomic_set(&et->sync_released, 0);
+    if (et->poll_bound > arrive) {
+        etsoc1_stall(cpu, et->poll_bound - arrive);
+        arrive = et->poll_bound;
+    }
+    et->poll_bound = 0;
+    repeat = et->plain_valid && et->plain_pa == pa && et->plain_val == val;
+    et->plain_valid = true;
+    et->plain_pa = pa;
+    et->plain_val = val;
+    if (!repeat || etsoc1_others_min(cpu, true) == UINT64_MAX) {
+        return false;
+    }
+    i = etsoc1_line_slot(pa);
+    et->poll_lc = lc;
+    et->poll_slot = i;
+    et->poll_gen = qatomic_read(&lc->gen[i]);
+    et->poll_plain = true;
+    qatomic_set(&lc->polled[i], true);
+    etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, arrive);
+    return true;
+}
+
+/*
+ * A write to @pa that no round trip times (an ESR) was made: count it in
+ * @lc's gen[] and wake the polls on it.
+ */
+void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa)
+{
+    qatomic_inc(&lc->gen[etsoc1_line_slot(pa)]);
+    etsoc1_sync_written(lc, pa);
 }
 
 /* For has_work: may a hart halted on a poll or at the gate go on? */
@@ -508,6 +576,12 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
+        } else if (et->poll_plain) {
+            /* every hart that may act is past it (or none may): read again */
+            if (writers == UINT64_MAX || writers > et->sync_t) {
+                et->poll_bound = writers == UINT64_MAX ? 0 : writers;
+                etsoc1_sync_release(cpu, 3);
+            }
         } else if (writers == UINT64_MAX) {
             int64_t due = et->sync_halted_ms +
                           (ETSOC1_POLL_IDLE_MS << et->poll_naps);
@@ -633,6 +707,8 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
     if (why == ETSOC1_WAIT_POLL || why == ETSOC1_WAIT_GATE) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
         cpu->et->poll_lc = NULL;
+        cpu->et->poll_plain = false;
+        cpu->et->poll_bound = 0;
         CPU(cpu)->halted = 0;
     }
     cpu->et->sync_next = NULL;  /* every hart at the gate goes through again */

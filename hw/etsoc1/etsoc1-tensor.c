@@ -129,10 +129,13 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
                                                : MMU_DATA_LOAD, &pa) &&
         (etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
          etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
+        /* not a load instruction: no poll, and mem_io_pc is not ours */
+        cpu->et->helper_access = true;
         r = write ? address_space_write(CPU(cpu)->as, pa,
                                         MEMTXATTRS_UNSPECIFIED, buf, len)
                   : address_space_read(CPU(cpu)->as, pa,
                                        MEMTXATTRS_UNSPECIFIED, tmp, len);
+        cpu->et->helper_access = false;
     }
     if (r == MEMTX_OK && !write) {
         memcpy(buf, tmp, len);

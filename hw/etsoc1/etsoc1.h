@@ -254,6 +254,20 @@ typedef struct Etsoc1HartEt {
     struct Etsoc1MinionCPU *sync_next;
     uint32_t sync_next_seq; /* ... in that hart's gate wait number ... */
     uint32_t gate_seq;      /* gate waits so far (under gate_lock) */
+    /*
+     * Plain polls (etsoc1_sync_plain_read): the last word the hart read
+     * through a path the gate does not order, and its value (not
+     * migrated: the first read after a load is never a poll); a halted
+     * one is such a poll (else an atomic's); the time the scan let it go
+     * at, to which its next read's arrival moves.
+     */
+    bool plain_valid;
+    uint64_t plain_pa;
+    uint64_t plain_val;
+    bool poll_plain;
+    uint64_t poll_bound;
+    /* a read the hart's own helper makes (a tensor load): never a poll */
+    bool helper_access;
 } Etsoc1HartEt;
 
 enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
@@ -771,6 +785,9 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
+bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
+                            hwaddr pa, uint64_t val, uint64_t arrive);
+void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa);
 bool etsoc1_sync_enabled(void);
 void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Polls through reads the gate does not order (docs/timing.md, "Plain
+ * polls"), for a machine of 8 shires; all at once, each on its own harts:
+ *
+ *   probe scp-pingpong a=A b=B flag=C rounds=R cycles=X
+ *        hart 0 of shire A (pinger) stores F = 2i+1 with sd, then polls
+ *        F with ld until it reads 2i+2; hart 0 of shire B polls until
+ *        2i+1 and answers 2i+2.  F is a word of shire C's scratchpad,
+ *        reached by both through C's window.  X: A's cycles for R round
+ *        trips.
+ *   probe esr-pingpong a=A b=B esr=C rounds=R cycles=X
+ *        the same on hart 2 of A and B through shire C's broadcast_data
+ *        ESR (a plain register that nothing else uses here).
+ *   probe scp-local-handoff owner=A poller=B work=W seen=S
+ *        hart 4 of shire A works W cycles, then writes a word of its own
+ *        scratchpad as local memory, which hart 4 of shire B polls
+ *        through A's window; S = 1 if B saw the value.
+ *
+ * The ping-pongs' figures must be the same on every run and under both
+ * TCG modes: every write goes through the fabric.  The local hand-off's
+ * time is not (the fabric does not see a local write): it must end.
+ */
+#include "etsoc1.h"
+#include "et-atomic.h"
+#include "probe.h"
+
+#define SHIRES  8
+#define ROUNDS  100
+#define WORK    200000
+#define SCP(s)  (SCP_BASE + (uint64_t)(s) * SCP_WINDOW)
+#define BCAST_DATA 0x1fff0
+
+static const struct {
+    unsigned a, b, c;
+} pairs[] = { { 0, 1, 2 }, { 3, 7, 5 }, { 4, 6, 0 } };
+#define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
+static const unsigned esr_pair[3] = { 2, 5, 6 };
+static const unsigned local_pair[2] = { 3, 1 };
+
+/* the figures, printed by hart 0 of shire 0 at the end */
+static volatile uint64_t scp_cycles[NPAIRS], esr_cycles, local_seen;
+static volatile uint64_t done_count;
+
+static volatile uint64_t *scp_word(unsigned shire, unsigned off)
+{
+    return (volatile uint64_t *)(SCP(shire) + 0x20000 + off);
+}
+
+static void pingpong(volatile uint64_t *f, int pinger, volatile uint64_t *out)
+{
+    uint64_t i, t0 = cycles();
+
+    for (i = 0; i < ROUNDS; i++) {
+        if (pinger) {
+            *f = 2 * i + 1;
+            while (*f != 2 * i + 2) {
+            }
+        } else {
+            while (*f != 2 * i + 1) {
+            }
+            *f = 2 * i + 2;
+        }
+    }
+    if (out) {
+        *out = cycles() - t0;
+    }
+}
+
+static void esr_pingpong(uint64_t esr, int pinger)
+{
+    uint64_t i, t0 = cycles();
+
+    for (i = 0; i < ROUNDS; i++) {
+        if (pinger) {
+            esr_write(esr, 2 * i + 1);
+            while (esr_read(esr) != 2 * i + 2) {
+            }
+        } else {
+            while (esr_read(esr) != 2 * i + 1) {
+            }
+            esr_write(esr, 2 * i + 2);
+        }
+    }
+    if (pinger) {
+        esr_cycles = cycles() - t0;
+    }
+}
+
+static void finished(void)
+{
+    et_amoaddg_d(&done_count, 1);
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shire = hartid / HARTS_PER_SHIRE, h = hartid % HARTS_PER_SHIRE;
+    unsigned p, jobs = 2 * NPAIRS + 2 + 2;
+
+    (void)fdt;
+    if (h == 0) {
+        for (p = 0; p < NPAIRS; p++) {
+            if (shire == pairs[p].a || shire == pairs[p].b) {
+                pingpong(scp_word(pairs[p].c, 64 * p), shire == pairs[p].a,
+                         shire == pairs[p].a ? &scp_cycles[p] : 0);
+                finished();
+            }
+        }
+    } else if (h == 2 && (shire == esr_pair[0] || shire == esr_pair[1])) {
+        esr_pingpong(ESR_OTHER(PP_U, esr_pair[2], BCAST_DATA),
+                     shire == esr_pair[0]);
+        finished();
+    } else if (h == 4 && shire == local_pair[0]) {
+        volatile uint64_t *own = (volatile uint64_t *)
+            (SCP_LOCAL + 0x28000);
+        uint64_t t0 = cycles();
+
+        while (cycles() - t0 < WORK) {
+        }
+        *own = 0x5eed;
+        finished();
+    } else if (h == 4 && shire == local_pair[1]) {
+        while (*scp_word(local_pair[0], 0x8000) != 0x5eed) {
+        }
+        local_seen = 1;
+        finished();
+    }
+    if (hartid != 0) {
+        return 0;
+    }
+    while (et_amoorg_d(&done_count, 0) != jobs) {
+    }
+    for (p = 0; p < NPAIRS; p++) {
+        print("probe scp-pingpong a=%u b=%u flag=%u rounds=%u cycles=%lu\n",
+              pairs[p].a, pairs[p].b, pairs[p].c, ROUNDS, scp_cycles[p]);
+    }
+    print("probe esr-pingpong a=%u b=%u esr=%u rounds=%u cycles=%lu\n",
+          esr_pair[0], esr_pair[1], esr_pair[2], ROUNDS, esr_cycles);
+    print("probe scp-local-handoff owner=%u poller=%u work=%u seen=%lu\n",
+          local_pair[0], local_pair[1], WORK, local_seen);
+    return 0;
+}
