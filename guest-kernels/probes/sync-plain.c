@@ -12,6 +12,10 @@
  *   probe esr-pingpong a=A b=B esr=C rounds=R cycles=X
  *        the same on hart 2 of A and B through shire C's broadcast_data
  *        ESR (a plain register that nothing else uses here).
+ *   probe flwg-pingpong a=A b=B rounds=R cycles=X
+ *        the same on hart 6 of A and B through a DRAM block: each polls
+ *        it with flwg.ps (all eight lanes) and answers in its first word
+ *        with amoswapg.d.
  *   probe scp-local-handoff owner=A poller=B work=W seen=S
  *        hart 4 of shire A works W cycles, then writes a word of its own
  *        scratchpad as local memory, which hart 4 of shire B polls
@@ -23,6 +27,7 @@
  */
 #include "etsoc1.h"
 #include "et-atomic.h"
+#include "et-vpu.h"
 #include "probe.h"
 
 #define SHIRES  8
@@ -37,9 +42,12 @@ static const struct {
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 static const unsigned esr_pair[3] = { 2, 5, 6 };
 static const unsigned local_pair[2] = { 3, 1 };
+static const unsigned flwg_pair[2] = { 2, 7 };
+static volatile uint64_t flwg_block[4] __attribute__((aligned(64)));
 
 /* the figures, printed by hart 0 of shire 0 at the end */
-static volatile uint64_t scp_cycles[NPAIRS], esr_cycles, local_seen;
+static volatile uint64_t scp_cycles[NPAIRS], esr_cycles, flwg_cycles;
+static volatile uint64_t local_seen;
 static volatile uint64_t done_count;
 
 static volatile uint64_t *scp_word(unsigned shire, unsigned off)
@@ -87,6 +95,37 @@ static void esr_pingpong(uint64_t esr, int pinger)
     }
 }
 
+/* The block's first word, as flwg.ps (m0 = all lanes) sees it */
+static uint64_t flwg_first(void)
+{
+    uint32_t w[8];
+
+    __asm__ volatile("flwg.ps f1, (%0)\n\tfsw.ps f1, 0(%1)"
+                     :: "r"(flwg_block), "r"(w) : "memory");
+    return w[0];
+}
+
+static void flwg_pingpong(int pinger)
+{
+    uint64_t i, t0 = cycles();
+
+    set_m0(0xff);
+    for (i = 0; i < ROUNDS; i++) {
+        if (pinger) {
+            et_amoswapg_d(&flwg_block[0], 2 * i + 1);
+            while (flwg_first() != 2 * i + 2) {
+            }
+        } else {
+            while (flwg_first() != 2 * i + 1) {
+            }
+            et_amoswapg_d(&flwg_block[0], 2 * i + 2);
+        }
+    }
+    if (pinger) {
+        flwg_cycles = cycles() - t0;
+    }
+}
+
 static void finished(void)
 {
     et_amoaddg_d(&done_count, 1);
@@ -95,7 +134,7 @@ static void finished(void)
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shire = hartid / HARTS_PER_SHIRE, h = hartid % HARTS_PER_SHIRE;
-    unsigned p, jobs = 2 * NPAIRS + 2 + 2;
+    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2;
 
     (void)fdt;
     if (h == 0) {
@@ -109,6 +148,9 @@ int main(uint64_t hartid, const void *fdt)
     } else if (h == 2 && (shire == esr_pair[0] || shire == esr_pair[1])) {
         esr_pingpong(ESR_OTHER(PP_U, esr_pair[2], BCAST_DATA),
                      shire == esr_pair[0]);
+        finished();
+    } else if (h == 6 && (shire == flwg_pair[0] || shire == flwg_pair[1])) {
+        flwg_pingpong(shire == flwg_pair[0]);
         finished();
     } else if (h == 4 && shire == local_pair[0]) {
         volatile uint64_t *own = (volatile uint64_t *)
@@ -136,6 +178,8 @@ int main(uint64_t hartid, const void *fdt)
     }
     print("probe esr-pingpong a=%u b=%u esr=%u rounds=%u cycles=%lu\n",
           esr_pair[0], esr_pair[1], esr_pair[2], ROUNDS, esr_cycles);
+    print("probe flwg-pingpong a=%u b=%u rounds=%u cycles=%lu\n",
+          flwg_pair[0], flwg_pair[1], ROUNDS, flwg_cycles);
     print("probe scp-local-handoff owner=%u poller=%u work=%u seen=%lu\n",
           local_pair[0], local_pair[1], WORK, local_seen);
     return 0;

@@ -264,6 +264,7 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
     if (cs->exception_index != ETSOC1_EXCP_WAIT) {
         bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
 
+        cpu->et->helper_access = false;     /* a lane of flwg.ps faulted */
         ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
         if (mcode) {
             /* the emulating handler gets the instruction in xtval */

@@ -709,7 +709,7 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
                 : esr_other_read(s, reg->offset, idx);
         trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
         if (hart && etsoc1_sync_plain_read(hart, &s->scp_written,
-                                           esr_poll_key(s, addr), *data,
+                                           esr_poll_key(s, addr), data, 8,
                                            etsoc1_now(hart))) {
             etsoc1_poll_exit_io(hart);
         }
@@ -791,8 +791,8 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
         qemu_mutex_lock(&lc->lock);
     }
     r = address_space_rw(&address_space_memory, pa, attrs, buf, size, write);
-    if (r == MEMTX_OK && cpu && !write && size <= 8 &&
-        etsoc1_sync_plain_read(cpu, lc, pa, ldn_le_p(buf, size),
+    if (r == MEMTX_OK && cpu && !write &&
+        etsoc1_sync_plain_read(cpu, lc, pa, buf, size,
                                etsoc1_global_arrival(cpu, pa))) {
         qemu_mutex_unlock(&lc->lock);
         etsoc1_poll_exit_io(cpu);

@@ -333,8 +333,9 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
 
 /*
  * A read that the gate does not order: a load from another shire's
- * scratchpad, an ESR (docs/timing.md, "Plain polls").  @cpu found @val at
- * @pa, a read that reaches it at @arrive; the writes there that other
+ * scratchpad, an ESR, a coherent global vector load (docs/timing.md,
+ * "Plain polls").  @cpu found the @size bytes at @val at @pa, a read that
+ * reaches it at @arrive; the writes there that other
  * harts make through the fabric count in @lc's gen[] at @pa's slot.
  * Called before the read is charged (with @lc's lock held, or none).  True: a poll;
  * the hart halts and the caller restarts the instruction, charging
@@ -352,7 +353,8 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  * come can precede.
  */
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
-                            hwaddr pa, uint64_t val, uint64_t arrive)
+                            hwaddr pa, const void *val, unsigned size,
+                            uint64_t arrive)
 {
     Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu->et;
@@ -371,10 +373,13 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         arrive = et->poll_bound;
     }
     et->poll_bound = 0;
-    repeat = et->plain_valid && et->plain_pa == pa && et->plain_val == val;
+    assert(size <= sizeof(et->plain_val));
+    repeat = et->plain_valid && et->plain_pa == pa &&
+             et->plain_size == size && !memcmp(et->plain_val, val, size);
     et->plain_valid = true;
     et->plain_pa = pa;
-    et->plain_val = val;
+    et->plain_size = size;
+    memcpy(et->plain_val, val, size);
     if (!repeat || etsoc1_others_min(cpu, true) == UINT64_MAX) {
         return false;
     }

@@ -619,6 +619,26 @@ static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
 }
 
 /*
+ * flwg.ps at @va found @data: a global coherent load, which may be a poll
+ * (etsoc1_sync_plain_read: the 32 bytes the last one found there); then
+ * the hart halts and the instruction runs again when it is woken.
+ */
+static void vpu_poll(CPURISCVState *env, target_ulong va,
+                     const uint32_t *data, uintptr_t ra)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    hwaddr pa;
+
+    if (etsoc1_sync_enabled() &&
+        etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_LOAD, &pa) &&
+        etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa, data,
+                               NL * sizeof(*data),
+                               etsoc1_global_arrival(cpu, pa))) {
+        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+    }
+}
+
+/*
  * Per-lane memory operations.  Lanes run from gsc_progress (general forms);
  * a faulting lane leaves its index there so that the restarted instruction
  * resumes with it, and completion resets it to 0.
@@ -643,10 +663,15 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
         if (x1 & 31) {
             vpu_access_fault(env, x1, false, ra);
         }
+        et->helper_access = true;       /* the load polls as a whole */
         for (e = 0; e < NL; e++) {
             if (active & (1u << e)) {
                 data[e] = cpu_ldl_le_data_ra(env, x1 + 4 * e, ra);
             }
+        }
+        et->helper_access = false;
+        if (f7 & 1) {
+            vpu_poll(env, x1, data, ra);                /* flwg: may halt */
         }
         set_lanes(env, rd, data, active);
         return;

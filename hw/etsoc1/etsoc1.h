@@ -263,10 +263,14 @@ typedef struct Etsoc1HartEt {
      */
     bool plain_valid;
     uint64_t plain_pa;
-    uint64_t plain_val;
+    uint8_t plain_val[32];  /* a word, or a coherent vector load's 8 lanes */
+    uint8_t plain_size;
     bool poll_plain;
     uint64_t poll_bound;
-    /* a read the hart's own helper makes (a tensor load): never a poll */
+    /*
+     * a read the hart's own helper makes (a tensor load, the lanes of a
+     * coherent vector load, which polls as a whole): not a poll
+     */
     bool helper_access;
 } Etsoc1HartEt;
 
@@ -786,7 +790,8 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
-                            hwaddr pa, uint64_t val, uint64_t arrive);
+                            hwaddr pa, const void *val, unsigned size,
+                            uint64_t arrive);
 void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa);
 bool etsoc1_sync_enabled(void);
 void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
