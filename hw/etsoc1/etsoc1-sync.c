@@ -462,7 +462,10 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
 {
     unsigned i;
 
-    qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
+    if (n > 1) {
+        /* e is NULL when no hart is at the gate: qsort wants an array */
+        qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
+    }
     g_hash_table_remove_all(m->gate_slots);
     for (i = 0; i < n; i++) {
         const void *slot = e[i].cpu->et->sync_at.slot;
