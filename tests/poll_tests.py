@@ -129,6 +129,7 @@ def poll_tests(r):
         used = cpu_seconds(proc.pid) - c0
         # A QEMU that ends here (a crash, a sanitizer's abort) fails the
         # checks below with its output; it must not end the whole run.
+        cpus = info = None
         try:
             cpus = qmp.get('query-cpus-fast')
             info = qmp.get('human-monitor-command',
@@ -137,7 +138,6 @@ def poll_tests(r):
             time.sleep(1.5)
             pc = gdb_pc_and_release(r, gdb)
         except OSError as e:
-            cpus = info = None
             pc = f'QMP/gdb: {e}'
         rc, out = finish(proc)
     r.report(used < 0.4,
