@@ -28,6 +28,7 @@
 #include "exec/cpu_ldst.h"
 #include "exec/helper-proto.h"
 #include "exec/ram_addr.h"
+#include "hw/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "trace.h"
 

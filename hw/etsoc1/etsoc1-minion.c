@@ -25,7 +25,9 @@
 #include "hw/core/tcg-cpu-ops.h"
 #include "sysemu/cpus.h"
 #include "exec/gdbstub.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 

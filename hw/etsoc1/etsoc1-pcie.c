@@ -25,7 +25,8 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "exec/address-spaces.h"
-#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-l3.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
 

@@ -22,7 +22,8 @@
 #include "hw/registerfields.h"
 #include "hw/sysbus.h"
 #include "migration/vmstate.h"
-#include "hw/etsoc1/etsoc1.h"
+#include "qemu/units.h"
+#include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "trace.h"
 
 /* timer n's registers are at n * 0x14 */

@@ -34,6 +34,7 @@
 #include "qapi/visitor.h"
 #include "sysemu/reset.h"
 #include "exec/address-spaces.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"

@@ -39,6 +39,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"

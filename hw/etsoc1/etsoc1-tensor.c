@@ -23,7 +23,9 @@
 #include "exec/cpu_ldst.h"
 #include "fpu/softfloat.h"
 #include "hw/registerfields.h"
-#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-timing.h"
+#include "hw/etsoc1/etsoc1-shire.h"
+#include "hw/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 

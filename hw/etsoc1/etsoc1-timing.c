@@ -17,7 +17,8 @@
 #include <math.h>
 #include "qemu/cutils.h"
 #include "qapi/error.h"
-#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-timing.h"
+#include "hw/etsoc1/etsoc1-minion.h"
 
 typedef enum {
     CYC,        /* minion cycles, whatever the clock */
@@ -162,9 +163,9 @@ double etsoc1_t(Etsoc1TimingId id)
     }
 }
 
-uint8_t etsoc1_insn_cost(EtInsnClass c)
+uint8_t etsoc1_insn_cost(unsigned cls)
 {
-    return etsoc1_cost[c];
+    return etsoc1_cost[cls];
 }
 
 /* The cost table for cfg.et_insn_cost: NULL while every class costs 1. */

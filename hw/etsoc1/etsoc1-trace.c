@@ -24,6 +24,7 @@
 #include "qemu/thread.h"
 #include "qapi/error.h"
 #include "sysemu/runstate.h"
+#include "hw/etsoc1/etsoc1-fabric.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 
 /* the PCIe/eDMA side's process: after every shire id */
@@ -282,7 +283,7 @@ static void wait_slice(uint32_t h, Etsoc1TraceWait *w, uint64_t end)
     qatomic_set(&w->why, ETSOC1_WAIT_NONE);
 }
 
-void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
+void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why)
 {
     uint32_t h = cpu->parent_obj.env.mhartid;
     Etsoc1TraceWait *w;
@@ -352,7 +353,7 @@ void etsoc1_trace_wake(Etsoc1MinionCPU *cpu)
     wait_end(cpu, true);
 }
 
-void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
+void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, unsigned why,
                              uint64_t to, int64_t arg)
 {
     uint32_t h = cpu->parent_obj.env.mhartid;

@@ -10,7 +10,12 @@
 #ifndef HW_ETSOC1_TRACE_H
 #define HW_ETSOC1_TRACE_H
 
-#include "hw/etsoc1/etsoc1.h"
+/*
+ * No target header: the eDMA and the host link trace too.  @why below is an
+ * Etsoc1Wait (etsoc1-minion.h).
+ */
+typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
+typedef struct Etsoc1Event Etsoc1Event;
 
 /* Called once by the machine before any hart runs. */
 bool etsoc1_trace_open(const char *path, uint64_t max_events,
@@ -27,14 +32,14 @@ void etsoc1_trace_json(const Etsoc1Event *ev);
  * of the same wait keeps the start; the slice ends at the first
  * etsoc1_trace_wait_end() once the hart has its wake time.
  */
-void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
+void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why);
 void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu);
 /*
  * @cpu's wait for @why ends at @to (its clock moves there next), whether
  * or not the host halted it: a slice from its clock now to @to, so that
  * the timeline does not depend on the host's order.  @arg as for @why.
  */
-void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
+void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, unsigned why,
                              uint64_t to, int64_t arg);
 /* The same where the hart takes an interrupt: this also ends a WFI */
 void etsoc1_trace_wake(Etsoc1MinionCPU *cpu);

@@ -26,7 +26,8 @@
 #include "exec/helper-proto.h"
 #include "fpu/softfloat.h"
 #include "internals.h"
-#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-isa.h"
+#include "hw/etsoc1/etsoc1-tensor.h"
 
 #define NL ETSOC1_FLANES
 

@@ -32,7 +32,10 @@
 #include "sysemu/qtest.h"
 #include "elf.h"
 #include <libfdt.h>
+#include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-pu-timer.h"
+#include "hw/etsoc1/etsoc1-sync.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "hw/etsoc1/etsoc1-hostlink.h"
 #include "hw/etsoc1/etsoc1-trace.h"

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the on-chip fabric (etsoc1-fabric.c, docs/fabric.md):
+ * fabric events (credits, readies, tensor messages, IPIs), each minion's
+ * tensor_reduce state machine, the fast local barrier and the hang
+ * detector.
+ */
+
+#ifndef HW_ETSOC1_FABRIC_H
+#define HW_ETSOC1_FABRIC_H
+
+#include "hw/etsoc1/etsoc1-minion.h"
+
+typedef struct Etsoc1MachineState Etsoc1MachineState;
+
+enum { ETSOC1_REDUCE_IDLE, ETSOC1_REDUCE_PENDING };
+
+/* A minion's tensor_reduce state machine (one per minion, thread 0). */
+typedef struct Etsoc1Reduce {
+    uint8_t state;
+    uint8_t op;             /* send or recv, after tree pairing */
+    uint8_t count, start, func, frm;
+    bool tree;              /* auto-pair (tree) mode: a ready per level */
+    uint32_t partner;       /* global minion id */
+    /* handshake=rtl: the one incoming ready bit */
+    bool ready;
+    uint32_t ready_from;    /* diagnosis only: the hardware has no source */
+    bool lost;              /* a ready was lost here: who, for the report */
+    uint32_t lost_first, lost_from;
+    uint64_t t_issue;       /* minion clock when the operation was issued */
+    uint64_t t_done;        /* ... and when it completes (timing model) */
+    uint64_t t_send_free;   /* when the minion's send path takes another */
+} Etsoc1Reduce;
+
+/*
+ * A fabric event: a credit, a ready, a tensor message or an IPI.  Every
+ * delivery goes through one of these, so that the timing model can stamp
+ * it (sender's time plus path latency) and the receiver can take
+ * max(own time, arrival).  Until then time is 0.
+ */
+typedef enum Etsoc1EventKind {
+    ETSOC1_EV_CREDIT,
+    ETSOC1_EV_READY,
+    ETSOC1_EV_MESSAGE,
+    ETSOC1_EV_IPI,
+} Etsoc1EventKind;
+
+#define ETSOC1_EV_NO_HART UINT32_MAX    /* sent by qtest, gdb or the host */
+
+typedef struct Etsoc1Event {
+    Etsoc1EventKind kind;
+    uint32_t src;       /* sending hart, or ETSOC1_EV_NO_HART */
+    uint32_t dst;       /* receiving hart */
+    uint64_t sent;      /* sender's clock when it left (minion cycles) */
+    uint64_t time;      /* arrival; both 0 without a sending hart */
+} Etsoc1Event;
+
+typedef enum {
+    ETSOC1_HANDSHAKE_RTL,       /* one ready bit per minion, as silicon */
+    ETSOC1_HANDSHAKE_SYSEMU,    /* partners matched by name, as sysemu */
+} Etsoc1Handshake;
+
+typedef enum {
+    ETSOC1_ON_DEADLOCK_REPORT,  /* print the report, stay up for gdb/QMP */
+    ETSOC1_ON_DEADLOCK_EXIT,    /* print it and exit with status 3 */
+    ETSOC1_ON_DEADLOCK_HANG,    /* no detection: hang as the card does */
+} Etsoc1OnDeadlock;
+
+typedef enum {
+    ETSOC1_ON_IDLE_REPORT,      /* print one line, stay up */
+    ETSOC1_ON_IDLE_EXIT,        /* print it and exit with status 0 */
+    ETSOC1_ON_IDLE_IGNORE,      /* say nothing */
+} Etsoc1OnIdle;
+
+#define ETSOC1_DEADLOCK_EXIT_STATUS 3
+#define ETSOC1_IDLE_EXIT_STATUS     0
+#define ETSOC1_DEADLOCK_POLL_MS     250
+/* etsoc1-fabric.c */
+RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val);
+bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
+void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
+uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
+uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
+void etsoc1_deadlock_start(Etsoc1MachineState *s);
+void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
+                         void *opaque, Error **errp);
+/* etsoc1-shire.c: trace a delivery */
+void etsoc1_event_trace(const Etsoc1Event *ev);
+
+#endif

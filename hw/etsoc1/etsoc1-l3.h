@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: L3 slices, line clocks, global memory operations and
+ * remote scratchpads (etsoc1-l3.c, docs/timing.md "L3 and memory",
+ * "Causality through memory" and "Remote scratchpad").
+ */
+
+#ifndef HW_ETSOC1_L3_H
+#define HW_ETSOC1_L3_H
+
+#include "qemu/thread.h"
+#include "migration/vmstate.h"
+#include "hw/etsoc1/etsoc1-map.h"
+
+typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
+
+/*
+ * Causality through memory (docs/timing.md): when the last global write
+ * to a line took effect where the line is kept (its home L3 slice, or the
+ * shire of its scratchpad), direct-mapped by line address, so that a hart
+ * that reads the line there later takes at least that time.  An entry
+ * that another line displaced is forgotten: its next reader waits for
+ * nothing.  etsoc1-l3.c.
+ */
+#define ETSOC1_LINE_CLOCKS 4096
+typedef struct Etsoc1LineClock {
+    QemuMutex lock;     /* a mutex: 2,176 vCPU threads share few host CPUs */
+    uint64_t line[ETSOC1_LINE_CLOCKS];  /* line address + 1; 0: empty */
+    uint64_t at[ETSOC1_LINE_CLOCKS];
+    /*
+     * The last global write of each line: the word it changed (address,
+     * size in bytes, 0 if unknown) and what that word held before, so
+     * that a read which takes effect before the write sees the old value.
+     */
+    uint64_t ver_pa[ETSOC1_LINE_CLOCKS];
+    uint64_t ver_old[ETSOC1_LINE_CLOCKS];
+    uint8_t ver_size[ETSOC1_LINE_CLOCKS];
+    /* writes per slot, for halted polls (not migrated) */
+    uint32_t gen[ETSOC1_LINE_CLOCKS];
+    uint8_t polled[ETSOC1_LINE_CLOCKS];  /* a poll may be halted there */
+    hwaddr locked_pa;   /* the line the lock's holder works on */
+} Etsoc1LineClock;
+
+void etsoc1_line_clock_reset(Etsoc1LineClock *c);
+extern const VMStateDescription vmstate_etsoc1_line_clock;
+extern const VMStateDescription vmstate_etsoc1_line_versions;
+/*
+ * ---- L3 slices, global memory operations and remote scratchpads ----
+ * (etsoc1-l3.c, docs/timing.md "L3 and memory" and "Remote scratchpad")
+ *
+ * QEMU interface of an L3 slice ("etsoc1-l3-slice", 32 created by the
+ * machine as /machine/l3[i]): a tag store with no MMIO.
+ *  + property "slice": its index; it lives in shire @slice and is the home
+ *    of every line with PA[10:6] = @slice
+ *  + properties "size" (bytes) and "ways": its geometry
+ */
+#define TYPE_ETSOC1_L3_SLICE "etsoc1-l3-slice"
+
+
+/* Destination level of a cache op, field [59:58] (isa.md section 3). */
+typedef enum Etsoc1CacheLevel {
+    ETSOC1_CACHE_L1,
+    ETSOC1_CACHE_L2,
+    ETSOC1_CACHE_L3,
+    ETSOC1_CACHE_MEM,
+} Etsoc1CacheLevel;
+
+typedef enum Etsoc1CacheOp {
+    ETSOC1_CACHEOP_EVICT,       /* evict_va (0x89f): write back, drop */
+    ETSOC1_CACHEOP_FLUSH,       /* flush_va (0x8bf): write back, keep */
+    ETSOC1_CACHEOP_PREFETCH,    /* prefetch_va (0x81f) */
+} Etsoc1CacheOp;
+
+Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
+void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
+
+/*
+ * One word of a global operation, as the line clock keeps it: @size
+ * bytes at @pa, which held @old before it (and hold @old still after a
+ * read).  A read's value comes back in @ret.
+ */
+typedef struct Etsoc1LineWord {
+    hwaddr pa;
+    unsigned size;
+    uint64_t old;
+    uint64_t ret;
+} Etsoc1LineWord;
+
+unsigned etsoc1_line_slot(hwaddr pa);
+uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
+                              uint64_t t);
+uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa);
+void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
+                          bool write, bool known);
+void etsoc1_l3_install(hwaddr pa, uint64_t len);
+hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more);
+bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                          uint64_t val, uint64_t *done);
+void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
+                              uintptr_t insn);
+void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
+                           uintptr_t insn);
+
+#endif

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the minion hart, a RISC-V CPU subclass
+ * (etsoc1-minion.c), and its ET state; the only etsoc1 header that includes
+ * target/riscv headers.
+ *
+ * QEMU interface of a minion ("etsoc1-minion-riscv-cpu", 64 per shire,
+ * children "hart[N]" of their shire):
+ *  + its ET state lives in its shire (Etsoc1ShireState.et[], migrated there)
+ *  + it halts in the ET waits (Etsoc1Wait) and is woken by the event
+ *    (docs/architecture.md, "How a hart waits")
+ *  + its clock, etsoc1_now(), is its own emulated cycle count
+ */
+
+#ifndef HW_ETSOC1_MINION_H
+#define HW_ETSOC1_MINION_H
+
+#include "target/riscv/cpu.h"
+#include "fpu/softfloat.h"
+#include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-sync.h"
+
+typedef struct Etsoc1ShireState Etsoc1ShireState;
+
+/* The private cause with which a helper or CSR halts its hart */
+#define ETSOC1_EXCP_WAIT 24
+
+/* What a halted hart waits for (docs/architecture.md, "How a hart waits"). */
+typedef enum Etsoc1Wait {
+    ETSOC1_WAIT_NONE = 0,
+    ETSOC1_WAIT_FCC0,       /* fcc CSR: a credit on counter 0 */
+    ETSOC1_WAIT_FCC1,       /* fcc CSR: a credit on counter 1 */
+    ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
+    ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
+    ETSOC1_WAIT_REDUCE,     /* the minion's tensor transfer to complete */
+    ETSOC1_WAIT_COOP,       /* the partners of a cooperative TensorLoad */
+    ETSOC1_WAIT_POLL,       /* a poll: a write to the line it re-reads */
+    ETSOC1_WAIT_GATE,       /* a global read: every other hart to reach it */
+} Etsoc1Wait;
+
+#define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
+/*
+ * Credit arrival times kept per counter: enough for a credit from every
+ * shire of the chip at once (a chip barrier), so that which arrivals
+ * merge never depends on the host's order.
+ */
+#define ETSOC1_FCC_SLOTS 40
+
+/* Tensor instructions the performance counters count */
+enum {
+    ETSOC1_TI_LOAD, ETSOC1_TI_STORE, ETSOC1_TI_FMA, ETSOC1_TI_REDUCE,
+    ETSOC1_TI_QUANT, ETSOC1_TI_COUNT
+};
+/* minion_feature ESR bits: each takes a feature away (isa.md section 3) */
+#define MINION_FEATURE_GFX_OFF          (1u << 0)
+#define MINION_FEATURE_ML_OFF           (1u << 1)
+#define MINION_FEATURE_U_CACHEOPS_OFF   (1u << 2)
+#define MINION_FEATURE_U_SCP_OFF        (1u << 3)
+#define MINION_FEATURE_LOCK_VA_OFF      (1u << 5)
+
+/* When the hart's tensor unit finishes or frees each part (timing model) */
+typedef enum Etsoc1TensorT {
+    ETSOC1_TT_LOAD0,        /* TensorLoad id 0 done (tensor_wait 0) */
+    ETSOC1_TT_LOAD1,        /* id 1 (tensor_wait 1) */
+    ETSOC1_TT_LOADB,        /* the TenB load */
+    ETSOC1_TT_LOAD_L2,      /* TensorLoadL2 (tensor_wait 2, 3) */
+    ETSOC1_TT_LOAD_FREE,    /* the load path takes the next load */
+    ETSOC1_TT_FMA,          /* the last TensorFMA done (tensor_wait 7) */
+    ETSOC1_TT_FMA_FREE,     /* the FMA pipeline takes the next one */
+    ETSOC1_TT_STORE,        /* tensor_wait 8 */
+    ETSOC1_TT_QUANT,        /* tensor_wait 10 */
+    ETSOC1_TT_FREG,         /* the f registers are written by then */
+    ETSOC1_TT_PREFETCH0,    /* prefetch_va id 0 done (tensor_wait 4) */
+    ETSOC1_TT_PREFETCH1,    /* id 1 (tensor_wait 5) */
+    ETSOC1_TT_CACHEOP,      /* evict_va/flush_va done (tensor_wait 6) */
+    ETSOC1_TT_COUNT
+} Etsoc1TensorT;
+
+/* Tensor CSRs (isa.md section 3) */
+#define ETSOC1_TLOAD_FSMS  3    /* TensorLoad id 0, id 1 and TenB */
+#define ETSOC1_COOP_GROUPS 32
+
+typedef enum Etsoc1CoopState {
+    ETSOC1_COOP_IDLE,
+    ETSOC1_COOP_WAITING,    /* issued; partners have not all issued */
+    ETSOC1_COOP_RELEASED,   /* every partner issued: the load may run */
+} Etsoc1CoopState;
+/* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
+typedef struct Etsoc1HartEt {
+    uint32_t wait;          /* Etsoc1Wait */
+    uint16_t fcc[2];        /* fast credit counters */
+    uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
+    uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
+    uint64_t stall_pc;      /* pc after the last stall CSR write */
+    uint64_t tensor_mask;   /* CSR 0x805 */
+    uint64_t tensor_conv_size;  /* CSR 0x802, which recomputes tensor_mask */
+    uint64_t tensor_conv_ctrl;  /* CSR 0x803, likewise */
+    uint8_t m[8];           /* packed mask registers m0-m7 */
+    uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
+    uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+    uint64_t stall;         /* cycles the timing model charged this hart */
+    /*
+     * Arrival times of this hart's pending credits, per counter, in a few
+     * slots of (time, credits): a wait takes the earliest.  Full slots
+     * merge into the latest one, which can only delay a wait.
+     */
+    QemuSpin fcc_lock;
+    uint64_t fcc_at[2][ETSOC1_FCC_SLOTS];
+    uint16_t fcc_n[2][ETSOC1_FCC_SLOTS];
+    uint64_t ipi_at;        /* arrival of the latest IPI */
+    uint64_t t_tensor[ETSOC1_TT_COUNT]; /* tensor unit times (Etsoc1TensorT) */
+    /* ET performance counters: tensor instructions issued, hpm 3-8 */
+    uint64_t tensor_insns[ETSOC1_TI_COUNT];
+    uint8_t pmu_event[6];
+    uint64_t pmu_base[6];
+    /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
+    uint32_t tensor_coop;   /* CSR 0x804 */
+    uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
+    uint8_t coop_wait;      /* FSMs the blocked hart waits for */
+    uint16_t coop_mask[ETSOC1_TLOAD_FSMS];  /* rows, captured at issue */
+    uint64_t coop_ctl[ETSOC1_TLOAD_FSMS];
+    uint64_t coop_x31[ETSOC1_TLOAD_FSMS];
+    /*
+     * Polls (etsoc1-sync.c, docs/timing.md "Polls"): the last value the
+     * hart read or wrote with a global operation, and at which address;
+     * what a halted poll or gated read waits for.
+     */
+    bool poll_valid;
+    uint64_t poll_pa;
+    uint64_t poll_val;
+    uint64_t sync_t;        /* the read's clock when it halted */
+    uint8_t sync_released;  /* the wait the gate or poll bound let go */
+    uint32_t poll_gen;      /* the line's write count when it halted */
+    uint32_t poll_count;    /* reads in a row that saw poll_val */
+    /* not migrated: rebuilt when a loaded poll runs again */
+    struct Etsoc1LineClock *poll_lc;
+    uint32_t poll_slot;
+    int64_t sync_halted_ms; /* host time of the halt (idle release) */
+    uint8_t poll_naps;      /* naps in a row with no write: backs off */
+    Etsoc1GateAccess sync_at;   /* at the gate: what it waits to do */
+    /* the hart at the gate it lets go when its access is done */
+    struct Etsoc1MinionCPU *sync_next;
+    uint32_t sync_next_seq; /* ... in that hart's gate wait number ... */
+    uint32_t gate_seq;      /* gate waits so far (under gate_lock) */
+    /*
+     * Plain polls (etsoc1_sync_plain_read): the last word the hart read
+     * through a path the gate does not order, and its value (not
+     * migrated: the first read after a load is never a poll); a halted
+     * one is such a poll (else an atomic's); the time the scan let it go
+     * at, to which its next read's arrival moves.
+     */
+    bool plain_valid;
+    uint64_t plain_pa;
+    uint8_t plain_val[32];  /* a word, or a coherent vector load's 8 lanes */
+    uint8_t plain_size;
+    bool poll_plain;
+    uint64_t poll_bound;
+    /*
+     * a read the hart's own helper makes (a tensor load, the lanes of a
+     * coherent vector load, which polls as a whole): not a poll
+     */
+    bool helper_access;
+} Etsoc1HartEt;
+
+#define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
+OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
+
+struct Etsoc1MinionCPU {
+    RISCVCPU parent_obj;
+    Etsoc1ShireState *shire;
+    Etsoc1HartEt *et;       /* this hart's slot in shire->et[] */
+};
+
+/*
+ * The CPU of a minion hart, without QOM's checked cast: for the loops
+ * over every hart that the gate and the hang detector run (the checked
+ * cast is a type look-up).
+ */
+static inline CPUState *etsoc1_minion_cs(Etsoc1MinionCPU *cpu)
+{
+    return &cpu->parent_obj.parent_obj;
+}
+
+struct Etsoc1MinionCPUClass {
+    RISCVCPUClass parent_class;
+    bool (*parent_has_work)(CPUState *cs);
+    void (*parent_do_interrupt)(CPUState *cs);
+    bool (*parent_exec_interrupt)(CPUState *cs, int interrupt_request);
+    DeviceRealize parent_realize;
+    DeviceReset parent_reset;
+    const char *(*parent_gdb_get_dynamic_xml)(CPUState *cs, const char *name);
+};
+/*
+ * Lane @lane of f register @r: lane 0 is fpr[r], which QEMU keeps NaN-boxed
+ * (a guest without D cannot see the box); lanes 1-7 are env->et_fhi.
+ */
+static inline uint32_t etsoc1_flane(CPURISCVState *env, unsigned r,
+                                    unsigned lane)
+{
+    return lane ? env->et_fhi[r][lane - 1] : (uint32_t)env->fpr[r];
+}
+
+static inline void etsoc1_set_flane(CPURISCVState *env, unsigned r,
+                                    unsigned lane, uint32_t v)
+{
+    if (lane) {
+        env->et_fhi[r][lane - 1] = v;
+    } else {
+        env->fpr[r] = MAKE_64BIT_MASK(32, 32) | v;
+    }
+}
+
+/* RISC-V rounding-mode field (0-4) as a softfloat mode; 5-7 are not modes. */
+/*
+ * The minion FPU returns a zero of the result's sign, raising underflow
+ * and inexact, for a result that is tiny after rounding: one that,
+ * rounded to the precision of its format (@mant mantissa, @exp exponent
+ * bits) with an unbounded exponent, lies below the smallest normal.
+ * That is a subnormal result, or the smallest normal reached only by
+ * rounding, which softfloat (tininess after rounding) marks with the
+ * underflow flag: ETSOC1_FTZ runs the operation with that flag clear to
+ * see it.  Subnormal operands read as zero through flush_inputs_to_zero.
+ */
+static inline uint32_t etsoc1_ftz(uint32_t r, unsigned mant, unsigned exp,
+                                  float_status *st)
+{
+    bool subnormal = !extract32(r, mant, exp) && extract32(r, 0, mant);
+    bool rounded_up = extract32(r, mant, exp) == 1 &&
+                      !extract32(r, 0, mant) &&
+                      (get_float_exception_flags(st) & float_flag_underflow);
+
+    if (subnormal || rounded_up) {
+        float_raise(float_flag_underflow | float_flag_inexact, st);
+        return r & (1u << (mant + exp));
+    }
+    return r;
+}
+
+/* @expr, a softfloat operation on @st, with the minion's flush to zero */
+#define ETSOC1_FTZ(expr, mant, exp, st) ({                                  \
+        float_status *st_ = (st);                                           \
+        int uf_ = get_float_exception_flags(st_) & float_flag_underflow;    \
+        uint32_t r_;                                                        \
+                                                                            \
+        set_float_exception_flags(get_float_exception_flags(st_) & ~uf_,    \
+                                  st_);                                     \
+        r_ = etsoc1_ftz((expr), mant, exp, st_);                            \
+        float_raise(uf_, st_);                                              \
+        r_;                                                                 \
+    })
+
+#define ETSOC1_RM_VALID(rm) ((rm) <= 4)
+static inline FloatRoundMode etsoc1_rm(unsigned rm)
+{
+    static const FloatRoundMode modes[] = {
+        float_round_nearest_even, float_round_to_zero, float_round_down,
+        float_round_up, float_round_ties_away,
+    };
+
+    return modes[rm];
+}
+/*
+ * A hart's own clock, in minion cycles: its instructions (counted per TB
+ * by qemu-patches/0006, so inside a helper the rest of the TB is already
+ * in) plus the stalls the timing model charged it.  Only the hart's own
+ * thread moves it.
+ */
+static inline uint64_t etsoc1_now(Etsoc1MinionCPU *cpu)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    return env->et_insns + env->et_cycles + cpu->et->stall;
+}
+
+static inline void etsoc1_stall(Etsoc1MinionCPU *cpu, uint64_t cycles)
+{
+    cpu->et->stall += cycles;
+}
+
+uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency);
+
+/* Causality: a hart that receives or wakes at @t is at least at @t. */
+static inline void etsoc1_advance_to(Etsoc1MinionCPU *cpu, uint64_t t)
+{
+    uint64_t now = etsoc1_now(cpu);
+
+    if (t > now) {
+        cpu->et->stall += t - now;
+    }
+}
+
+void etsoc1_minion_register_csrs(void);
+bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
+                            MMUAccessType access, hwaddr *pa);
+void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);
+bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why);
+void etsoc1_minion_bus_error(Etsoc1MinionCPU *cpu, hwaddr addr);
+Etsoc1MinionCPU *etsoc1_current_minion(void);
+Etsoc1MinionCPU *etsoc1_minion_of(CPUState *cs);
+
+/* Every minion hart: the service processor is a CPU, but not a minion. */
+#define ETSOC1_MINION_FOREACH(cs, cpu) \
+    CPU_FOREACH(cs) \
+        if (!((cpu) = etsoc1_minion_of(cs))) { } else
+uint32_t etsoc1_current_hartid(void);
+bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu);
+void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc);
+
+RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: a minion shire (etsoc1-shire.c, docs/esr.md).
+ *
+ * QEMU interface of a shire ("etsoc1-shire", one per minion shire):
+ *  + property "shire-id"
+ *  + 64 child harts "hart[N]" of type etsoc1-minion-riscv-cpu
+ *  + MMIO: esr[pp] for pp = 0..3, 4 MiB each (the shire's ESR space at
+ *    privilege pp), and scp, its L2 scratchpad RAM
+ */
+
+#ifndef HW_ETSOC1_SHIRE_H
+#define HW_ETSOC1_SHIRE_H
+
+#include "hw/sysbus.h"
+#include "hw/etsoc1/etsoc1-minion.h"
+#include "hw/etsoc1/etsoc1-l3.h"
+#include "hw/etsoc1/etsoc1-tensor.h"
+#include "hw/etsoc1/etsoc1-fabric.h"
+
+/* The ESR space of one shire seen at one privilege level. */
+typedef struct Etsoc1EsrWindow {
+    MemoryRegion mr;
+    Etsoc1ShireState *shire;
+    uint8_t pp;
+} Etsoc1EsrWindow;
+
+#define TYPE_ETSOC1_SHIRE "etsoc1-shire"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1ShireState, ETSOC1_SHIRE)
+
+struct Etsoc1ShireState {
+    SysBusDevice parent_obj;
+
+    Etsoc1MinionCPU hart[ETSOC1_HARTS_PER_SHIRE];
+    Etsoc1EsrWindow esr[4];
+    MemoryRegion scp;
+    /* This shire's view of the bus: local-shire aliases resolve to us. */
+    MemoryRegion view;
+    MemoryRegion view_sys;
+    MemoryRegion view_scp;
+    MemoryRegion view_esr[4];
+    /* other shires' scratchpads, timed (etsoc1-l3.c); our own, as RAM */
+    MemoryRegion view_scp_remote;
+    MemoryRegion view_scp_own;
+
+    /* ESR state */
+    Etsoc1HartEt et[ETSOC1_HARTS_PER_SHIRE];
+    uint64_t minion_boot[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t mprot[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t ipi_redirect_pc[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t neigh_chicken[ETSOC1_NEIGHS_PER_SHIRE];
+    uint64_t minion_feature;    /* MINION_FEATURE_* */
+    uint64_t shire_config;
+    uint64_t thread0_disable;
+    uint64_t thread1_disable;
+    uint64_t ipi_redirect_filter;
+    uint64_t broadcast_data;
+    /*
+     * Fast local barrier unit: the 32 counters and, per counter, the
+     * latest arrival (minion cycles) of the round under way (0: none yet).
+     * flb_lock makes a counter step and its time one update: the flb CSR
+     * runs on the vCPU threads without the BQL.
+     */
+    QemuMutex flb_lock;
+    uint8_t flb[32];
+    uint64_t flb_at[32];
+    Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
+    Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
+    uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
+    uint8_t cache_ctl[ETSOC1_MINIONS_PER_SHIRE];    /* mcache_control */
+    /* per minion: L1 scratchpad and the int8 TensorFMA accumulators */
+    uint8_t l1scp[ETSOC1_MINIONS_PER_SHIRE][ETSOC1_L1SCP_LINES][64];
+    uint32_t tenc[ETSOC1_MINIONS_PER_SHIRE][32 * ETSOC1_FLANES];
+    /* TenB: B operand lines of one TensorFMA, and how many are loaded */
+    uint8_t tenb[ETSOC1_MINIONS_PER_SHIRE][16][64];
+    uint8_t tenb_rows[ETSOC1_MINIONS_PER_SHIRE];
+    uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
+    /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */
+    uint64_t coop_mode;     /* shire_coop_mode ESR */
+    uint32_t coop_all[ETSOC1_TLOAD_FSMS][ETSOC1_COOP_GROUPS];
+    uint32_t coop_arrived[ETSOC1_TLOAD_FSMS][ETSOC1_COOP_GROUPS];
+    uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
+
+    /* properties */
+    uint32_t shire_id;
+    uint64_t reset_pc;
+    uint64_t fdt_addr;
+    MemoryRegion *sysmem;
+};
+/* etsoc1-shire.c */
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
+uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
+bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
+                         const Etsoc1Event *ev);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: polls and the gate of global accesses (etsoc1-sync.c,
+ * docs/timing.md "Polls and the read gate").  A global atomic, coherent
+ * store or early credit waits at the gate until no hart can still act
+ * before it in the model's time; a hart that re-reads an unchanged word
+ * halts until the word is written.  Called by the ISA helpers, the L3 and
+ * scratchpad models and the minion CPU.
+ */
+
+#ifndef HW_ETSOC1_SYNC_H
+#define HW_ETSOC1_SYNC_H
+
+#include "hw/etsoc1/etsoc1-l3.h"
+
+typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
+typedef struct Etsoc1MachineState Etsoc1MachineState;
+
+/*
+ * A global access waiting at the gate (etsoc1-sync.c): two on one line
+ * clock slot go one at a time.  Credit waits have none (slot NULL): only
+ * their own counter sees them.
+ */
+typedef struct Etsoc1GateAccess {
+    const void *slot;       /* &lc->gen[slot] */
+} Etsoc1GateAccess;
+
+/* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
+#define ETSOC1_SYNC_TICK_MS         1
+#define ETSOC1_SYNC_SCAN_NS         20000
+/*
+ * A lone poller's pace in host time: ETSOC1_POLL_BURST equal reads, then a
+ * nap of ETSOC1_POLL_IDLE_MS; each further nap with no write halves the
+ * burst and doubles the nap, ETSOC1_POLL_BACKOFF times at most.
+ */
+#define ETSOC1_POLL_BURST           4096
+#define ETSOC1_POLL_IDLE_MS         10
+#define ETSOC1_POLL_BACKOFF         5
+
+/* What a global read (an operation that left memory unchanged) does */
+typedef enum Etsoc1ReadStep {
+    ETSOC1_READ_DONE,       /* take effect now */
+    ETSOC1_READ_HALT,       /* halt (the caller restarts the instruction) */
+} Etsoc1ReadStep;
+
+bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
+                      const Etsoc1GateAccess *a);
+Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
+                                hwaddr pa, unsigned size, uint64_t cur);
+void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
+bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
+                            hwaddr pa, const void *val, unsigned size,
+                            uint64_t arrive);
+void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa);
+bool etsoc1_sync_enabled(void);
+void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
+void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_done(Etsoc1MinionCPU *cpu);
+bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_start(Etsoc1MachineState *s);
+
+#endif
