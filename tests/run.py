@@ -1370,6 +1370,11 @@ def cli_tests():
             ['-M', 'etsoc1,trace-json=/nonexistent/trace.json', '-smp', '64'],
             r"trace-json: cannot write '/nonexistent/trace.json': No such "
             r'file or directory')
+    refused('hostlink= with host-loopback=on',
+            ['-M', 'etsoc1,hostlink=hl,host-loopback=on', '-chardev',
+             'socket,id=hl,path=/tmp/etsoc1-cli-hl.sock,server=on,wait=off'],
+            r'hostlink= and host-loopback=on both give the eDMA a host '
+            r'memory')
 
     dram_too_small_tests()
 

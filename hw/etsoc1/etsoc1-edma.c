@@ -25,11 +25,8 @@
 #include "hw/qdev-properties.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-timing.h"
-#include "hw/etsoc1/etsoc1-l3.h"
-#include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
@@ -180,11 +177,12 @@ static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
             busy[side] += s->ch[side][n].state == EDMA_CS_RUNNING;
         }
         if (busy[side]) {
-            double rate = etsoc1_t(side == RD ? ETSOC1_T_DMA_H2D
-                                              : ETSOC1_T_DMA_D2H);
+            double rate = etsoc1_t(s->timing, side == RD ? ETSOC1_T_DMA_H2D
+                                                         : ETSOC1_T_DMA_D2H);
 
             if (busy[side] > 1) {
-                rate *= etsoc1_t(s->same_stream ? ETSOC1_T_DMA_SAME_STREAM
+                rate *= etsoc1_t(s->timing,
+                                 s->same_stream ? ETSOC1_T_DMA_SAME_STREAM
                                                 : ETSOC1_T_DMA_PAIR);
             }
             agg[side] = rate;
@@ -193,11 +191,13 @@ static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
     side = write ? WR : RD;
     if (!busy[side]) {
         busy[side] = 1;     /* not running yet: price it as if it were */
-        agg[side] = etsoc1_t(write ? ETSOC1_T_DMA_D2H : ETSOC1_T_DMA_H2D);
+        agg[side] = etsoc1_t(s->timing,
+                             write ? ETSOC1_T_DMA_D2H : ETSOC1_T_DMA_H2D);
     }
     total = agg[WR] + agg[RD];
     if (agg[WR] && agg[RD]) {
-        double cap = etsoc1_t(ETSOC1_T_DMA_DUPLEX) * MAX(agg[WR], agg[RD]);
+        double cap = etsoc1_t(s->timing, ETSOC1_T_DMA_DUPLEX) *
+                     MAX(agg[WR], agg[RD]);
 
         scale = MIN(1.0, cap / total);
     }
@@ -226,13 +226,14 @@ static void edma_install_flush(Etsoc1EdmaChan *c, bool going_on)
     if (!more && c->skip_hi > c->skip_lo) {
         if (c->e_left) {
             /* stopped inside the element: what a walk would have left */
-            etsoc1_l3_install(c->skip_lo, c->skip_hi - c->skip_lo);
+            etsoc1_dma_chip_written(c->engine->chip, c->skip_lo,
+                                    c->skip_hi - c->skip_lo, 0);
         }
         /* else its last bytes, gathered, replace what it skipped */
         c->skip_lo = c->skip_hi = 0;
     }
     if (c->ins_hi > c->ins_lo) {
-        uint64_t upto = etsoc1_l3_install_ahead(c->ins_lo,
+        uint64_t upto = etsoc1_dma_chip_written(c->engine->chip, c->ins_lo,
                                                 c->ins_hi - c->ins_lo, more);
 
         if (upto > c->ins_lo) {
@@ -330,7 +331,7 @@ static bool edma_fetch(Etsoc1EdmaChan *c)
             return false;
         }
         if (!edma_card_ok(s, c->llp, sizeof(e)) ||
-            address_space_read(&address_space_memory, c->llp,
+            address_space_read(&s->dma_as, c->llp,
                                MEMTXATTRS_UNSPECIFIED, e, sizeof(e))) {
             edma_abort(c, EDMA_ERR_LL_FETCH, c->llp);
             return false;
@@ -386,7 +387,7 @@ static void edma_moved(Etsoc1EdmaChan *c, bool at_once)
     c->e_left -= n;
     c->pending = true;
     ns = n / edma_chan_rate(c->engine, c->write);
-    c->at += etsoc1_ns_to_cycles(ns);
+    c->at += etsoc1_ns_to_cycles(c->engine->timing, ns);
     c->due = start + (int64_t)ceil(ns);
     timer_mod(c->timer, c->due);
 }
@@ -410,7 +411,7 @@ static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
     }
     if (!c->write) {
         if (!in_place &&
-            address_space_write(&address_space_memory, c->e_dar,
+            address_space_write(&c->engine->dma_as, c->e_dar,
                                 MEMTXATTRS_UNSPECIFIED, c->bounce,
                                 c->req_len)) {
             edma_abort(c, EDMA_ERR_APP, c->e_dar);
@@ -446,13 +447,13 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n)
     MemTxResult r;
 
     WITH_RCU_READ_LOCK_GUARD() {
-        mr = address_space_translate(&address_space_memory, card, &xlat,
+        mr = address_space_translate(&s->dma_as, card, &xlat,
                                      &len, !c->write, MEMTXATTRS_UNSPECIFIED);
         if (len < n || !memory_access_is_direct(mr, !c->write)) {
             return false;   /* not RAM: address_space_map would bounce */
         }
     }
-    p = address_space_map(&address_space_memory, card, &len, !c->write,
+    p = address_space_map(&s->dma_as, card, &len, !c->write,
                           MEMTXATTRS_UNSPECIFIED);
     if (!p) {
         return false;
@@ -460,7 +461,7 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n)
     r = len == n ? etsoc1_host_mem_direct(s->host_mem, c->write, host, p, n)
                  : ETSOC1_HOST_MEM_PENDING;
     /* host -> card: what reached card memory is dirty, if only a part */
-    address_space_unmap(&address_space_memory, p, len, !c->write,
+    address_space_unmap(&s->dma_as, p, len, !c->write,
                         r == ETSOC1_HOST_MEM_PENDING ? 0 : len);
     if (r == ETSOC1_HOST_MEM_PENDING) {
         return false;
@@ -492,7 +493,7 @@ static void edma_move(Etsoc1EdmaChan *c)
         return;
     }
     if (c->write &&
-        address_space_read(&address_space_memory, c->e_sar,
+        address_space_read(&c->engine->dma_as, c->e_sar,
                            MEMTXATTRS_UNSPECIFIED, c->bounce, n)) {
         edma_abort(c, EDMA_ERR_APP, c->e_sar);
         return;
@@ -569,7 +570,6 @@ static void edma_step(void *opaque)
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
 {
     unsigned n = FIELD_EX32(val, DOORBELL, CH);
-    Etsoc1MinionCPU *ringer = etsoc1_current_minion();
     Etsoc1EdmaChan *c;
 
     s->doorbell[side] = val;
@@ -602,7 +602,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: no host attached\n");
     }
     c->state = EDMA_CS_RUNNING;
-    c->at = ringer ? etsoc1_now(ringer) : 0;
+    c->at = etsoc1_dma_chip_requester_time(s->chip);
     c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     etsoc1_trace_dma_start(c->write, n, c->at);
     c->pending = false;
@@ -750,12 +750,11 @@ static Etsoc1EdmaChan *edma_chan_at(Etsoc1EdmaState *s, hwaddr addr,
  */
 static void edma_observe(Etsoc1EdmaState *s, unsigned side, uint32_t status)
 {
-    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
     unsigned n;
 
-    for (n = 0; cpu && n < ETSOC1_EDMA_CHANNELS; n++) {
+    for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
         if (status & (BIT(n) | BIT(R_INT_ABORT_SHIFT + n))) {
-            etsoc1_advance_to(cpu, s->ch[side][n].at);
+            etsoc1_dma_chip_requester_sees(s->chip, s->ch[side][n].at);
         }
     }
 }
@@ -921,6 +920,10 @@ static void edma_realize(DeviceState *dev, Error **errp)
     Etsoc1EdmaState *s = ETSOC1_EDMA(dev);
     unsigned side, n;
 
+    if (!s->timing || !s->dma_mr) {
+        error_setg(errp, "'timing' and 'dma' links must be set");
+        return;
+    }
     if (!s->step_bytes || s->step_bytes > 16 * MiB) {
         error_setg(errp, "step-bytes=%u: must be 1 byte to 16 MiB",
                    s->step_bytes);
@@ -929,6 +932,7 @@ static void edma_realize(DeviceState *dev, Error **errp)
     memory_region_init_io(&s->mmio, OBJECT(s), &edma_ops, s, "etsoc1.edma",
                           EDMA_MMIO_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->mmio);
+    address_space_init(&s->dma_as, s->dma_mr, "etsoc1-edma");
     qdev_init_gpio_out(dev, s->irq, ARRAY_SIZE(s->irq));
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
@@ -948,6 +952,7 @@ static void edma_unrealize(DeviceState *dev)
     Etsoc1EdmaState *s = ETSOC1_EDMA(dev);
     unsigned side, n;
 
+    address_space_destroy(&s->dma_as);
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
             timer_free(s->ch[side][n].timer);
@@ -1011,6 +1016,12 @@ static const VMStateDescription vmstate_edma = {
 };
 
 static Property edma_properties[] = {
+    DEFINE_PROP_LINK("dma", Etsoc1EdmaState, dma_mr, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_LINK("chip", Etsoc1EdmaState, chip, TYPE_ETSOC1_DMA_CHIP,
+                     Object *),
+    DEFINE_PROP_LINK("timing", Etsoc1EdmaState, timing, TYPE_ETSOC1_TIMING,
+                     Etsoc1Timing *),
     DEFINE_PROP_LINK("host-mem", Etsoc1EdmaState, host_mem,
                      TYPE_ETSOC1_HOST_MEM, Object *),
     DEFINE_PROP_UINT64("dram-base", Etsoc1EdmaState, dram_base,
@@ -1039,6 +1050,29 @@ static void edma_class_init(ObjectClass *oc, void *data)
     dc->vmsd = &vmstate_edma;
     dc->user_creatable = false;
     device_class_set_props(dc, edma_properties);
+}
+
+/* ---- the chip behind the eDMA (no chip: nothing to tell, no requester) -- */
+
+uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
+                                 uint64_t more)
+{
+    return chip ? ETSOC1_DMA_CHIP_GET_CLASS(chip)->lines_written(
+                      ETSOC1_DMA_CHIP(chip), pa, len, more) : pa;
+}
+
+uint64_t etsoc1_dma_chip_requester_time(Object *chip)
+{
+    return chip ? ETSOC1_DMA_CHIP_GET_CLASS(chip)->requester_time(
+                      ETSOC1_DMA_CHIP(chip)) : 0;
+}
+
+void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t)
+{
+    if (chip) {
+        ETSOC1_DMA_CHIP_GET_CLASS(chip)->requester_sees(ETSOC1_DMA_CHIP(chip),
+                                                        t);
+    }
 }
 
 /* ---- host memory backends ------------------------------------------------ */
@@ -1175,6 +1209,10 @@ static void loopback_init(Object *obj)
 
 static const TypeInfo edma_types[] = {
     {
+        .name = TYPE_ETSOC1_DMA_CHIP,
+        .parent = TYPE_INTERFACE,
+        .class_size = sizeof(Etsoc1DmaChipClass),
+    }, {
         .name = TYPE_ETSOC1_HOST_MEM,
         .parent = TYPE_INTERFACE,
         .class_size = sizeof(Etsoc1HostMemClass),

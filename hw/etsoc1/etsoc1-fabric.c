@@ -36,7 +36,6 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
-#include "sysemu/qtest.h"
 #include "fpu/softfloat.h"
 #include "exec/exec-all.h"
 #include "exec/helper-proto.h"
@@ -66,11 +65,6 @@ static const char *const etsoc1_reduce_func_name[16] = {
     [TR_IADD] = "iadd", [TR_IMAX] = "imax", [TR_IMIN] = "imin",
     [TR_MOVE] = "move",
 };
-
-static Etsoc1MachineState *etsoc1_machine(void)
-{
-    return ETSOC1_MACHINE(qdev_get_machine());
-}
 
 /* The thread-0 hart of global minion @gid, or NULL if there is none. */
 static Etsoc1MinionCPU *etsoc1_minion_hart(Etsoc1MachineState *m, unsigned gid)
@@ -171,8 +165,8 @@ static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
                                     Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
 {
     unsigned a = etsoc1_gid(snd), b = etsoc1_gid(rcv);
-    double reg = etsoc1_stream_reg(a, b);
-    double leg = etsoc1_msg_latency(a, b);
+    double reg = etsoc1_stream_reg(snd->timing, a, b);
+    double leg = etsoc1_msg_latency(snd->timing, a, b);
     uint64_t start = MAX(s->t_issue, s->t_send_free);
 
     if (r->t_issue > start) {
@@ -180,7 +174,7 @@ static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     }
     r->t_done = MAX(start + llround(leg + reg * (r->count - 1)), r->t_issue);
     s->t_done = start + llround(reg * r->count);
-    s->t_send_free = start + llround(etsoc1_stream_fixed(a, b) +
+    s->t_send_free = start + llround(etsoc1_stream_fixed(snd->timing, a, b) +
                                      reg * r->count);
     return start;
 }
@@ -264,7 +258,8 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
         /* one way; hidden when the send was not ready to go yet */
         .sent = etsoc1_reduce_of(rcv)->t_issue,
         .time = etsoc1_reduce_of(rcv)->t_issue +
-                llround(etsoc1_msg_latency(from, etsoc1_gid(snd))),
+                llround(etsoc1_msg_latency(rcv->timing, from,
+                                           etsoc1_gid(snd))),
     };
 
     etsoc1_event_trace(&ev);
@@ -294,7 +289,7 @@ static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
 /* CSR 0x800 written on thread 0; called with the BQL held. */
 RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
 {
-    Etsoc1MachineState *m = etsoc1_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
     unsigned me = etsoc1_gid(cpu), kind = FIELD_EX64(val, TREDUCE, OP);
     unsigned func = FIELD_EX64(val, TREDUCE, FUNC);
@@ -353,7 +348,8 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->tree = kind == TR_BROADCAST || kind == TR_REDUCE;
     /* when this CSR write began, and not before the last one is done */
     op->t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
-    etsoc1_advance_to(cpu, op->t_issue + etsoc1_insn_cost(ET_INSN_SYSTEM));
+    etsoc1_advance_to(cpu, op->t_issue +
+                      etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;
     cpu->et->tensor_insns[ETSOC1_TI_REDUCE]++;
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
@@ -423,7 +419,7 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     Etsoc1ShireState *sh = cpu->shire;
     unsigned n = extract64(val, 0, 5);
     uint8_t match = extract64(val, 5, 8), old;
-    double rtt = etsoc1_t(ETSOC1_T_FLB_RTT);
+    double rtt = etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT);
     /* when this access reaches the unit, and the latest of its round */
     uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), latest;
     bool last;
@@ -458,7 +454,8 @@ uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
  *
  * A wait for a credit, an interrupt, a poll, a gate or the partners of a
  * cooperative load can be ended by any hart that still runs (a credit or
- * a store or an IPI from anywhere), by the host link or by qtest: it is
+ * a store or an IPI from anywhere), by the host link or the host loopback
+ * (a qtest driving the card): it is
  * part of a hang only when the machine is frozen, every hart waiting or
  * stopped on two ticks in a row with no instruction retired in between
  * and nobody outside.
@@ -685,7 +682,7 @@ static void etsoc1_scan_hang(Etsoc1MachineState *s, Etsoc1HangScan *h)
     h->stuck = g_new0(uint8_t, h->minions);
     h->hart = g_new0(uint8_t, n);
     h->wait = g_new0(uint8_t, n);
-    h->asleep = !s->hostlink_id && !qtest_enabled();
+    h->asleep = !s->hostlink_id && !s->host_loopback;
     CPU_FOREACH(cs) {
         cpu = etsoc1_minion_of(cs);
         if (cpu) {

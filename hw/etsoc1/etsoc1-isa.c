@@ -52,10 +52,11 @@ static G_NORETURN void etsoc1_amo_fault(CPURISCVState *env, target_ulong addr,
  * shire in *@shire.  NULL for anything else, including the part of a
  * shire's window that has no SRAM behind it.
  */
-static MemoryRegion *etsoc1_scp_ram(hwaddr pa, unsigned size, hwaddr *off,
+static MemoryRegion *etsoc1_scp_ram(CPURISCVState *env, hwaddr pa,
+                                    unsigned size, hwaddr *off,
                                     unsigned *shire)
 {
-    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    Etsoc1MachineState *m = ETSOC1_MINION_CPU(env_archcpu(env))->shire->chip;
     hwaddr rel = pa - etsoc1_memmap[ETSOC1_SCP].base;
 
     if (!etsoc1_in(ETSOC1_SCP, pa) || etsoc1_scp_shire(pa) >= m->num_shires
@@ -89,7 +90,7 @@ hwaddr etsoc1_amo_check(CPURISCVState *env, target_ulong addr,
                               ra);
     pa = (full->phys_addr & TARGET_PAGE_MASK) | (addr & ~TARGET_PAGE_MASK);
     if (flags & TLB_MMIO) {
-        remote = etsoc1_scp_ram(pa, size, &off, &shire);
+        remote = etsoc1_scp_ram(env, pa, size, &off, &shire);
     }
     if (is_amo && (flags & TLB_MMIO) && !remote) {
         etsoc1_amo_fault(env, addr, "not memory (ESR, IO or SP space)", ra);
@@ -144,11 +145,13 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
 void etsoc1_amo_unlock(Etsoc1LineClock *lc)
 {
     if (lc) {
+        Etsoc1MinionCPU *cpu = etsoc1_current_minion();
         hwaddr pa = lc->locked_pa;
 
         qemu_mutex_unlock(&lc->lock);
-        etsoc1_sync_written(lc, pa);    /* cheap unless a poll is halted */
-        etsoc1_sync_done(etsoc1_current_minion());
+        /* cheap unless a poll is halted */
+        etsoc1_sync_written(cpu->shire->chip, lc, pa);
+        etsoc1_sync_done(cpu);
     }
 }
 
@@ -168,7 +171,7 @@ void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
 
     if (global && etsoc1_in(ETSOC1_DRAM, pa)) {
         etsoc1_l3_access(cpu, pa, wrote);
-    } else if (global && is_amo && etsoc1_scp_ram(pa, size, &off, &shire)) {
+    } else if (global && is_amo && etsoc1_scp_ram(env, pa, size, &off, &shire)) {
         /* a coherent store there is timed by the view, as any store */
         etsoc1_scp_remote_amo(cpu, pa, wrote, ra);
     }
@@ -195,7 +198,7 @@ static void *etsoc1_amo_host(CPURISCVState *env, target_ulong addr,
         return NULL;
     }
     pa = (full->phys_addr & TARGET_PAGE_MASK) | (addr & ~TARGET_PAGE_MASK);
-    mr = etsoc1_scp_ram(pa, size, &off, &shire);
+    mr = etsoc1_scp_ram(env, pa, size, &off, &shire);
     if (!mr) {
         return NULL;
     }
@@ -375,7 +378,7 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
     uint64_t res = etsoc1_amo_result(op, old, val, env->gpr[31], size * 8);
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = old };
     bool write = res != old || op == ETSOC1_AMO_SWAP;
-    bool pure = etsoc1_sync_enabled() && etsoc1_amo_pure(op, val, size);
+    bool pure = etsoc1_sync_enabled(cpu) && etsoc1_amo_pure(op, val, size);
 
     if (!write &&
         etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {

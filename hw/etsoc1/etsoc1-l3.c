@@ -40,7 +40,6 @@
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
-OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1L3SliceState, ETSOC1_L3_SLICE)
 
 struct Etsoc1L3SliceState {
     SysBusDevice parent_obj;
@@ -66,12 +65,6 @@ struct Etsoc1L3SliceState {
 #define L3_MAX_WAYS     64
 /* lines a DMA install looks up per hold of a slice's lock (harts wait) */
 #define L3_INSTALL_BATCH 256
-
-/*
- * Lines reach their slice by their home, from harts, DMA and cache ops
- * alike; the machine creates one slice per home.
- */
-static Etsoc1L3SliceState *etsoc1_l3_slice[ETSOC1_L3_SLICES];
 
 static bool etsoc1_l3_cacheable(hwaddr pa)
 {
@@ -144,12 +137,12 @@ static uint64_t etsoc1_cycles(double t)
 static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
 {
     unsigned home = etsoc1_l3_home(pa);
-    double hop = etsoc1_t(ETSOC1_T_MESH_HOP_RTT);
-    double t = etsoc1_t(ETSOC1_T_L3_HIT) +
+    double hop = etsoc1_t(cpu->timing, ETSOC1_T_MESH_HOP_RTT);
+    double t = etsoc1_t(cpu->timing, ETSOC1_T_L3_HIT) +
                etsoc1_hops(cpu->shire->shire_id, home) * hop;
 
     if (to_mem) {
-        t += etsoc1_t(ETSOC1_T_DRAM_LEG) +
+        t += etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LEG) +
              etsoc1_hops_to_memshire(home, etsoc1_memshire_of(pa)) * hop;
     }
     return t;
@@ -206,14 +199,14 @@ Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa)
     unsigned target;
 
     if (etsoc1_l3_cacheable(pa)) {
-        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+        Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
 
         return s ? &s->written : NULL;
     }
     if (!etsoc1_in(ETSOC1_SCP, pa)) {
         return NULL;
     }
-    m = ETSOC1_MACHINE(qdev_get_machine());
+    m = cpu->shire->chip;
     target = etsoc1_scp_shire(pa);
     return target < m->num_shires && target != cpu->shire->shire_id ?
            &m->shire[target].scp_written : NULL;
@@ -336,7 +329,7 @@ static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                       Etsoc1LineWord *w)
 {
     unsigned home = etsoc1_l3_home(pa);
-    Etsoc1L3SliceState *s = etsoc1_l3_slice[home];
+    Etsoc1L3SliceState *s = cpu->shire->chip->l3[home];
     uint64_t cycles;
     bool hit;
 
@@ -361,9 +354,9 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
  * Would line @pa hit in its home slice?  A look that changes nothing,
  * for a request that may still halt before it is made.
  */
-static bool l3_peek(hwaddr pa)
+static bool l3_peek(Etsoc1MachineState *m, hwaddr pa)
 {
-    Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+    Etsoc1L3SliceState *s = m->l3[etsoc1_l3_home(pa)];
     uint64_t want = pa / ETSOC1_LINE | L3_VALID;
     unsigned base, w;
     bool hit = false;
@@ -382,10 +375,12 @@ static bool l3_peek(hwaddr pa)
 /* The round trip from @cpu to another shire's scratchpad at @pa. */
 static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
-    return etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
-           etsoc1_t(ETSOC1_T_SCP_REMOTE_NS) +
+    const Etsoc1Timing *tm = cpu->timing;
+
+    return etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_CYC) +
+           etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_NS) +
            etsoc1_hops(cpu->shire->shire_id, etsoc1_scp_shire(pa)) *
-           etsoc1_t(ETSOC1_T_MESH_HOP_RTT);
+           etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT);
 }
 
 /*
@@ -394,7 +389,7 @@ static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
  */
 uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
-    double t = etsoc1_l3_cacheable(pa) ? l3_path(cpu, pa, !l3_peek(pa))
+    double t = etsoc1_l3_cacheable(pa) ? l3_path(cpu, pa, !l3_peek(cpu->shire->chip, pa))
                                        : scp_path(cpu, pa);
 
     return etsoc1_now(cpu) + etsoc1_cycles(t / 2);
@@ -421,7 +416,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
         l3_access(cpu, w->pa, write, word);
         return;
     }
-    m = ETSOC1_MACHINE(qdev_get_machine());
+    m = cpu->shire->chip;
     target = etsoc1_scp_shire(w->pa);
     if (target == cpu->shire->shire_id || target >= m->num_shires) {
         return;
@@ -441,7 +436,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
  * write whose lines are not all looked up; otherwise l3_install_run()
  * counts them next to the tags.
  */
-static void l3_install_written(hwaddr pa, hwaddr end)
+static void l3_install_written(Etsoc1MachineState *m, hwaddr pa, hwaddr end)
 {
     hwaddr line;
 
@@ -456,7 +451,7 @@ static void l3_install_written(hwaddr pa, hwaddr end)
     pa = QEMU_ALIGN_DOWN(pa, ETSOC1_LINE);
     end = MIN(end, pa + ETSOC1_LINE_CLOCKS * ETSOC1_LINE);
     for (line = pa; line < end; line += ETSOC1_LINE) {
-        Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(line)];
+        Etsoc1L3SliceState *s = m->l3[etsoc1_l3_home(line)];
 
         if (s) {
             qatomic_inc(&s->written.gen[etsoc1_line_slot(line)]);
@@ -512,7 +507,8 @@ static void l3_install_run(Etsoc1L3SliceState *s, hwaddr line, hwaddr end,
  * at @pa + @len (the rest of a DMA element the caller moves in pieces).
  * Return where the lines looked up begin: those below were only counted.
  */
-hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
+hwaddr etsoc1_l3_install_ahead(Etsoc1MachineState *m, hwaddr pa, uint64_t len,
+                               uint64_t more)
 {
     const MemMapEntry *dram = &etsoc1_memmap[ETSOC1_DRAM];
     hwaddr end = pa + len, last, from, line, span = 0;
@@ -535,8 +531,8 @@ hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
      * still to follow replace.
      */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
-        if (etsoc1_l3_slice[i]) {
-            span = MAX(span, etsoc1_l3_slice[i]->size);
+        if (m->l3[i]) {
+            span = MAX(span, m->l3[i]->size);
         }
     }
     span *= ETSOC1_L3_SLICES;
@@ -545,7 +541,7 @@ hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
     in_runs = from <= pa &&
               (end - pa) / ETSOC1_LINE < ETSOC1_LINE_CLOCKS;
     if (!in_runs) {
-        l3_install_written(pa, end);
+        l3_install_written(m, pa, end);
     }
     /*
      * Slice by slice: each slice sees its lines in address order, as a
@@ -556,7 +552,7 @@ hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
         line = from + ((i - etsoc1_l3_home(from)) % ETSOC1_L3_SLICES) *
                       ETSOC1_LINE;
-        if (etsoc1_l3_slice[i] && from > pa) {
+        if (m->l3[i] && from > pa) {
             /*
              * The lines skipped would each have ticked the slice's clock:
              * count them, so that the lines installed get the LRU clocks
@@ -566,22 +562,22 @@ hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more)
             uint64_t n = (from - first) / ETSOC1_LINE;
             unsigned at = (i - etsoc1_l3_home(first)) % ETSOC1_L3_SLICES;
 
-            WITH_QEMU_LOCK_GUARD(&etsoc1_l3_slice[i]->lock) {
-                etsoc1_l3_slice[i]->clock += n / ETSOC1_L3_SLICES +
+            WITH_QEMU_LOCK_GUARD(&m->l3[i]->lock) {
+                m->l3[i]->clock += n / ETSOC1_L3_SLICES +
                                              (at < n % ETSOC1_L3_SLICES);
             }
         }
-        if (etsoc1_l3_slice[i] && line < end) {
-            l3_install_run(etsoc1_l3_slice[i], line, end, in_runs);
+        if (m->l3[i] && line < end) {
+            l3_install_run(m->l3[i], line, end, in_runs);
         }
     }
-    etsoc1_sync_written(NULL, 0);
+    etsoc1_sync_written(m, NULL, 0);
     return MAX(from, pa);
 }
 
-void etsoc1_l3_install(hwaddr pa, uint64_t len)
+void etsoc1_l3_install(Etsoc1MachineState *m, hwaddr pa, uint64_t len)
 {
-    etsoc1_l3_install_ahead(pa, len, 0);
+    etsoc1_l3_install_ahead(m, pa, len, 0);
 }
 
 /*
@@ -598,13 +594,13 @@ void etsoc1_l3_install(hwaddr pa, uint64_t len)
 static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
                          Etsoc1CacheLevel dest, Etsoc1CacheOp op)
 {
-    Etsoc1L3SliceState *s = etsoc1_l3_slice[etsoc1_l3_home(pa)];
+    Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
     bool hit = true;
 
     trace_etsoc1_l3_cacheop(pa, dest, op);
     if (!etsoc1_l3_cacheable(pa) ||
         (op != ETSOC1_CACHEOP_PREFETCH && dest == ETSOC1_CACHE_L2)) {
-        return etsoc1_t(ETSOC1_T_L2_HIT);   /* a scratchpad line too */
+        return etsoc1_t(cpu->timing, ETSOC1_T_L2_HIT);   /* a scratchpad line too */
     }
     if (s) {
         QEMU_LOCK_GUARD(&s->lock);
@@ -664,7 +660,7 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     target_ulong stride = FIELD_EX64(env->gpr[31], CACHEOP_X31, STRIDE) << 6;
     Etsoc1CacheLevel dest = FIELD_EX64(val, CACHEOP_VA, DEST);
     uint64_t issue = etsoc1_now(cpu);
-    double line = etsoc1_t(ETSOC1_T_CACHEOP_LINE);
+    double line = etsoc1_t(cpu->timing, ETSOC1_T_CACHEOP_LINE);
     unsigned i;
 
     *done = issue;
@@ -697,20 +693,10 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
 
 /* ---- remote scratchpad ------------------------------------------------- */
 
-/*
- * What a hart was last charged for a remote scratchpad access: the
- * instruction (@insn, a host return address) and the hart's clock right
- * after.  Touched only by the hart's own thread.
- */
-static struct {
-    uintptr_t insn;
-    uint64_t now;
-} etsoc1_scp_last[ETSOC1_MAX_HARTS];
-
 static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn, bool each)
 {
-    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    Etsoc1MachineState *m = cpu->shire->chip;
     uint64_t hartid = cpu->parent_obj.env.mhartid;
     unsigned shire = cpu->shire->shire_id, hops;
     unsigned target = etsoc1_scp_shire(pa);
@@ -719,15 +705,15 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
     if (target == shire || target >= m->num_shires) {
         return;     /* our own L2: no mesh */
     }
-    if (!each && etsoc1_scp_last[hartid].insn == insn &&
-        etsoc1_scp_last[hartid].now == etsoc1_now(cpu)) {
+    if (!each && cpu->et->scp_last_insn == insn &&
+        cpu->et->scp_last_now == etsoc1_now(cpu)) {
         return;     /* another lane or row of the same instruction */
     }
     hops = etsoc1_hops(shire, target);
     cycles = round_trip(cpu, &m->shire[target].scp_written, pa,
                         scp_path(cpu, pa), write);
-    etsoc1_scp_last[hartid].insn = insn;
-    etsoc1_scp_last[hartid].now = etsoc1_now(cpu);
+    cpu->et->scp_last_insn = insn;
+    cpu->et->scp_last_now = etsoc1_now(cpu);
     trace_etsoc1_scp_remote(hartid, target, hops, cycles);
 }
 
@@ -780,10 +766,6 @@ static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
                    ETSOC1_L3_SLICES - 1);
         return;
     }
-    if (etsoc1_l3_slice[s->slice]) {
-        error_setg(errp, "L3 slice %u exists already", s->slice);
-        return;
-    }
     if (!s->ways || s->ways > L3_MAX_WAYS) {
         error_setg(errp, "ways=%u: must be 1 to %u", s->ways, L3_MAX_WAYS);
         return;
@@ -801,14 +783,12 @@ static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
     s->used = g_new0(uint64_t, s->lines);
     qemu_mutex_init(&s->lock);
     qemu_mutex_init(&s->written.lock);
-    etsoc1_l3_slice[s->slice] = s;
 }
 
 static void etsoc1_l3_slice_unrealize(DeviceState *dev)
 {
     Etsoc1L3SliceState *s = ETSOC1_L3_SLICE(dev);
 
-    etsoc1_l3_slice[s->slice] = NULL;
     qemu_mutex_destroy(&s->lock);
     qemu_mutex_destroy(&s->written.lock);
     g_free(s->tag);

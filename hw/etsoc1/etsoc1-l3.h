@@ -9,10 +9,12 @@
 #define HW_ETSOC1_L3_H
 
 #include "qemu/thread.h"
+#include "hw/sysbus.h"
 #include "migration/vmstate.h"
 #include "hw/etsoc1/etsoc1-map.h"
 
 typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
+typedef struct Etsoc1MachineState Etsoc1MachineState;
 
 /*
  * Causality through memory (docs/timing.md): when the last global write
@@ -55,6 +57,7 @@ extern const VMStateDescription vmstate_etsoc1_line_versions;
  *  + properties "size" (bytes) and "ways": its geometry
  */
 #define TYPE_ETSOC1_L3_SLICE "etsoc1-l3-slice"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1L3SliceState, ETSOC1_L3_SLICE)
 
 
 /* Destination level of a cache op, field [59:58] (isa.md section 3). */
@@ -92,8 +95,15 @@ uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
 uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
                           bool write, bool known);
-void etsoc1_l3_install(hwaddr pa, uint64_t len);
-hwaddr etsoc1_l3_install_ahead(hwaddr pa, uint64_t len, uint64_t more);
+/*
+ * Host and DMA writes of card memory [@pa, @pa + @len) land in their
+ * lines' home slices of chip @m; with @more bytes of the same element to
+ * come (which will replace most of them), up to the returned address
+ * they are only counted, not looked up.
+ */
+void etsoc1_l3_install(Etsoc1MachineState *m, hwaddr pa, uint64_t len);
+hwaddr etsoc1_l3_install_ahead(Etsoc1MachineState *m, hwaddr pa, uint64_t len,
+                               uint64_t more);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done);
 void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,

@@ -484,7 +484,7 @@ static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
                                               target_ulong val)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
-    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    Etsoc1MachineState *m = cpu->shire->chip;
 
     cpu->et->validation[csrno - CSR_ET_VALIDATION0] = val;
     if (csrno == CSR_ET_VALIDATION0) {
@@ -604,7 +604,7 @@ static RISCVException etsoc1_fcc_wait(Etsoc1MinionCPU *cpu, unsigned n)
     Etsoc1HartEt *et = cpu->et;
     uint64_t at;
 
-    if (etsoc1_sync_enabled() && qatomic_read(&et->fcc[n])) {
+    if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->fcc[n])) {
         at = etsoc1_fcc_earliest(et, n);
         if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
             return (RISCVException)ETSOC1_EXCP_WAIT;
@@ -929,7 +929,8 @@ static uint64_t etsoc1_pmu_value(Etsoc1MinionCPU *cpu, unsigned event)
 
     switch (event) {
     case PMU_CYCLES:
-        return etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM);
+        return etsoc1_now(cpu) -
+               etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM);
     case PMU_RETIRED0:
     case PMU_RETIRED1:
         /* the other thread's count may be a TB behind */
@@ -997,7 +998,8 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
         now = etsoc1_pmu_value(cpu, cpu->et->pmu_event[i]) -
               cpu->et->pmu_base[i];
     } else {
-        now = cycles ? etsoc1_now(cpu) - etsoc1_insn_cost(ET_INSN_SYSTEM)
+        now = cycles ? etsoc1_now(cpu) -
+                       etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM)
                      : env->et_insns - 1;
     }
     if (ret) {
@@ -1155,7 +1157,8 @@ static void etsoc1_minion_cpu_realize(DeviceState *dev, Error **errp)
     Error *err = NULL;
 
     /* the machine has loaded the timing table (qemu-patches/0006) */
-    RISCV_CPU(dev)->cfg.et_insn_cost = etsoc1_insn_cost_table();
+    RISCV_CPU(dev)->cfg.et_insn_cost =
+        etsoc1_insn_cost_table(ETSOC1_MINION_CPU(dev)->timing);
     ETSOC1_MINION_CPU_GET_CLASS(dev)->parent_realize(dev, &err);
     if (err) {
         error_propagate(errp, err);

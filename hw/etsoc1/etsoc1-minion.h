@@ -18,6 +18,7 @@
 #include "target/riscv/cpu.h"
 #include "fpu/softfloat.h"
 #include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-sync.h"
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
@@ -160,6 +161,14 @@ typedef struct Etsoc1HartEt {
      * coherent vector load, which polls as a whole): not a poll
      */
     bool helper_access;
+    /*
+     * What the hart was last charged for a remote scratchpad access
+     * (etsoc1-l3.c): the instruction (a host return address) and its
+     * clock right after; the other lanes and rows of that instruction
+     * cost nothing more.  Not migrated: only a repeat could skip.
+     */
+    uintptr_t scp_last_insn;
+    uint64_t scp_last_now;
 } Etsoc1HartEt;
 
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
@@ -169,6 +178,7 @@ struct Etsoc1MinionCPU {
     RISCVCPU parent_obj;
     Etsoc1ShireState *shire;
     Etsoc1HartEt *et;       /* this hart's slot in shire->et[] */
+    const Etsoc1Timing *timing;     /* the chip's, from the shire */
 };
 
 /*

@@ -24,9 +24,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1-map.h"
-#include "hw/etsoc1/etsoc1-l3.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "trace.h"
 
@@ -222,11 +220,11 @@ static MemTxResult pcie_host_access(Etsoc1PcieState *s, uint64_t bus_addr,
             break;
         }
         n = room ? MIN(len, room) : len;
-        res = address_space_rw(&address_space_memory, card,
+        res = address_space_rw(&s->edma.dma_as, card,
                                MEMTXATTRS_UNSPECIFIED, buf, n, is_write);
         if (is_write && res == MEMTX_OK) {
             /* host writes land in their lines' home L3 slices, as DMA */
-            etsoc1_l3_install(card, n);
+            etsoc1_dma_chip_written(s->edma.chip, card, n, 0);
         }
         bus_addr += n;
         buf = (uint8_t *)buf + n;
@@ -636,6 +634,9 @@ static void pcie_init(Object *obj)
     object_initialize_child(obj, "edma", &s->edma, TYPE_ETSOC1_EDMA);
     /* the machine configures the engine through these */
     object_property_add_alias(obj, "host-mem", OBJECT(&s->edma), "host-mem");
+    object_property_add_alias(obj, "timing", OBJECT(&s->edma), "timing");
+    object_property_add_alias(obj, "chip", OBJECT(&s->edma), "chip");
+    object_property_add_alias(obj, "dma", OBJECT(&s->edma), "dma");
     object_property_add_alias(obj, "dram-size", OBJECT(&s->edma),
                               "dram-size");
     object_property_add_alias(obj, "scp-shires", OBJECT(&s->edma),

@@ -159,6 +159,42 @@ struct Etsoc1HostLoopback {
 
 void etsoc1_host_loopback_init_ram(Etsoc1HostLoopback *lb, Error **errp);
 
+/* ---- the rest of the chip, as the PCIe side sees it --------------------- */
+
+/*
+ * What the endpoint and the eDMA need of the chip behind them, which the
+ * machine implements: they include no minion or L3 header and reach the
+ * harts and the L3 only through these.
+ */
+#define TYPE_ETSOC1_DMA_CHIP "etsoc1-dma-chip"
+typedef struct Etsoc1DmaChipClass Etsoc1DmaChipClass;
+DECLARE_CLASS_CHECKERS(Etsoc1DmaChipClass, ETSOC1_DMA_CHIP,
+                       TYPE_ETSOC1_DMA_CHIP)
+#define ETSOC1_DMA_CHIP(obj) \
+    INTERFACE_CHECK(Etsoc1DmaChip, (obj), TYPE_ETSOC1_DMA_CHIP)
+typedef struct Etsoc1DmaChip Etsoc1DmaChip;
+
+struct Etsoc1DmaChipClass {
+    InterfaceClass parent_class;
+    /*
+     * Card memory [@pa, @pa + @len) was written by the host or a DMA (the
+     * L3 installs the lines, polls on them wake); @more bytes of the same
+     * element follow.  Returns up to where the lines were only counted
+     * (etsoc1_l3_install_ahead).
+     */
+    uint64_t (*lines_written)(Etsoc1DmaChip *chip, uint64_t pa, uint64_t len,
+                              uint64_t more);
+    /* The clock of the hart making the current access; 0 for none. */
+    uint64_t (*requester_time)(Etsoc1DmaChip *chip);
+    /* The hart making the current access learns of an event at @t. */
+    void (*requester_sees)(Etsoc1DmaChip *chip, uint64_t t);
+};
+
+uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
+                                 uint64_t more);
+uint64_t etsoc1_dma_chip_requester_time(Object *chip);
+void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t);
+
 /* ---- eDMA ------------------------------------------------------------ */
 
 #define TYPE_ETSOC1_EDMA "etsoc1-edma"
@@ -225,6 +261,10 @@ struct Etsoc1EdmaState {
 
     /* properties */
     Object *host_mem;
+    Object *chip;           /* link "chip": an etsoc1-dma-chip */
+    MemoryRegion *dma_mr;   /* link "dma": card memory as the eDMA sees it */
+    AddressSpace dma_as;
+    struct Etsoc1Timing *timing;    /* link "timing": the DMA rates */
     uint64_t dram_base, dram_size;
     uint64_t scp_base;
     uint32_t scp_shires;

@@ -33,7 +33,6 @@
 #include "migration/vmstate.h"
 #include "qapi/visitor.h"
 #include "sysemu/reset.h"
-#include "exec/address-spaces.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
@@ -294,8 +293,8 @@ static void etsoc1_credit_times(Etsoc1Event *ev, Etsoc1MinionCPU *sender)
 {
     if (sender) {
         ev->sent = etsoc1_arrival(sender, 0);
-        ev->time = ev->sent + llround(etsoc1_credit_latency(ev->src,
-                                                            ev->dst));
+        ev->time = ev->sent + llround(etsoc1_credit_latency(sender->timing,
+                                                            ev->src, ev->dst));
     }
 }
 
@@ -487,7 +486,7 @@ FIELD(BCAST, SUBEXT, 54, 5)     /* address bits [21:17] */
 static void etsoc1_esr_broadcast(Etsoc1ShireState *s, unsigned pp,
                                  uint64_t cmd)
 {
-    Etsoc1MachineState *m = ETSOC1_MACHINE(qdev_get_machine());
+    Etsoc1MachineState *m = s->chip;
     uint64_t mask = FIELD_EX64(cmd, BCAST, SHIRE_MASK);
     hwaddr off = FIELD_EX64(cmd, BCAST, SUBEXT) << 17 |
                  FIELD_EX64(cmd, BCAST, REG) << 3;
@@ -721,12 +720,12 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
         /* a cache operation: done at once (above), nothing to keep */
     } else if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
         esr_other_write(s, w->pp, reg->offset, idx, *data);
-        etsoc1_sync_plain_written(&s->scp_written, esr_poll_key(s, addr));
+        etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(s, addr));
     } else {
         for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
             if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
                 esr_neigh_write(s, n, reg->offset, *data);
-                etsoc1_sync_plain_written(&s->scp_written, esr_poll_key(
+                etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(
                     s, FIELD_DP64(addr, ESR, NEIGH, n)));
             }
         }
@@ -791,7 +790,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
     if (lc) {
         qemu_mutex_lock(&lc->lock);
     }
-    r = address_space_rw(&address_space_memory, pa, attrs, buf, size, write);
+    r = address_space_rw(&s->bus_as, pa, attrs, buf, size, write);
     if (r == MEMTX_OK && cpu && !write &&
         etsoc1_sync_plain_read(cpu, lc, pa, buf, size,
                                etsoc1_global_arrival(cpu, pa))) {
@@ -805,7 +804,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
     if (lc) {
         qemu_mutex_unlock(&lc->lock);
         if (write) {
-            etsoc1_sync_written(lc, pa);
+            etsoc1_sync_written(s->chip, lc, pa);
         }
     }
     return r;
@@ -908,13 +907,14 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
                    ETSOC1_MAX_SHIRES - 1);
         return;
     }
-    if (!s->sysmem) {
-        error_setg(errp, "'sysmem' link not set");
+    if (!s->sysmem || !s->chip || !s->timing) {
+        error_setg(errp, "'sysmem', 'chip' and 'timing' links must be set");
         return;
     }
 
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
+    address_space_init(&s->bus_as, s->sysmem, "etsoc1-shire-bus");
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
     memory_region_init_ram(&s->scp, obj, name, ETSOC1_SCP_SIZE, errp);
@@ -973,6 +973,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->et = &s->et[i];
+        cpu->timing = s->timing;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
         qdev_prop_set_uint64(DEVICE(cpu), "resetvec", s->reset_pc);
         object_property_set_link(OBJECT(cpu), "memory", OBJECT(&s->view),
@@ -1177,6 +1178,10 @@ static Property etsoc1_shire_props[] = {
                        ETSOC1_DEFAULT_RESET_PC),
     /* address handed to every hart in a1 */
     DEFINE_PROP_UINT64("fdt-addr", Etsoc1ShireState, fdt_addr, 0),
+    DEFINE_PROP_LINK("chip", Etsoc1ShireState, chip, TYPE_ETSOC1_MACHINE,
+                     Etsoc1MachineState *),
+    DEFINE_PROP_LINK("timing", Etsoc1ShireState, timing, TYPE_ETSOC1_TIMING,
+                     Etsoc1Timing *),
     DEFINE_PROP_LINK("sysmem", Etsoc1ShireState, sysmem, TYPE_MEMORY_REGION,
                      MemoryRegion *),
     DEFINE_PROP_END_OF_LIST(),

@@ -18,6 +18,8 @@
 #include "hw/etsoc1/etsoc1-tensor.h"
 #include "hw/etsoc1/etsoc1-fabric.h"
 
+typedef struct Etsoc1MachineState Etsoc1MachineState;
+
 /* The ESR space of one shire seen at one privilege level. */
 typedef struct Etsoc1EsrWindow {
     MemoryRegion mr;
@@ -42,6 +44,8 @@ struct Etsoc1ShireState {
     /* other shires' scratchpads, timed (etsoc1-l3.c); our own, as RAM */
     MemoryRegion view_scp_remote;
     MemoryRegion view_scp_own;
+    /* the bus without our aliases: where a remote window's access goes */
+    AddressSpace bus_as;
 
     /* ESR state */
     Etsoc1HartEt et[ETSOC1_HARTS_PER_SHIRE];
@@ -82,6 +86,8 @@ struct Etsoc1ShireState {
     uint32_t harts_passed;  /* harts that wrote PASS to validation0 */
 
     /* properties */
+    Etsoc1MachineState *chip;   /* link "chip": the machine it is part of */
+    Etsoc1Timing *timing;       /* link "timing": the chip's table */
     uint32_t shire_id;
     uint64_t reset_pc;
     uint64_t fdt_addr;

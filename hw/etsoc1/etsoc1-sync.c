@@ -44,22 +44,14 @@
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
-/* The machine whose harts sync (issue 15 replaces this with a link) */
-static Etsoc1MachineState *etsoc1_sync_m;
-
-static Etsoc1MachineState *etsoc1_sync_machine(void)
-{
-    return etsoc1_sync_m;
-}
-
 /*
  * poll-halt=on: polls halt, reads are gated, and a pure read sees the
  * value as of its effect time.  Off, a read sees what memory holds, as a
  * hart woken by the host (whose commands carry no time) must.
  */
-bool etsoc1_sync_enabled(void)
+bool etsoc1_sync_enabled(Etsoc1MinionCPU *cpu)
 {
-    return etsoc1_sync_m && etsoc1_sync_m->poll_halt;
+    return cpu->shire->chip->poll_halt;
 }
 
 /* Another hart's clock, read from outside its thread: never ahead. */
@@ -179,7 +171,7 @@ static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
 static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = self->shire->chip;
     int me = etsoc1_minion_cs(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
@@ -234,7 +226,7 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val)
 static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
                                        uint64_t t)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
 
     cpu->et->sync_t = t;
     cpu->et->sync_halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
@@ -263,7 +255,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
                       const Etsoc1GateAccess *a)
 {
     static const Etsoc1GateAccess credit;
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     bool gated, released;
 
@@ -304,7 +296,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     Etsoc1LineWord w = { .pa = pa, .size = size, .old = cur };
     /* timed where the read takes effect, as the gate is */
@@ -357,7 +349,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                             hwaddr pa, const void *val, unsigned size,
                             uint64_t arrive)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     bool repeat;
     unsigned i;
@@ -398,10 +390,11 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  * A write to @pa that no round trip times (an ESR) was made: count it in
  * @lc's gen[] and wake the polls on it.
  */
-void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa)
+void etsoc1_sync_plain_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
+                               hwaddr pa)
 {
     qatomic_inc(&lc->gen[etsoc1_line_slot(pa)]);
-    etsoc1_sync_written(lc, pa);
+    etsoc1_sync_written(m, lc, pa);
 }
 
 /* For has_work: may a hart halted on a poll or at the gate go on? */
@@ -513,13 +506,14 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
  */
 void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
     Etsoc1HartEt *et = cpu ? cpu->et : NULL;
+    Etsoc1MachineState *m;
     Etsoc1MinionCPU *next;
 
-    if (!m || !et || !qatomic_read(&et->sync_next)) {
+    if (!et || !qatomic_read(&et->sync_next)) {
         return;
     }
+    m = cpu->shire->chip;
     qemu_mutex_lock(&m->gate_lock);
     next = et->sync_next;
     et->sync_next = NULL;
@@ -630,7 +624,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
  */
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
+    Etsoc1MachineState *m = cpu->shire->chip;
     uint32_t why = cpu->et->wait;
     int64_t now;
     bool gated;
@@ -671,9 +665,9 @@ static void etsoc1_sync_tick(void *opaque)
  * A global write to line @pa of @lc (@lc NULL: to any line) was made:
  * wake the polls halted on it.  Called without the line clock's lock.
  */
-void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa)
+void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
+                         hwaddr pa)
 {
-    Etsoc1MachineState *m = etsoc1_sync_machine();
     unsigned i = etsoc1_line_slot(pa);
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
@@ -731,13 +725,13 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
  * shire's credit round trip after its instruction's cycles (etsoc1_arrival
  * counts from before the instruction).  One cycle less for rounding.
  */
-static uint64_t etsoc1_sync_lookahead(void)
+static uint64_t etsoc1_sync_lookahead(const Etsoc1Timing *tm)
 {
-    double l3 = etsoc1_t(ETSOC1_T_L3_HIT) / 2;
-    double scp = (etsoc1_t(ETSOC1_T_SCP_REMOTE_CYC) +
-                  etsoc1_t(ETSOC1_T_SCP_REMOTE_NS)) / 2;
-    double credit = etsoc1_credit_latency(0, 0) -
-                    etsoc1_insn_cost(ET_INSN_SYSTEM);
+    double l3 = etsoc1_t(tm, ETSOC1_T_L3_HIT) / 2;
+    double scp = (etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_CYC) +
+                  etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_NS)) / 2;
+    double credit = etsoc1_credit_latency(tm, 0, 0) -
+                    etsoc1_insn_cost(tm, ET_INSN_SYSTEM);
     double la = MIN(MIN(l3, scp), credit) - 1;
 
     return la > 0 ? (uint64_t)la : 0;
@@ -745,8 +739,7 @@ static uint64_t etsoc1_sync_lookahead(void)
 
 void etsoc1_sync_start(Etsoc1MachineState *s)
 {
-    etsoc1_sync_m = s;
-    s->sync_lookahead = etsoc1_sync_lookahead();
+    s->sync_lookahead = etsoc1_sync_lookahead(s->timing);
     s->sync_scan_gap_ns = ETSOC1_SYNC_SCAN_NS;
     s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
     s->gate_slots = g_hash_table_new(NULL, NULL);

@@ -51,9 +51,11 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                             hwaddr pa, const void *val, unsigned size,
                             uint64_t arrive);
-void etsoc1_sync_plain_written(Etsoc1LineClock *lc, hwaddr pa);
-bool etsoc1_sync_enabled(void);
-void etsoc1_sync_written(Etsoc1LineClock *lc, hwaddr pa);
+void etsoc1_sync_plain_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
+                               hwaddr pa);
+bool etsoc1_sync_enabled(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
+                         hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_done(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);

@@ -409,20 +409,21 @@ static bool tensor_in_dram(Etsoc1MinionCPU *cpu, target_ulong va)
  * A TensorLoad of @rows rows: from a scratchpad 10 cycles a row with a
  * floor; from DRAM the measured figures, linear between them.
  */
-static double tload_cycles(unsigned rows, bool dram)
+static double tload_cycles(const Etsoc1Timing *tm, unsigned rows,
+                           bool dram)
 {
     static const unsigned at[] = { 1, 4, 8, 16 };  /* ETSOC1_T_TLOAD_DRAM_* */
     unsigned i;
 
     if (!dram) {
-        return MAX(etsoc1_t(ETSOC1_T_TLOAD_L2_FLOOR),
-                   etsoc1_t(ETSOC1_T_TLOAD_L2_ROW) * rows);
+        return MAX(etsoc1_t(tm, ETSOC1_T_TLOAD_L2_FLOOR),
+                   etsoc1_t(tm, ETSOC1_T_TLOAD_L2_ROW) * rows);
     }
     for (i = 0; i + 2 < ARRAY_SIZE(at) && rows > at[i + 1]; i++) {
     }
-    return etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i) +
-           (etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i + 1) -
-            etsoc1_t(ETSOC1_T_TLOAD_DRAM_1 + i)) *
+    return etsoc1_t(tm, ETSOC1_T_TLOAD_DRAM_1 + i) +
+           (etsoc1_t(tm, ETSOC1_T_TLOAD_DRAM_1 + i + 1) -
+            etsoc1_t(tm, ETSOC1_T_TLOAD_DRAM_1 + i)) *
            ((double)rows - at[i]) / (at[i + 1] - at[i]);
 }
 
@@ -431,19 +432,21 @@ static double tload_cycles(unsigned rows, bool dram)
  * or pipelined (issue interval); our choice, with one measured shape per
  * type, is to scale it with the number of passes.
  */
-static double tfma_cycles(unsigned type, unsigned passes, bool pipelined)
+static double tfma_cycles(const Etsoc1Timing *tm, unsigned type,
+                          unsigned passes, bool pipelined)
 {
     Etsoc1TimingId id = type == TFMA_INT8 ? ETSOC1_T_TFMA_INT8 :
                         type == TFMA_FP16 ? ETSOC1_T_TFMA_FP16 :
                         ETSOC1_T_TFMA_FP32;
 
-    return etsoc1_t(id + pipelined) * passes / 16;
+    return etsoc1_t(tm, id + pipelined) * passes / 16;
 }
 
 /* Book a tensor operation issued by the CSR write that is running. */
 static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
                           uint64_t x31)
 {
+    const Etsoc1Timing *tm = cpu->timing;
     uint64_t *t = cpu->et->t_tensor;
     /* in the unit's queue behind a tensor_reduce of the same minion */
     uint64_t issue = MAX(etsoc1_arrival(cpu, 0),
@@ -457,7 +460,7 @@ static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
     case ETSOC1_CSR_TENSOR_LOAD:
     case ETSOC1_CSR_TENSOR_LOAD_L2:
         start = MAX(issue, t[ETSOC1_TT_LOAD_FREE]);
-        t[ETSOC1_TT_LOAD_FREE] = start + llround(tload_cycles(
+        t[ETSOC1_TT_LOAD_FREE] = start + llround(tload_cycles(tm,
             FIELD_EX64(ctl, TLOAD, ROWS) + 1,
             tensor_in_dram(cpu, va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6))));
         t[csrno == ETSOC1_CSR_TENSOR_LOAD_L2 ? ETSOC1_TT_LOAD_L2 :
@@ -469,9 +472,9 @@ static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
                     MAX(MAX(t[ETSOC1_TT_LOAD0], t[ETSOC1_TT_LOAD1]),
                         t[ETSOC1_TT_LOADB]));
         type = FIELD_EX64(ctl, TFMA, TYPE);
-        t[ETSOC1_TT_FMA] = start + llround(tfma_cycles(type,
+        t[ETSOC1_TT_FMA] = start + llround(tfma_cycles(tm, type,
             FIELD_EX64(ctl, TFMA, ACOLS) + 1, false));
-        t[ETSOC1_TT_FMA_FREE] = start + llround(tfma_cycles(type,
+        t[ETSOC1_TT_FMA_FREE] = start + llround(tfma_cycles(tm, type,
             FIELD_EX64(ctl, TFMA, ACOLS) + 1, true));
         fregs = type != TFMA_INT8 || FIELD_EX64(ctl, TFMA, TENC2RF);
         if (fregs) {

@@ -37,7 +37,7 @@ typedef struct Etsoc1TimingRow {
 #define ROW(id, k, v, u, src) [id] = { .key = k, .value = v, .unit = u, \
                                        .source = src }
 
-static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
+static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
     ROW(ETSOC1_T_MSG_RTT_TREE, "msg.rtt.tree", 68, CYC,
         "3: TensorSend round trip, 32 B, tree edge"),
     ROW(ETSOC1_T_MSG_RTT_XBAR, "msg.rtt.xbar", 114, CYC,
@@ -139,49 +139,47 @@ static Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "6: host->card and card->host at once, 1.07-1.08 of the faster"),
 };
 
-static uint32_t etsoc1_clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
-static uint8_t etsoc1_cost[ET_INSN_CLASSES];
+QEMU_BUILD_BUG_ON(ETSOC1_INSN_CLASSES != ET_INSN_CLASSES);
 
 /* @ns of a device working in ns (the eDMA) in minion cycles, rounded up. */
-uint64_t etsoc1_ns_to_cycles(double ns)
+uint64_t etsoc1_ns_to_cycles(const Etsoc1Timing *tm, double ns)
 {
-    return (uint64_t)ceil(ns * etsoc1_clock_mhz / 1000.0);
+    return (uint64_t)ceil(ns * tm->clock_mhz / 1000.0);
 }
 
-/* A row in minion cycles at the current clock. */
-double etsoc1_t(Etsoc1TimingId id)
+/* A row in minion cycles at the chip's clock. */
+double etsoc1_t(const Etsoc1Timing *tm, Etsoc1TimingId id)
 {
-    const Etsoc1TimingRow *r = &etsoc1_timing[id];
-
-    switch (r->unit) {
+    switch (etsoc1_timing[id].unit) {
     case NS:
-        return r->value * etsoc1_clock_mhz / 1000.0;
+        return tm->value[id] * tm->clock_mhz / 1000.0;
     case CYC600:
-        return r->value * etsoc1_clock_mhz / 600.0;
+        return tm->value[id] * tm->clock_mhz / 600.0;
     default:
-        return r->value;
+        return tm->value[id];
     }
 }
 
-uint8_t etsoc1_insn_cost(unsigned cls)
+uint8_t etsoc1_insn_cost(const Etsoc1Timing *tm, unsigned cls)
 {
-    return etsoc1_cost[cls];
+    return tm->cost[cls];
 }
 
 /* The cost table for cfg.et_insn_cost: NULL while every class costs 1. */
-const uint8_t *etsoc1_insn_cost_table(void)
+const uint8_t *etsoc1_insn_cost_table(const Etsoc1Timing *tm)
 {
     unsigned c;
 
-    for (c = 0; c < ET_INSN_CLASSES; c++) {
-        if (etsoc1_cost[c] != 1) {
-            return etsoc1_cost;
+    for (c = 0; c < ETSOC1_INSN_CLASSES; c++) {
+        if (tm->cost[c] != 1) {
+            return tm->cost;
         }
     }
     return NULL;
 }
 
-static bool etsoc1_timing_override(const char *path, Error **errp)
+static bool etsoc1_timing_override(Etsoc1Timing *tm, const char *path,
+                                   Error **errp)
 {
     g_autofree char *text = NULL;
     g_auto(GStrv) lines = NULL;
@@ -230,22 +228,26 @@ static bool etsoc1_timing_override(const char *path, Error **errp)
                        path, n + 1, line);
             return false;
         }
-        etsoc1_timing[id].value = v;
+        tm->value[id] = v;
     }
     return true;
 }
 
 /* Called once by the machine before any hart exists. */
-bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp)
+bool etsoc1_timing_init(Etsoc1Timing *tm, uint32_t clock_mhz,
+                        const char *path, Error **errp)
 {
     unsigned c;
 
-    etsoc1_clock_mhz = clock_mhz;
-    if (path && !etsoc1_timing_override(path, errp)) {
+    tm->clock_mhz = clock_mhz;
+    for (c = 0; c < ETSOC1_T_COUNT; c++) {
+        tm->value[c] = etsoc1_timing[c].value;
+    }
+    if (path && !etsoc1_timing_override(tm, path, errp)) {
         return false;
     }
-    for (c = 0; c < ET_INSN_CLASSES; c++) {
-        double v = etsoc1_timing[ETSOC1_T_INSN_ALU + c].value;
+    for (c = 0; c < ETSOC1_INSN_CLASSES; c++) {
+        double v = tm->value[ETSOC1_T_INSN_ALU + c];
 
         if (v < 1 || v > 255 || v != (unsigned)v) {
             error_setg(errp, "timing constant %s must be a whole number of "
@@ -253,10 +255,23 @@ bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp)
                        etsoc1_timing[ETSOC1_T_INSN_ALU + c].key);
             return false;
         }
-        etsoc1_cost[c] = v;
+        tm->cost[c] = v;
     }
     return true;
 }
+
+static const TypeInfo etsoc1_timing_info = {
+    .name = TYPE_ETSOC1_TIMING,
+    .parent = TYPE_OBJECT,
+    .instance_size = sizeof(Etsoc1Timing),
+};
+
+static void etsoc1_timing_register_types(void)
+{
+    type_register_static(&etsoc1_timing_info);
+}
+
+type_init(etsoc1_timing_register_types)
 
 /* ---- the 6x6 shire map (timing.md section 2) ----------------------------- */
 
@@ -325,13 +340,13 @@ static const uint8_t etsoc1_tree_adj[ETSOC1_MINIONS_PER_NEIGH] = {
 };
 
 /* Path class between two minions (global minion ids, 32 per shire). */
-Etsoc1Path etsoc1_path(unsigned a, unsigned b)
+Etsoc1Path etsoc1_path(const Etsoc1Timing *tm, unsigned a, unsigned b)
 {
     unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE;
     unsigned sb = b / ETSOC1_MINIONS_PER_SHIRE;
 
     if (sa != sb) {
-        return etsoc1_hops(sa, sb) <= etsoc1_t(ETSOC1_T_STREAM_NEAR_HOPS)
+        return etsoc1_hops(sa, sb) <= etsoc1_t(tm, ETSOC1_T_STREAM_NEAR_HOPS)
                ? ETSOC1_PATH_NEAR : ETSOC1_PATH_FAR;
     }
     if (a / ETSOC1_MINIONS_PER_NEIGH == b / ETSOC1_MINIONS_PER_NEIGH &&
@@ -343,44 +358,45 @@ Etsoc1Path etsoc1_path(unsigned a, unsigned b)
 }
 
 /* One way of a 32-byte TensorSend: half the measured round trip. */
-double etsoc1_msg_latency(unsigned a, unsigned b)
+double etsoc1_msg_latency(const Etsoc1Timing *tm, unsigned a, unsigned b)
 {
     unsigned sa = a / ETSOC1_MINIONS_PER_SHIRE;
     unsigned sb = b / ETSOC1_MINIONS_PER_SHIRE;
 
-    switch (etsoc1_path(a, b)) {
+    switch (etsoc1_path(tm, a, b)) {
     case ETSOC1_PATH_TREE:
-        return etsoc1_t(ETSOC1_T_MSG_RTT_TREE) / 2;
+        return etsoc1_t(tm, ETSOC1_T_MSG_RTT_TREE) / 2;
     case ETSOC1_PATH_XBAR:
-        return etsoc1_t(ETSOC1_T_MSG_RTT_XBAR) / 2;
+        return etsoc1_t(tm, ETSOC1_T_MSG_RTT_XBAR) / 2;
     default:
-        return (etsoc1_t(ETSOC1_T_MSG_RTT_MESH) +
-                etsoc1_hops(sa, sb) * etsoc1_t(ETSOC1_T_MESH_HOP_RTT)) / 2;
+        return (etsoc1_t(tm, ETSOC1_T_MSG_RTT_MESH) +
+                etsoc1_hops(sa, sb) * etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT)) / 2;
     }
 }
 
 /* Streamed messages on the path: fixed cost per message, per register. */
-double etsoc1_stream_fixed(unsigned a, unsigned b)
+double etsoc1_stream_fixed(const Etsoc1Timing *tm, unsigned a, unsigned b)
 {
-    return etsoc1_t(ETSOC1_T_STREAM_FIXED_TREE + etsoc1_path(a, b));
+    return etsoc1_t(tm, ETSOC1_T_STREAM_FIXED_TREE + etsoc1_path(tm, a, b));
 }
 
-double etsoc1_stream_reg(unsigned a, unsigned b)
+double etsoc1_stream_reg(const Etsoc1Timing *tm, unsigned a, unsigned b)
 {
-    return etsoc1_t(ETSOC1_T_STREAM_REG_TREE + etsoc1_path(a, b));
+    return etsoc1_t(tm, ETSOC1_T_STREAM_REG_TREE + etsoc1_path(tm, a, b));
 }
 
 /* One way of a credit (fcc_credinc) between harts: half the round trip. */
-double etsoc1_credit_latency(unsigned src_hart, unsigned dst_hart)
+double etsoc1_credit_latency(const Etsoc1Timing *tm, unsigned src_hart,
+                             unsigned dst_hart)
 {
     unsigned s = src_hart / ETSOC1_HARTS_PER_SHIRE;
     unsigned d = dst_hart / ETSOC1_HARTS_PER_SHIRE;
 
     if (s == d) {
-        return etsoc1_t(ETSOC1_T_CREDIT_RTT_SHIRE) / 2;
+        return etsoc1_t(tm, ETSOC1_T_CREDIT_RTT_SHIRE) / 2;
     }
-    return (etsoc1_t(ETSOC1_T_CREDIT_RTT_MESH) +
-            etsoc1_hops(s, d) * etsoc1_t(ETSOC1_T_CREDIT_HOP_RTT)) / 2;
+    return (etsoc1_t(tm, ETSOC1_T_CREDIT_RTT_MESH) +
+            etsoc1_hops(s, d) * etsoc1_t(tm, ETSOC1_T_CREDIT_HOP_RTT)) / 2;
 }
 
 /*
@@ -393,6 +409,6 @@ uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
     if (!sender || !sender->parent_obj.cfg.et_counters) {
         return 0;
     }
-    return etsoc1_now(sender) - etsoc1_insn_cost(ET_INSN_SYSTEM) +
+    return etsoc1_now(sender) - etsoc1_insn_cost(sender->timing, ET_INSN_SYSTEM) +
            llround(latency);
 }

@@ -9,6 +9,8 @@
 #ifndef HW_ETSOC1_TIMING_H
 #define HW_ETSOC1_TIMING_H
 
+#include "qom/object.h"
+
 #define ETSOC1_DEFAULT_CLOCK_MHZ 600
 #define ETSOC1_TRACE_MAX_EVENTS  1000000  /* trace-json-max-events */
 
@@ -68,12 +70,33 @@ typedef enum Etsoc1TimingId {
     ETSOC1_T_COUNT
 } Etsoc1TimingId;
 
-bool etsoc1_timing_init(uint32_t clock_mhz, const char *path, Error **errp);
-double etsoc1_t(Etsoc1TimingId id);
-uint64_t etsoc1_ns_to_cycles(double ns);
+/* Instruction classes (EtInsnClass, qemu-patches/0006) with a cost row */
+#define ETSOC1_INSN_CLASSES (ETSOC1_T_INSN_SYSTEM - ETSOC1_T_INSN_ALU + 1)
+
+/*
+ * The timing table of one chip ("etsoc1-timing", the machine's child
+ * "timing"): the rows of etsoc1-timing.c at the chip's minion clock,
+ * after its timing file.  Shires, harts and the eDMA reach it through
+ * their "timing" links; nothing here is global.
+ */
+#define TYPE_ETSOC1_TIMING "etsoc1-timing"
+OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1Timing, ETSOC1_TIMING)
+
+struct Etsoc1Timing {
+    Object parent_obj;
+    uint32_t clock_mhz;
+    double value[ETSOC1_T_COUNT];       /* in each row's own unit */
+    uint8_t cost[ETSOC1_INSN_CLASSES];  /* cycles per instruction class */
+};
+
+/* Load the table at @clock_mhz, with the rows of the file @path if any. */
+bool etsoc1_timing_init(Etsoc1Timing *tm, uint32_t clock_mhz,
+                        const char *path, Error **errp);
+double etsoc1_t(const Etsoc1Timing *tm, Etsoc1TimingId id);
+uint64_t etsoc1_ns_to_cycles(const Etsoc1Timing *tm, double ns);
 /* cycles of one instruction of class @cls (an EtInsnClass) */
-uint8_t etsoc1_insn_cost(unsigned cls);
-const uint8_t *etsoc1_insn_cost_table(void);
+uint8_t etsoc1_insn_cost(const Etsoc1Timing *tm, unsigned cls);
+const uint8_t *etsoc1_insn_cost_table(const Etsoc1Timing *tm);
 unsigned etsoc1_hops(unsigned a, unsigned b);
 unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m);
 
@@ -85,10 +108,11 @@ typedef enum Etsoc1Path {
     ETSOC1_PATH_FAR,    /* another shire, further */
 } Etsoc1Path;
 
-Etsoc1Path etsoc1_path(unsigned a, unsigned b);
-double etsoc1_msg_latency(unsigned a, unsigned b);
-double etsoc1_stream_fixed(unsigned a, unsigned b);
-double etsoc1_stream_reg(unsigned a, unsigned b);
-double etsoc1_credit_latency(unsigned src_hart, unsigned dst_hart);
+Etsoc1Path etsoc1_path(const Etsoc1Timing *tm, unsigned a, unsigned b);
+double etsoc1_msg_latency(const Etsoc1Timing *tm, unsigned a, unsigned b);
+double etsoc1_stream_fixed(const Etsoc1Timing *tm, unsigned a, unsigned b);
+double etsoc1_stream_reg(const Etsoc1Timing *tm, unsigned a, unsigned b);
+double etsoc1_credit_latency(const Etsoc1Timing *tm, unsigned src_hart,
+                             unsigned dst_hart);
 
 #endif

@@ -630,7 +630,7 @@ static void vpu_poll(CPURISCVState *env, target_ulong va,
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
     hwaddr pa;
 
-    if (etsoc1_sync_enabled() &&
+    if (etsoc1_sync_enabled(cpu) &&
         etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_LOAD, &pa) &&
         etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa, data,
                                NL * sizeof(*data),

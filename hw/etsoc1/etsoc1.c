@@ -29,7 +29,7 @@
 #include "sysemu/device_tree.h"
 #include "sysemu/sysemu.h"
 #include "sysemu/reset.h"
-#include "sysemu/qtest.h"
+#include "sysemu/tcg.h"
 #include "elf.h"
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1-timing.h"
@@ -360,11 +360,11 @@ static void *etsoc1_build_fdt(Etsoc1MachineState *s, MachineState *ms,
 /* ---- machine ------------------------------------------------------------- */
 
 /*
- * The PCIe0 endpoint and its eDMA (docs/host-interface.md).  Under qtest a
- * loopback host memory backs the eDMA, and it and the host's view of the
- * BARs are mapped in the reserved hole for tests to reach.  With
- * hostlink=<chardev> the host link (docs/host-link.md) is the eDMA's host
- * memory instead, under qtest too.
+ * The PCIe0 endpoint and its eDMA (docs/host-interface.md).  With
+ * host-loopback=on a loopback host memory backs the eDMA, and it and the
+ * host's view of the BARs are mapped in the reserved hole for tests to
+ * reach.  With hostlink=<chardev> the host link (docs/host-link.md) is the
+ * eDMA's host memory instead.
  */
 static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
                                        MachineState *ms)
@@ -382,6 +382,11 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
     object_property_add_child(OBJECT(s), "pcie", OBJECT(dev));
     qdev_prop_set_uint64(dev, "dram-size", ms->ram_size);
     qdev_prop_set_uint32(dev, "scp-shires", s->num_shires);
+    object_property_set_link(OBJECT(dev), "timing", OBJECT(s->timing),
+                             &error_abort);
+    object_property_set_link(OBJECT(dev), "chip", OBJECT(s), &error_abort);
+    object_property_set_link(OBJECT(dev), "dma", OBJECT(get_system_memory()),
+                             &error_abort);
     if (s->hostlink_id) {
         /*
          * docs/host-link.md: the host link serves the eDMA's host side.
@@ -400,11 +405,11 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
                                 &error_fatal);
         object_property_set_link(OBJECT(dev), "host-mem", OBJECT(hl),
                                  &error_abort);
-    } else if (qtest_enabled()) {
+    } else if (s->host_loopback) {
         Etsoc1HostLoopback *lb =
             ETSOC1_HOST_LOOPBACK(object_new(TYPE_ETSOC1_HOST_LOOPBACK));
 
-        object_property_add_child(OBJECT(s), "host-loopback", OBJECT(lb));
+        object_property_add_child(OBJECT(s), "loopback", OBJECT(lb));
         object_unref(OBJECT(lb));
         etsoc1_host_loopback_init_ram(lb, &error_fatal);
         memory_region_add_subregion(get_system_memory(), ETSOC1_LOOPBACK_BASE,
@@ -421,7 +426,7 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
                                  &error_abort);
         qdev_realize_and_unref(hl, NULL, &error_fatal);
     }
-    if (qtest_enabled()) {
+    if (s->host_loopback) {
         sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
     }
     return dev;
@@ -642,7 +647,10 @@ static void etsoc1_machine_init(MachineState *ms)
                      ms->smp.max_cpus != ms->smp.cpus ? " with maxcpus" : "");
         exit(1);
     }
-    if (!etsoc1_timing_init(s->clock_mhz, s->timing_file, &err) ||
+    s->timing = ETSOC1_TIMING(object_new(TYPE_ETSOC1_TIMING));
+    object_property_add_child(OBJECT(s), "timing", OBJECT(s->timing));
+    object_unref(OBJECT(s->timing));
+    if (!etsoc1_timing_init(s->timing, s->clock_mhz, s->timing_file, &err) ||
         !etsoc1_trace_open(s->trace_json, s->trace_json_max_events,
                            s->clock_mhz, &err)) {
         error_reportf_err(err, "etsoc1: ");
@@ -654,6 +662,11 @@ static void etsoc1_machine_init(MachineState *ms)
         exit(1);
     }
     etsoc1_check_chardevs(s);
+    if (s->hostlink_id && s->host_loopback) {
+        error_report("etsoc1: hostlink= and host-loopback=on both give the "
+                     "eDMA a host memory: choose one");
+        exit(1);
+    }
 
     /* One L3 slice per compute shire's place on the chip, tags only. */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
@@ -663,6 +676,7 @@ static void etsoc1_machine_init(MachineState *ms)
         object_property_add_child(OBJECT(s), name, OBJECT(l3));
         qdev_prop_set_uint32(l3, "slice", i);
         sysbus_realize_and_unref(SYS_BUS_DEVICE(l3), &error_fatal);
+        s->l3[i] = ETSOC1_L3_SLICE(l3);
     }
 
     /* Before any hart is realized: realize asks every CSR predicate. */
@@ -715,6 +729,9 @@ static void etsoc1_machine_init(MachineState *ms)
         qdev_prop_set_uint32(DEVICE(sh), "shire-id", i);
         qdev_prop_set_uint64(DEVICE(sh), "reset-pc", s->reset_pc);
         object_property_set_link(OBJECT(sh), "sysmem", OBJECT(sysmem),
+                                 &error_abort);
+        object_property_set_link(OBJECT(sh), "chip", OBJECT(s), &error_abort);
+        object_property_set_link(OBJECT(sh), "timing", OBJECT(s->timing),
                                  &error_abort);
         sysbus_realize(SYS_BUS_DEVICE(sh), &error_fatal);
         memory_region_add_subregion(sysmem, etsoc1_memmap[ETSOC1_SCP].base +
@@ -796,7 +813,8 @@ static void etsoc1_machine_init(MachineState *ms)
     }
 
     etsoc1_sync_start(s);
-    if (!qtest_enabled()) {
+    /* only harts that run can hang: none do under -accel qtest */
+    if (tcg_enabled()) {
         etsoc1_deadlock_start(s);
     }
 
@@ -934,6 +952,16 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
+static bool etsoc1_get_host_loopback(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->host_loopback;
+}
+
+static void etsoc1_set_host_loopback(Object *obj, bool value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->host_loopback = value;
+}
+
 static bool etsoc1_get_poll_halt(Object *obj, Error **errp)
 {
     return ETSOC1_MACHINE(obj)->poll_halt;
@@ -986,12 +1014,40 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->poll_halt = true;
 }
 
+/* ---- the chip as the PCIe side sees it (etsoc1-dma-chip) ---- */
+
+static uint64_t etsoc1_dma_lines_written(Etsoc1DmaChip *chip, uint64_t pa,
+                                         uint64_t len, uint64_t more)
+{
+    return etsoc1_l3_install_ahead(ETSOC1_MACHINE(chip), pa, len, more);
+}
+
+static uint64_t etsoc1_dma_requester_time(Etsoc1DmaChip *chip)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    return cpu ? etsoc1_now(cpu) : 0;
+}
+
+static void etsoc1_dma_requester_sees(Etsoc1DmaChip *chip, uint64_t t)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    if (cpu) {
+        etsoc1_advance_to(cpu, t);
+    }
+}
+
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
+    Etsoc1DmaChipClass *dc = ETSOC1_DMA_CHIP_CLASS(oc);
 
     mc->desc = "Esperanto ET-SoC-1 (minion shires)";
     mc->init = etsoc1_machine_init;
+    dc->lines_written = etsoc1_dma_lines_written;
+    dc->requester_time = etsoc1_dma_requester_time;
+    dc->requester_sees = etsoc1_dma_requester_sees;
     mc->max_cpus = ETSOC1_MAX_HARTS + 1;     /* + the service processor */
     mc->min_cpus = ETSOC1_HARTS_PER_SHIRE;
     mc->default_cpus = ETSOC1_HARTS_PER_SHIRE;
@@ -1029,6 +1085,13 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "When every hart waits for an interrupt or has stopped and no "
         "transfer is pending: report (one line, stay up; default), exit "
         "(exit with status 0) or ignore");
+    object_class_property_add_bool(oc, "host-loopback",
+                                   etsoc1_get_host_loopback,
+                                   etsoc1_set_host_loopback);
+    object_class_property_set_description(oc, "host-loopback",
+        "Without a host link: the eDMA's host memory is 64 MiB of RAM mapped "
+        "at 0x30_0000_0000, and the host's view of the card at "
+        "0x10_0000_0000 (for qtests; docs/host-interface.md, Test hooks)");
     object_class_property_add_bool(oc, "poll-halt", etsoc1_get_poll_halt,
                                    etsoc1_set_poll_halt);
     object_class_property_set_description(oc, "poll-halt",
@@ -1078,6 +1141,10 @@ static const TypeInfo etsoc1_machine_info = {
     .instance_size = sizeof(Etsoc1MachineState),
     .instance_init = etsoc1_machine_instance_init,
     .class_init = etsoc1_machine_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { TYPE_ETSOC1_DMA_CHIP },
+        { }
+    },
 };
 
 static void etsoc1_machine_register_types(void)

@@ -27,6 +27,8 @@ struct Etsoc1MachineState {
 
     Etsoc1ShireState *shire;
     uint32_t num_shires;
+    Etsoc1Timing *timing;   /* child "timing": this chip's table */
+    Etsoc1L3SliceState *l3[ETSOC1_L3_SLICES];   /* children "l3[i]" */
     MemoryRegion maxion;
     MemoryRegion scp_hole;
     MemoryRegion esr_hole;
@@ -52,6 +54,7 @@ struct Etsoc1MachineState {
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
     bool gate_waiting;      /* ... at the gate */
     bool poll_halt;         /* property: polls halt, reads are gated */
+    bool host_loopback;     /* property: loopback host memory, host view */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */
     uint64_t sync_lookahead;    /* cycles: see etsoc1_sync_start */

@@ -136,7 +136,8 @@ def operation(r):
 class Qemu:
     def __init__(self, qemu, log):
         self.p = subprocess.Popen(
-            [qemu, '-M', f'etsoc1,shires={SHIRES}', '-smp', str(64 * SHIRES),
+            [qemu, '-M', f'etsoc1,shires={SHIRES},host-loopback=on',
+             '-smp', str(64 * SHIRES),
              '-m', '256M', '-accel', 'qtest', '-qtest', 'stdio',
              '-qtest-log', '/dev/null',
              '-display', 'none', '-monitor', 'none', '-serial', 'none',

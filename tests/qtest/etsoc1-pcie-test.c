@@ -62,7 +62,7 @@
 /* One shire; the log as etsoc1-fixture.h keeps it. */
 static void start(Fixture *f)
 {
-    fixture_start(f, "-M etsoc1 -m 256M");
+    fixture_start(f, "-M etsoc1,host-loopback=on -m 256M");
 }
 
 static uint32_t er(Fixture *f, uint64_t r)
@@ -500,7 +500,8 @@ static void test_same_stream(void)
     const uint64_t size = 1 * MiB;
     Fixture f;
 
-    fixture_start(&f, "-M etsoc1 -m 256M -global etsoc1-edma.same-stream=on");
+    fixture_start(&f, "-M etsoc1,host-loopback=on -m 256M "
+                  "-global etsoc1-edma.same-stream=on");
     fill(&f, HOST, 2 * size, 9);
     expect_pair(&f, RD, size, H2D_RATE, SAME_STREAM);
     g_assert(same(&f, HOST, DRAM + 0x400000, 2 * size));
@@ -725,7 +726,8 @@ static void test_plic(void)
     g_autofree char *elf = write_sp_elf(code, ARRAY_SIZE(code));
     Fixture f;
 
-    fixture_start(&f, "-M etsoc1,shires=33,sp-firmware=%s -smp 2113 "
+    fixture_start(&f, "-M etsoc1,shires=33,sp-firmware=%s,host-loopback=on "
+                  "-smp 2113 "
                   "-m 256M", elf);
     program_iatus(&f);
 
