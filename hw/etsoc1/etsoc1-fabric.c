@@ -78,10 +78,7 @@ static Etsoc1MinionCPU *etsoc1_minion_hart(Etsoc1MachineState *m, unsigned gid)
 
 static Etsoc1Reduce *etsoc1_reduce_of(Etsoc1MinionCPU *cpu)
 {
-    uint64_t hartid = cpu->parent_obj.env.mhartid;
-
-    return &cpu->shire->reduce[(hartid % ETSOC1_HARTS_PER_SHIRE) /
-                               ETSOC1_THREADS];
+    return &etsoc1_minion_state(cpu)->reduce;
 }
 
 static unsigned etsoc1_gid(Etsoc1MinionCPU *cpu)
@@ -552,7 +549,7 @@ static const char *etsoc1_wait_name(uint32_t wait, Etsoc1Reduce *op)
 static Etsoc1Reduce *etsoc1_reduce_at(Etsoc1MachineState *s, unsigned gid)
 {
     return &s->shire[gid / ETSOC1_MINIONS_PER_SHIRE]
-                .reduce[gid % ETSOC1_MINIONS_PER_SHIRE];
+                .minion[gid % ETSOC1_MINIONS_PER_SHIRE].reduce;
 }
 
 static bool etsoc1_minion_stopped(Etsoc1MachineState *s, unsigned gid)
@@ -1037,7 +1034,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     visit_start_list(v, "lost-readies", NULL, 0, &error_abort);
     for (i = 0; i < s->num_shires; i++) {
         for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
-            Etsoc1Reduce *op = &s->shire[i].reduce[m];
+            Etsoc1Reduce *op = &s->shire[i].minion[m].reduce;
             uint32_t first = op->lost_first, lost = op->lost_from;
 
             gid = i * ETSOC1_MINIONS_PER_SHIRE + m;

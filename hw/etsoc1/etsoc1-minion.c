@@ -395,7 +395,7 @@ static RISCVException etsoc1_pred_hartid(CPURISCVState *env, int csrno)
     }
     cpu = env_minion(env);
     if (env->priv < PRV_M && !env->debugger &&
-        !(cpu->shire->menable_shadows[(env->mhartid % 64) / 2] & 1)) {
+        !(etsoc1_minion_state(cpu)->menable_shadows & 1)) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
     return RISCV_EXCP_NONE;
@@ -417,17 +417,17 @@ static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
 
     switch (csrno) {
     case CSR_ET_MENABLE_SHADOWS:
-        *val = cpu->shire->menable_shadows[(env->mhartid % 64) / 2];
+        *val = etsoc1_minion_state(cpu)->menable_shadows;
         break;
     case CSR_ET_MBUSADDR:
         *val = et->mbusaddr;
         break;
     case CSR_ET_MCACHE_CONTROL:
-        *val = cpu->shire->cache_ctl[(env->mhartid % 64) / 2];
+        *val = etsoc1_minion_state(cpu)->cache_ctl;
         break;
     case CSR_ET_UCACHE_CONTROL:
-        *val = cpu->shire->ucache_ctl[(env->mhartid % 64) / 2] |
-               cpu->shire->cache_ctl[(env->mhartid % 64) / 2];
+        *val = etsoc1_minion_state(cpu)->ucache_ctl |
+               etsoc1_minion_state(cpu)->cache_ctl;
         break;
     case CSR_ET_TENSOR_MASK:
         *val = et->tensor_mask;
@@ -523,13 +523,12 @@ static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
                                        target_ulong val)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
-    unsigned m = (env->mhartid % 64) / 2;
-    uint8_t *ctl = &cpu->shire->cache_ctl[m];
+    Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
+    uint8_t *ctl = &ms->cache_ctl;
     unsigned want = val & (CACHE_D1SPLIT | CACHE_SCPENABLE);
 
     if (csrno == CSR_ET_UCACHE_CONTROL) {
-        cpu->shire->ucache_ctl[m] = val & UCACHE_MASK &
-                                    ~(CACHE_D1SPLIT | CACHE_SCPENABLE);
+        ms->ucache_ctl = val & UCACHE_MASK & ~(CACHE_D1SPLIT | CACHE_SCPENABLE);
         if ((env->mhartid & 1) || !(*ctl & CACHE_D1SPLIT)) {
             return;
         }
@@ -636,7 +635,7 @@ static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
     }
     switch (csrno) {
     case CSR_ET_MENABLE_SHADOWS:
-        cpu->shire->menable_shadows[(env->mhartid % 64) / 2] = val & 1;
+        etsoc1_minion_state(cpu)->menable_shadows = val & 1;
         break;
     case CSR_ET_MBUSADDR:
         et->mbusaddr = val & MAKE_64BIT_MASK(0, 40);

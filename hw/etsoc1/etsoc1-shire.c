@@ -864,17 +864,12 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     }
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->flb_at, 0, sizeof(s->flb_at));
-    memset(s->reduce, 0, sizeof(s->reduce));
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
-    memset(s->menable_shadows, 0, sizeof(s->menable_shadows));
-    memset(s->cache_ctl, 0, sizeof(s->cache_ctl));
-    memset(s->l1scp, 0, sizeof(s->l1scp));
-    memset(s->tenc, 0, sizeof(s->tenc));
-    memset(s->tenb, 0, sizeof(s->tenb));
-    memset(s->tenb_rows, 0, sizeof(s->tenb_rows));
-    memset(s->ucache_ctl, 0, sizeof(s->ucache_ctl));
+    for (n = 0; n < ETSOC1_MINIONS_PER_SHIRE; n++) {
+        etsoc1_minion_state_reset(&s->minion[n]);
+    }
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
         s->minion_boot[n] = s->reset_pc;
@@ -1058,6 +1053,30 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
     }
 };
 
+void etsoc1_minion_state_reset(Etsoc1MinionState *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+static const VMStateDescription vmstate_etsoc1_minion = {
+    .name = "etsoc1-minion",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT(reduce, Etsoc1MinionState, 1, vmstate_etsoc1_reduce,
+                       Etsoc1Reduce),
+        VMSTATE_UINT8(menable_shadows, Etsoc1MinionState),
+        VMSTATE_UINT8(cache_ctl, Etsoc1MinionState),
+        VMSTATE_UINT16(ucache_ctl, Etsoc1MinionState),
+        VMSTATE_UINT8_2DARRAY(l1scp, Etsoc1MinionState, ETSOC1_L1SCP_LINES,
+                              64),
+        VMSTATE_UINT32_ARRAY(tenc, Etsoc1MinionState, 32 * ETSOC1_FLANES),
+        VMSTATE_UINT8_2DARRAY(tenb, Etsoc1MinionState, 16, 64),
+        VMSTATE_UINT8(tenb_rows, Etsoc1MinionState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 /* What a hart last saw through global operations (etsoc1-sync.c) */
 static const VMStateDescription vmstate_etsoc1_hart_sync = {
     .name = "etsoc1-hart-sync",
@@ -1109,8 +1128,8 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
         uint64_t now = etsoc1_now(cpu);
 
         cpu->parent_obj.env.et_tensor_busy =
-            s->reduce[m].state == ETSOC1_REDUCE_PENDING ||
-            s->reduce[m].t_done > now ||
+            s->minion[m].reduce.state == ETSOC1_REDUCE_PENDING ||
+            s->minion[m].reduce.t_done > now ||
             cpu->et->t_tensor[ETSOC1_TT_FREG] > now;
     }
     return 0;
@@ -1118,8 +1137,8 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_etsoc1_shire = {
     .name = TYPE_ETSOC1_SHIRE,
-    .version_id = 2,
-    .minimum_version_id = 1,
+    .version_id = 3,        /* 3: the per-minion state as one struct each */
+    .minimum_version_id = 3,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
@@ -1139,25 +1158,12 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
         /* version 2: the FLB unit's latest arrival per counter */
         VMSTATE_UINT64_ARRAY_V(flb_at, Etsoc1ShireState, 32, 2),
-        VMSTATE_STRUCT_ARRAY(reduce, Etsoc1ShireState, ETSOC1_MINIONS_PER_SHIRE,
-                             1, vmstate_etsoc1_reduce, Etsoc1Reduce),
         VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
                        vmstate_etsoc1_line_clock, Etsoc1LineClock),
-        VMSTATE_UINT8_ARRAY(menable_shadows, Etsoc1ShireState,
-                            ETSOC1_MINIONS_PER_SHIRE),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),
-        VMSTATE_UINT8_ARRAY(cache_ctl, Etsoc1ShireState,
-                            ETSOC1_MINIONS_PER_SHIRE),
-        VMSTATE_BUFFER_UNSAFE(l1scp, Etsoc1ShireState, 0,
-                              sizeof(((Etsoc1ShireState *)0)->l1scp)),
-        VMSTATE_UINT32_2DARRAY(tenc, Etsoc1ShireState,
-                               ETSOC1_MINIONS_PER_SHIRE, 32 * ETSOC1_FLANES),
-        VMSTATE_BUFFER_UNSAFE(tenb, Etsoc1ShireState, 0,
-                              sizeof(((Etsoc1ShireState *)0)->tenb)),
-        VMSTATE_UINT8_ARRAY(tenb_rows, Etsoc1ShireState,
-                            ETSOC1_MINIONS_PER_SHIRE),
-        VMSTATE_UINT16_ARRAY(ucache_ctl, Etsoc1ShireState,
-                             ETSOC1_MINIONS_PER_SHIRE),
+        VMSTATE_STRUCT_ARRAY(minion, Etsoc1ShireState,
+                             ETSOC1_MINIONS_PER_SHIRE, 3, vmstate_etsoc1_minion,
+                             Etsoc1MinionState),
         VMSTATE_UINT64(coop_mode, Etsoc1ShireState),
         VMSTATE_UINT32_2DARRAY(coop_all, Etsoc1ShireState, ETSOC1_TLOAD_FSMS,
                                ETSOC1_COOP_GROUPS),

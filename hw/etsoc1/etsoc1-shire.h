@@ -20,6 +20,23 @@
 
 typedef struct Etsoc1MachineState Etsoc1MachineState;
 
+/*
+ * What a minion has that is neither hart's own: both threads share it.
+ * Reset and migrated as a unit (etsoc1_minion_state_reset,
+ * vmstate_etsoc1_minion): a new per-minion field goes here only.
+ */
+typedef struct Etsoc1MinionState {
+    Etsoc1Reduce reduce;        /* tensor_reduce, issued by thread 0 */
+    uint8_t menable_shadows;
+    uint8_t cache_ctl;          /* mcache_control */
+    uint16_t ucache_ctl;        /* ucache_control's own fields */
+    uint8_t l1scp[ETSOC1_L1SCP_LINES][64];  /* L1 scratchpad */
+    uint32_t tenc[32 * ETSOC1_FLANES];      /* int8 TensorFMA accumulators */
+    /* TenB: B operand lines of one TensorFMA, and how many are loaded */
+    uint8_t tenb[16][64];
+    uint8_t tenb_rows;
+} Etsoc1MinionState;
+
 /* The ESR space of one shire seen at one privilege level. */
 typedef struct Etsoc1EsrWindow {
     MemoryRegion mr;
@@ -68,17 +85,8 @@ struct Etsoc1ShireState {
     QemuMutex flb_lock;
     uint8_t flb[32];
     uint64_t flb_at[32];
-    Etsoc1Reduce reduce[ETSOC1_MINIONS_PER_SHIRE];
     Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
-    uint8_t menable_shadows[ETSOC1_MINIONS_PER_SHIRE];
-    uint8_t cache_ctl[ETSOC1_MINIONS_PER_SHIRE];    /* mcache_control */
-    /* per minion: L1 scratchpad and the int8 TensorFMA accumulators */
-    uint8_t l1scp[ETSOC1_MINIONS_PER_SHIRE][ETSOC1_L1SCP_LINES][64];
-    uint32_t tenc[ETSOC1_MINIONS_PER_SHIRE][32 * ETSOC1_FLANES];
-    /* TenB: B operand lines of one TensorFMA, and how many are loaded */
-    uint8_t tenb[ETSOC1_MINIONS_PER_SHIRE][16][64];
-    uint8_t tenb_rows[ETSOC1_MINIONS_PER_SHIRE];
-    uint16_t ucache_ctl[ETSOC1_MINIONS_PER_SHIRE];  /* its own fields */
+    Etsoc1MinionState minion[ETSOC1_MINIONS_PER_SHIRE];
     /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */
     uint64_t coop_mode;     /* shire_coop_mode ESR */
     uint32_t coop_all[ETSOC1_TLOAD_FSMS][ETSOC1_COOP_GROUPS];
@@ -93,7 +101,15 @@ struct Etsoc1ShireState {
     uint64_t fdt_addr;
     MemoryRegion *sysmem;
 };
+/* The state of @cpu's minion, which it shares with its other thread */
+static inline Etsoc1MinionState *etsoc1_minion_state(Etsoc1MinionCPU *cpu)
+{
+    return &cpu->shire->minion[cpu->parent_obj.env.mhartid %
+                               ETSOC1_HARTS_PER_SHIRE / ETSOC1_THREADS];
+}
+
 /* etsoc1-shire.c */
+void etsoc1_minion_state_reset(Etsoc1MinionState *m);
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,

@@ -83,12 +83,12 @@ static unsigned minion_of(Etsoc1MinionCPU *cpu)
 
 static uint8_t *scp_line(Etsoc1MinionCPU *cpu, unsigned line)
 {
-    return cpu->shire->l1scp[minion_of(cpu)][line % SCP_LINES];
+    return etsoc1_minion_state(cpu)->l1scp[line % SCP_LINES];
 }
 
 static bool scp_enabled(Etsoc1MinionCPU *cpu)
 {
-    return cpu->shire->cache_ctl[minion_of(cpu)] == 3;
+    return etsoc1_minion_state(cpu)->cache_ctl == 3;
 }
 
 static void tensor_error(Etsoc1MinionCPU *cpu, uint32_t bit, const char *what)
@@ -169,15 +169,15 @@ static void tensor_load(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31,
     trace_etsoc1_tensor_load(cpu->parent_obj.env.mhartid, cmd, start, rows);
     if (FIELD_EX64(ctl, TLOAD, TENB)) {
         /* B operand buffer of the next TensorFMA: plain rows, no mask */
-        uint8_t (*tenb)[64] = cpu->shire->tenb[minion_of(cpu)];
+        uint8_t (*tenb)[64] = etsoc1_minion_state(cpu)->tenb;
 
-        cpu->shire->tenb_rows[minion_of(cpu)] = 0;
+        etsoc1_minion_state(cpu)->tenb_rows = 0;
         for (i = 0; i < rows; i++) {
             if (!tensor_access(cpu, addr + i * stride, tenb[i], LINE, false)) {
                 return;
             }
         }
-        cpu->shire->tenb_rows[minion_of(cpu)] = rows;
+        etsoc1_minion_state(cpu)->tenb_rows = rows;
         return;
     }
     switch (cmd) {
@@ -592,7 +592,8 @@ static void tensor_fma16(Etsoc1MinionCPU *cpu, const TfmaShape *t,
 
     set_float_exception_flags(0, &st);
     for (p = 0; p < t->passes; p++) {
-        const uint8_t *b = tenb ? s->tenb[m][p] : scp_line(cpu, t->bstart + p);
+        const uint8_t *b = tenb ? s->minion[m].tenb[p]
+                                : scp_line(cpu, t->bstart + p);
 
         for (i = 0; i < t->rows; i++) {
             const uint8_t *a = scp_line(cpu, t->astart + i);
@@ -665,8 +666,8 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
 
     trace_etsoc1_tensor_fma(env->mhartid, type, t.rows, t.cols, t.passes);
     /* a TenB load is for exactly the next TensorFMA, with one line a pass */
-    tenb_rows = s->tenb_rows[m];
-    s->tenb_rows[m] = 0;
+    tenb_rows = s->minion[m].tenb_rows;
+    s->minion[m].tenb_rows = 0;
     if (FIELD_EX64(ctl, TFMA, TENB) ? tenb_rows != t.passes : tenb_rows != 0) {
         tensor_error(cpu, ETSOC1_TENSOR_ERROR_TENB,
                      "TensorFMA and TenB load do not pair");
@@ -677,7 +678,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
         bool to_rf = FIELD_EX64(ctl, TFMA, TENC2RF);
 
         for (k = 0; k < t.passes; k++) {
-            const uint8_t *b = tenb_rows ? s->tenb[m][k]
+            const uint8_t *b = tenb_rows ? s->minion[m].tenb[k]
                                          : scp_line(cpu, t.bstart + k);
 
             for (i = 0; i < t.rows; i++) {
@@ -685,7 +686,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
 
                 for (j = 0; j < t.cols; j++) {
                     int32_t acc = (t.first && k == 0) ? 0
-                                  : (int32_t)s->tenc[m][16 * i + j];
+                                  : (int32_t)s->minion[m].tenc[16 * i + j];
                     uint32_t sum = acc;
 
                     if (t.mask >> i & 1) {
@@ -700,7 +701,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
                     if (to_rf && k == t.passes - 1) {
                         c_set(env, i, j, sum);
                     } else {
-                        s->tenc[m][16 * i + j] = sum;
+                        s->minion[m].tenc[16 * i + j] = sum;
                     }
                 }
             }
@@ -717,7 +718,7 @@ static void tensor_fma(Etsoc1MinionCPU *cpu, uint64_t ctl)
     set_float_rounding_mode(etsoc1_rm(env->frm), &st);
     set_flush_inputs_to_zero(true, &st);
     for (k = 0; k < t.passes; k++) {
-        const uint8_t *b = tenb_rows ? s->tenb[m][k]
+        const uint8_t *b = tenb_rows ? s->minion[m].tenb[k]
                                      : scp_line(cpu, t.bstart + k);
 
         for (i = 0; i < t.rows; i++) {
