@@ -119,54 +119,44 @@ typedef enum {
     ESR_UNIMP,  /* known register, behaviour not modelled */
 } Etsoc1EsrAccess;
 
+/* Where an ESR access lands: which register of which neighbourhood */
+typedef struct Etsoc1EsrAt {
+    Etsoc1ShireState *s;
+    unsigned pp;        /* the privilege window it came through */
+    unsigned neigh;     /* neighbourhood registers: which neighbourhood */
+    unsigned idx;       /* arrays of registers: which one */
+} Etsoc1EsrAt;
+
+/*
+ * A register: where it is, who may reach it, and what it does, in one
+ * row.  A register that only holds a value names its field (@field, the
+ * offset of a uint64_t in Etsoc1ShireState, one per neighbourhood for
+ * those registers) and the bits a write keeps (@mask); one that acts has
+ * @read and/or @write.  etsoc1_esr_table_check() makes sure that every
+ * row that can be written says how.
+ */
 typedef struct Etsoc1EsrReg {
     const char *name;
     uint32_t offset;
     uint8_t count;
     uint8_t pp;
     Etsoc1EsrAccess access;
+    ptrdiff_t field;    /* ESR_NO_FIELD: none */
+    uint64_t mask;
+    uint64_t (*read)(const Etsoc1EsrAt *at);
+    void (*write)(const Etsoc1EsrAt *at, uint64_t val);
 } Etsoc1EsrReg;
 
-#define ESR_REG(n, off, cnt, p, acc) { \
-    .name = n, .offset = off, .count = cnt, .pp = ETSOC1_PP_##p, .access = acc }
+#define ESR_NO_FIELD (-1)
 
-static const Etsoc1EsrReg neigh_regs[] = {
-    ESR_REG("dummy1", A_NEIGH_DUMMY1, 1, M, ESR_RO),
-    ESR_REG("minion_boot", A_NEIGH_MINION_BOOT, 1, M, ESR_RW),
-    ESR_REG("mprot", A_NEIGH_MPROT, 1, M, ESR_RW),
-    ESR_REG("dummy3", A_NEIGH_DUMMY3, 1, M, ESR_RO),
-    ESR_REG("ipi_redirect_pc", A_NEIGH_IPI_REDIRECT_PC, 1, U, ESR_RW),
-    ESR_REG("neigh_chicken", A_NEIGH_CHICKEN, 1, M, ESR_RW),
-    ESR_REG("icache_err_log_address", A_NEIGH_ICACHE_ERR_LOG_ADDRESS, 1, M,
-            ESR_RO),
-};
-
-static const Etsoc1EsrReg other_regs[] = {
-    ESR_REG("minion_feature", A_MINION_FEATURE, 1, M, ESR_RW),
-    ESR_REG("shire_config", A_SHIRE_CONFIG, 1, M, ESR_RW),
-    ESR_REG("thread1_disable", A_THREAD1_DISABLE, 1, M, ESR_RW),
-    ESR_REG("shire_cache_build_config", A_SHIRE_CACHE_BUILD_CONFIG, 1, M,
-            ESR_RO),
-    ESR_REG("shire_cache_revision_id", A_SHIRE_CACHE_REVISION_ID, 1, M, ESR_RO),
-    ESR_REG("ipi_redirect_trigger", A_IPI_REDIRECT_TRIGGER, 1, U, ESR_W_RZ),
-    ESR_REG("ipi_redirect_filter", A_IPI_REDIRECT_FILTER, 1, M, ESR_RW),
-    ESR_REG("ipi_trigger", A_IPI_TRIGGER, 1, M, ESR_RW),
-    ESR_REG("ipi_trigger_clear", A_IPI_TRIGGER_CLEAR, 1, M, ESR_W_RZ),
-    ESR_REG("fcc_credinc", A_FCC_CREDINC, 4, U, ESR_W_RZ),
-    ESR_REG("fast_local_barrier", A_FAST_LOCAL_BARRIER, 32, U, ESR_RW),
-    ESR_REG("shire_power_pll_dll", A_SHIRE_POWER, 5, M, ESR_UNIMP),
-    ESR_REG("thread0_disable", A_THREAD0_DISABLE, 1, M, ESR_RW),
-    ESR_REG("shire_coop_mode", A_SHIRE_COOP_MODE, 1, S, ESR_RW),
-    ESR_REG("broadcast_data", A_BROADCAST_DATA, 1, U, ESR_RW),
-    ESR_REG("ubroadcast", A_BROADCAST, 1, U, ESR_W_RZ),
-    ESR_REG("sbroadcast", A_BROADCAST, 1, S, ESR_W_RZ),
-    ESR_REG("mbroadcast", A_BROADCAST, 1, M, ESR_W_RZ),
-};
-
-static const Etsoc1EsrReg cache_regs[] = {
-    ESR_REG("sc_idx_cop_sm_ctl", A_SC_IDX_COP_SM_CTL, 1, M, ESR_RW),
-    ESR_REG("sc_idx_cop_sm_ctl_user", A_SC_IDX_COP_SM_CTL_USER, 1, U, ESR_RW),
-};
+/* A register that holds a value: @fld of the shire, @msk of a write kept */
+#define ESR_VAL(n, off, p, acc, fld, msk) { \
+    .name = n, .offset = off, .count = 1, .pp = ETSOC1_PP_##p, \
+    .access = acc, .field = offsetof(Etsoc1ShireState, fld), .mask = msk }
+/* A register whose reads and writes act: @rd and @wr (either may be NULL) */
+#define ESR_FN(n, off, cnt, p, acc, rd, wr) { \
+    .name = n, .offset = off, .count = cnt, .pp = ETSOC1_PP_##p, \
+    .access = acc, .field = ESR_NO_FIELD, .read = rd, .write = wr }
 
 /* Find the register at @off seen at privilege @pp; *idx is the array index. */
 static const Etsoc1EsrReg *esr_lookup(const Etsoc1EsrReg *regs, size_t n,
@@ -388,87 +378,6 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
 
 /* ---- register file ------------------------------------------------------- */
 
-static uint64_t esr_neigh_read(Etsoc1ShireState *s, unsigned neigh,
-                               uint32_t off)
-{
-    switch (off) {
-    case A_NEIGH_MINION_BOOT:
-        return s->minion_boot[neigh];
-    case A_NEIGH_MPROT:
-        return s->mprot[neigh];
-    case A_NEIGH_IPI_REDIRECT_PC:
-        return s->ipi_redirect_pc[neigh];
-    case A_NEIGH_CHICKEN:
-        return s->neigh_chicken[neigh];
-    default:
-        return 0;   /* dummy and error-log registers */
-    }
-}
-
-static void esr_neigh_write(Etsoc1ShireState *s, unsigned neigh, uint32_t off,
-                            uint64_t val)
-{
-    switch (off) {
-    case A_NEIGH_MINION_BOOT:
-        /* Takes effect at the next warm reset; QEMU's reset is cold. */
-        s->minion_boot[neigh] = val & MAKE_64BIT_MASK(0, 40);
-        break;
-    case A_NEIGH_MPROT:
-        s->mprot[neigh] = val & 0x7f;
-        break;
-    case A_NEIGH_IPI_REDIRECT_PC:
-        s->ipi_redirect_pc[neigh] = val;
-        break;
-    case A_NEIGH_CHICKEN:
-        s->neigh_chicken[neigh] = val;
-        break;
-    default:
-        /* a writable row of the ESR table without a case here */
-        qemu_log_mask(LOG_UNIMP, "etsoc1: neighbourhood ESR 0x%x: write "
-                      "not modelled, ignored\n", off);
-        break;
-    }
-}
-
-static uint64_t esr_other_read(Etsoc1ShireState *s, uint32_t reg, unsigned idx)
-{
-    switch (reg) {
-    case A_MINION_FEATURE:
-        return s->minion_feature;
-    case A_SHIRE_CONFIG:
-        return s->shire_config;
-    case A_THREAD0_DISABLE:
-        return s->thread0_disable;
-    case A_THREAD1_DISABLE:
-        return s->thread1_disable;
-    case A_SHIRE_CACHE_BUILD_CONFIG:
-        return BUILD_CONFIG_VALUE;
-    case A_SHIRE_CACHE_REVISION_ID:
-        return REVISION_ID_VALUE;
-    case A_IPI_REDIRECT_FILTER:
-        return s->ipi_redirect_filter;
-    case A_IPI_TRIGGER: {
-        uint64_t pending = 0;
-        unsigned h;
-
-        for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
-            if (s->hart[h].parent_obj.env.mip & MIP_MSIP) {
-                pending |= 1ULL << h;
-            }
-        }
-        return pending;
-    }
-    case A_FAST_LOCAL_BARRIER:
-        return qatomic_read(&s->flb[idx]);
-    case A_BROADCAST_DATA:
-        return s->broadcast_data;
-    case A_SHIRE_COOP_MODE:
-        return s->coop_mode;
-    default:
-        return 0;   /* write-only commands read as zero */
-    }
-}
-
 static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
                                      uint64_t *data, unsigned size,
                                      bool is_write);
@@ -513,62 +422,217 @@ static void etsoc1_esr_broadcast(Etsoc1ShireState *s, unsigned pp,
     }
 }
 
-static void esr_other_write(Etsoc1ShireState *s, unsigned pp, uint32_t reg,
-                            unsigned idx, uint64_t val)
+static uint64_t esr_ipi_trigger_read(const Etsoc1EsrAt *at)
 {
-    switch (reg) {
-    case A_MINION_FEATURE:
-        s->minion_feature = val & 0x3f;
-        break;
-    case A_SHIRE_CONFIG:
-        s->shire_config = val & MAKE_64BIT_MASK(0, 26);
-        break;
-    case A_THREAD0_DISABLE:
-    case A_THREAD1_DISABLE:
-        if ((uint32_t)val) {
-            qemu_log_mask(LOG_UNIMP, "etsoc1: shire %u: stopping harts with "
-                          "thread%d_disable is not modelled\n", s->shire_id,
-                          reg == A_THREAD1_DISABLE);
+    uint64_t pending = 0;
+    unsigned h;
+
+    for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
+        if (at->s->hart[h].parent_obj.env.mip & MIP_MSIP) {
+            pending |= 1ULL << h;
         }
-        *(reg == A_THREAD0_DISABLE ? &s->thread0_disable :
-          &s->thread1_disable) = (uint32_t)val;
-        break;
-    case A_IPI_REDIRECT_FILTER:
-        s->ipi_redirect_filter = val;
-        break;
-    case A_IPI_TRIGGER:
-        etsoc1_shire_ipi(s, val, true);
-        break;
-    case A_IPI_TRIGGER_CLEAR:
-        etsoc1_shire_ipi(s, val, false);
-        break;
-    case A_FCC_CREDINC:
-        etsoc1_shire_send_credits(s, idx, val);
-        break;
-    case A_FAST_LOCAL_BARRIER:
-        /* a counter set by software starts a new round */
-        qemu_mutex_lock(&s->flb_lock);
-        s->flb[idx] = val;
-        s->flb_at[idx] = 0;
-        qemu_mutex_unlock(&s->flb_lock);
-        break;
-    case A_IPI_REDIRECT_TRIGGER:
-        etsoc1_shire_ipi_redirect(s, val);
-        break;
-    case A_BROADCAST_DATA:
-        s->broadcast_data = val;
-        break;
-    case A_SHIRE_COOP_MODE:
-        s->coop_mode = val & 1;
-        break;
-    case A_BROADCAST:
-        etsoc1_esr_broadcast(s, pp, val);
-        break;
-    default:
-        /* a writable row of the ESR table without a case here */
-        qemu_log_mask(LOG_UNIMP, "etsoc1: shire ESR 0x%x: write not "
-                      "modelled, ignored\n", reg);
-        break;
+    }
+    return pending;
+}
+
+static void esr_ipi_trigger_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    etsoc1_shire_ipi(at->s, val, true);
+}
+
+static void esr_ipi_trigger_clear_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    etsoc1_shire_ipi(at->s, val, false);
+}
+
+static void esr_ipi_redirect_trigger_write(const Etsoc1EsrAt *at,
+                                           uint64_t val)
+{
+    etsoc1_shire_ipi_redirect(at->s, val);
+}
+
+static void esr_fcc_credinc_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    etsoc1_shire_send_credits(at->s, at->idx, val);
+}
+
+static uint64_t esr_flb_read(const Etsoc1EsrAt *at)
+{
+    return qatomic_read(&at->s->flb[at->idx]);
+}
+
+static void esr_flb_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    Etsoc1ShireState *s = at->s;
+
+    /* a counter set by software starts a new round */
+    qemu_mutex_lock(&s->flb_lock);
+    s->flb[at->idx] = val;
+    s->flb_at[at->idx] = 0;
+    qemu_mutex_unlock(&s->flb_lock);
+}
+
+static void esr_thread_disable(const Etsoc1EsrAt *at, uint64_t val,
+                               unsigned thread, uint64_t *reg)
+{
+    if ((uint32_t)val) {
+        qemu_log_mask(LOG_UNIMP, "etsoc1: shire %u: stopping harts with "
+                      "thread%u_disable is not modelled\n", at->s->shire_id,
+                      thread);
+    }
+    *reg = (uint32_t)val;
+}
+
+static void esr_thread0_disable_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    esr_thread_disable(at, val, 0, &at->s->thread0_disable);
+}
+
+static void esr_thread1_disable_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    esr_thread_disable(at, val, 1, &at->s->thread1_disable);
+}
+
+static uint64_t esr_thread0_disable_read(const Etsoc1EsrAt *at)
+{
+    return at->s->thread0_disable;
+}
+
+static uint64_t esr_thread1_disable_read(const Etsoc1EsrAt *at)
+{
+    return at->s->thread1_disable;
+}
+
+static uint64_t esr_build_config_read(const Etsoc1EsrAt *at)
+{
+    return BUILD_CONFIG_VALUE;
+}
+
+static uint64_t esr_revision_id_read(const Etsoc1EsrAt *at)
+{
+    return REVISION_ID_VALUE;
+}
+
+static void esr_broadcast_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    etsoc1_esr_broadcast(at->s, at->pp, val);
+}
+
+/* The shire cache's op state machine: every operation is done at once */
+static uint64_t esr_sc_cop_sm_read(const Etsoc1EsrAt *at)
+{
+    return FIELD_DP64(0, SC_IDX_COP_SM_CTL_USER, STATE, SC_COP_SM_IDLE);
+}
+
+static void esr_sc_cop_sm_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+}
+
+/* Neighbourhood registers: @field is one uint64_t per neighbourhood. */
+static const Etsoc1EsrReg neigh_regs[] = {
+    ESR_FN("dummy1", A_NEIGH_DUMMY1, 1, M, ESR_RO, NULL, NULL),
+    /* takes effect at the next warm reset; QEMU's reset is cold */
+    ESR_VAL("minion_boot", A_NEIGH_MINION_BOOT, M, ESR_RW, minion_boot,
+            MAKE_64BIT_MASK(0, 40)),
+    ESR_VAL("mprot", A_NEIGH_MPROT, M, ESR_RW, mprot, 0x7f),
+    ESR_FN("dummy3", A_NEIGH_DUMMY3, 1, M, ESR_RO, NULL, NULL),
+    ESR_VAL("ipi_redirect_pc", A_NEIGH_IPI_REDIRECT_PC, U, ESR_RW,
+            ipi_redirect_pc, UINT64_MAX),
+    ESR_VAL("neigh_chicken", A_NEIGH_CHICKEN, M, ESR_RW, neigh_chicken,
+            UINT64_MAX),
+    ESR_FN("icache_err_log_address", A_NEIGH_ICACHE_ERR_LOG_ADDRESS, 1, M,
+           ESR_RO, NULL, NULL),
+};
+
+static const Etsoc1EsrReg other_regs[] = {
+    ESR_VAL("minion_feature", A_MINION_FEATURE, M, ESR_RW, minion_feature,
+            0x3f),
+    ESR_VAL("shire_config", A_SHIRE_CONFIG, M, ESR_RW, shire_config,
+            MAKE_64BIT_MASK(0, 26)),
+    ESR_FN("thread1_disable", A_THREAD1_DISABLE, 1, M, ESR_RW,
+           esr_thread1_disable_read, esr_thread1_disable_write),
+    ESR_FN("shire_cache_build_config", A_SHIRE_CACHE_BUILD_CONFIG, 1, M,
+           ESR_RO, esr_build_config_read, NULL),
+    ESR_FN("shire_cache_revision_id", A_SHIRE_CACHE_REVISION_ID, 1, M, ESR_RO,
+           esr_revision_id_read, NULL),
+    ESR_FN("ipi_redirect_trigger", A_IPI_REDIRECT_TRIGGER, 1, U, ESR_W_RZ,
+           NULL, esr_ipi_redirect_trigger_write),
+    ESR_VAL("ipi_redirect_filter", A_IPI_REDIRECT_FILTER, M, ESR_RW,
+            ipi_redirect_filter, UINT64_MAX),
+    ESR_FN("ipi_trigger", A_IPI_TRIGGER, 1, M, ESR_RW, esr_ipi_trigger_read,
+           esr_ipi_trigger_write),
+    ESR_FN("ipi_trigger_clear", A_IPI_TRIGGER_CLEAR, 1, M, ESR_W_RZ, NULL,
+           esr_ipi_trigger_clear_write),
+    ESR_FN("fcc_credinc", A_FCC_CREDINC, 4, U, ESR_W_RZ, NULL,
+           esr_fcc_credinc_write),
+    ESR_FN("fast_local_barrier", A_FAST_LOCAL_BARRIER, 32, U, ESR_RW,
+           esr_flb_read, esr_flb_write),
+    ESR_FN("shire_power_pll_dll", A_SHIRE_POWER, 5, M, ESR_UNIMP, NULL, NULL),
+    ESR_FN("thread0_disable", A_THREAD0_DISABLE, 1, M, ESR_RW,
+           esr_thread0_disable_read, esr_thread0_disable_write),
+    ESR_VAL("shire_coop_mode", A_SHIRE_COOP_MODE, S, ESR_RW, coop_mode, 1),
+    ESR_VAL("broadcast_data", A_BROADCAST_DATA, U, ESR_RW, broadcast_data,
+            UINT64_MAX),
+    ESR_FN("ubroadcast", A_BROADCAST, 1, U, ESR_W_RZ, NULL,
+           esr_broadcast_write),
+    ESR_FN("sbroadcast", A_BROADCAST, 1, S, ESR_W_RZ, NULL,
+           esr_broadcast_write),
+    ESR_FN("mbroadcast", A_BROADCAST, 1, M, ESR_W_RZ, NULL,
+           esr_broadcast_write),
+};
+
+/* Shire cache registers; idx is the bank */
+static const Etsoc1EsrReg cache_regs[] = {
+    ESR_FN("sc_idx_cop_sm_ctl", A_SC_IDX_COP_SM_CTL, 1, M, ESR_RW,
+           esr_sc_cop_sm_read, esr_sc_cop_sm_write),
+    ESR_FN("sc_idx_cop_sm_ctl_user", A_SC_IDX_COP_SM_CTL_USER, 1, U, ESR_RW,
+           esr_sc_cop_sm_read, esr_sc_cop_sm_write),
+};
+
+/* The value that register @reg (one with a field) holds at @at */
+static uint64_t *esr_field(const Etsoc1EsrReg *reg, const Etsoc1EsrAt *at)
+{
+    uint64_t *f = (uint64_t *)((uint8_t *)at->s + reg->field);
+    bool per_neigh = reg >= neigh_regs &&
+                     reg < neigh_regs + ARRAY_SIZE(neigh_regs);
+
+    return per_neigh ? f + at->neigh : f;
+}
+
+static uint64_t esr_reg_read(const Etsoc1EsrReg *reg, const Etsoc1EsrAt *at)
+{
+    if (reg->field != ESR_NO_FIELD) {
+        return *esr_field(reg, at);
+    }
+    return reg->read ? reg->read(at) : 0;   /* dummies and logs read 0 */
+}
+
+static void esr_reg_write(const Etsoc1EsrReg *reg, const Etsoc1EsrAt *at,
+                          uint64_t val)
+{
+    if (reg->field != ESR_NO_FIELD) {
+        *esr_field(reg, at) = val & reg->mask;
+    } else {
+        reg->write(at, val);    /* every writable row has one: table check */
+    }
+}
+
+/*
+ * Every row a guest can write says what a write does, and no row both
+ * holds a value and acts: a table edit that forgets it fails when the
+ * type registers, before any guest runs, not at a guest's access.
+ */
+static void esr_table_check(const Etsoc1EsrReg *regs, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const Etsoc1EsrReg *r = &regs[i];
+        bool writable = r->access == ESR_RW || r->access == ESR_W_RZ;
+
+        g_assert(r->field == ESR_NO_FIELD || (!r->read && !r->write));
+        g_assert(!writable || r->field != ESR_NO_FIELD || r->write);
+        g_assert(r->field == ESR_NO_FIELD || r->count == 1);
     }
 }
 
@@ -702,11 +766,9 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
     }
 
     if (!is_write) {
-        *data = cache ? FIELD_DP64(0, SC_IDX_COP_SM_CTL_USER, STATE,
-                                   SC_COP_SM_IDLE)
-                : FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_NEIGH
-                ? esr_neigh_read(s, neigh, reg->offset)
-                : esr_other_read(s, reg->offset, idx);
+        Etsoc1EsrAt at = { .s = s, .pp = w->pp, .neigh = neigh, .idx = idx };
+
+        *data = reg->access == ESR_W_RZ ? 0 : esr_reg_read(reg, &at);
         trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
         if (hart && etsoc1_sync_plain_read(hart, &s->scp_written,
                                            esr_poll_key(s, addr), data, 8,
@@ -716,18 +778,18 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
         return MEMTX_OK;
     }
     trace_etsoc1_esr_write(s->shire_id, w->pp, addr, reg->name, idx, *data);
-    if (cache) {
-        /* a cache operation: done at once (above), nothing to keep */
-    } else if (FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_OTHER) {
-        esr_other_write(s, w->pp, reg->offset, idx, *data);
-        etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(s, addr));
-    } else {
-        for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
-            if (neigh == ESR_NEIGH_BROADCAST || n == neigh) {
-                esr_neigh_write(s, n, reg->offset, *data);
-                etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(
-                    s, FIELD_DP64(addr, ESR, NEIGH, n)));
-            }
+    for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
+        Etsoc1EsrAt at = { .s = s, .pp = w->pp, .neigh = n, .idx = idx };
+        bool neigh_reg = FIELD_EX64(addr, ESR, SUBREGION) == ESR_SUB_NEIGH;
+
+        if (neigh_reg ? neigh != ESR_NEIGH_BROADCAST && n != neigh : n) {
+            continue;
+        }
+        esr_reg_write(reg, &at, *data);
+        if (!cache) {
+            /* a cache operation is done at once: nothing polls on it */
+            etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(
+                s, neigh_reg ? FIELD_DP64(addr, ESR, NEIGH, n) : addr));
         }
     }
     return MEMTX_OK;
@@ -1223,6 +1285,9 @@ static void etsoc1_shire_class_init(ObjectClass *oc, void *data)
     DeviceClass *dc = DEVICE_CLASS(oc);
     ResettableClass *rc = RESETTABLE_CLASS(oc);
 
+    esr_table_check(neigh_regs, ARRAY_SIZE(neigh_regs));
+    esr_table_check(other_regs, ARRAY_SIZE(other_regs));
+    esr_table_check(cache_regs, ARRAY_SIZE(cache_regs));
     dc->realize = etsoc1_shire_realize;
     dc->vmsd = &vmstate_etsoc1_shire;
     dc->user_creatable = false;
