@@ -21,6 +21,25 @@ import hostlink as hl
 from qmp import Qmp
 
 
+def wire_test(r):
+    """The Python client's wire constants (tests/hostlink.py) are the
+    card's and the host library's (hw/etsoc1/etsoc1-hostlink-wire.h): every
+    HL_X there that the client names X has the same value."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        'hw', 'etsoc1', 'etsoc1-hostlink-wire.h')
+    text = open(path).read()
+    consts = {m[0]: m[1] for m in re.findall(
+        r'(?:#define\s+|^\s+)HL_(\w+)\s*=?\s*(0x[0-9a-fA-F]+|\d+)u?\b',
+        text, re.M)}
+    py = {name: getattr(hl, name) for name in consts if hasattr(hl, name)}
+    py['HDR_SIZE'] = hl.HDR.size
+    bad = [f'{n}: C {v}, Python {py[n]}' for n, v in consts.items()
+           if n in py and int(v, 0) != py[n]]
+    r.report(len(py) >= 25 and not bad,
+             f'hostlink: the Python client\'s {len(py)} wire constants are '
+             f'the ones of etsoc1-hostlink-wire.h', '\n'.join(bad))
+
+
 def chardev_tests(r):
     """@r is run.py (QEMU, GUEST, run, report)."""
     sp = os.path.join(r.GUEST, 'etsoc1-sp.elf')

@@ -1557,6 +1557,7 @@ def hostlink_tests():
     NOPCIESR_MSI, TRG_PCIE = hl.NOPCIESR_MSI, hl.TRG_PCIE
     DRAM_BAR0 = hl.DRAM_BAR0
 
+    hostlink_robust.wire_test(sys.modules[__name__])
     hostlink_robust.chardev_tests(sys.modules[__name__])
     hostlink_robust.stalled_host_tests(sys.modules[__name__])
     hostlink_robust.shm_tests(sys.modules[__name__])

@@ -9,27 +9,15 @@
 #include <sys/types.h>
 #include "etsoc1-host.h"
 
-/* docs/host-link.md */
-#define HL_MAGIC        0x4c485445u
-#define HL_VERSION      1
-#define HL_HDR          16
-#define HL_MAX_DATA     (1u << 20)
-#define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
-#define HL_REPLY        0x80
-enum {
-    HL_HELLO = 1, HL_MMIO_READ, HL_MMIO_WRITE, HL_PAUSE, HL_RESUME, HL_STOP,
-    HL_SHM_MAP, HL_SHM_UNMAP, HL_MEM_FD,
-    HL_READY = 0x10, HL_MSI, HL_HOSTMEM_READ, HL_HOSTMEM_WRITE, HL_FATAL,
-};
-#define HL_OPT_HOSTMEM  1u
-#define HL_OPT_SHM      2u      /* DMA buffers shared as memfds */
+/* docs/host-link.md: the wire, as the card defines it */
+#include "etsoc1-hostlink-wire.h"
 
 #define HOST_STOP_WAIT_MS   10000   /* STOP's reply, then QEMU's exit */
 
 /* One outgoing frame: header and fixed fields, then caller's data. */
 typedef struct HostFrame {
     struct HostFrame *next;
-    uint8_t head[HL_HDR + 16];
+    uint8_t head[HL_HDR_SIZE + 16];
     uint32_t head_len;
     const uint8_t *data;
     uint32_t data_len;

@@ -84,9 +84,9 @@ static void frame_init(HostFrame *f, uint8_t type, uint16_t status,
     st32(f->head + 8, fixed_len + data_len);
     st32(f->head + 12, seq);
     if (fixed_len) {
-        memcpy(f->head + HL_HDR, fixed, fixed_len);
+        memcpy(f->head + HL_HDR_SIZE, fixed, fixed_len);
     }
-    f->head_len = HL_HDR + fixed_len;
+    f->head_len = HL_HDR_SIZE + fixed_len;
     f->data = data;
     f->data_len = data_len;
 }
@@ -267,7 +267,7 @@ static void on_frame(Etsoc1Host *h)
     uint8_t type = h->rx[5];
     uint16_t status = h->rx[6] | h->rx[7] << 8;
     uint32_t len = ld32(h->rx + 8), seq = ld32(h->rx + 12);
-    const uint8_t *p = h->rx + HL_HDR;
+    const uint8_t *p = h->rx + HL_HDR_SIZE;
 
     if (type & HL_REPLY) {
         if (!on_reply(h, type, status, seq, p, len)) {
@@ -316,10 +316,10 @@ static void on_frame(Etsoc1Host *h)
 static bool do_read(Etsoc1Host *h)
 {
     for (;;) {
-        uint32_t want = HL_HDR;
+        uint32_t want = HL_HDR_SIZE;
         ssize_t r;
 
-        if (h->rx_got >= HL_HDR) {
+        if (h->rx_got >= HL_HDR_SIZE) {
             want += ld32(h->rx + 8);
         }
         r = recv(h->fd, h->rx + h->rx_got, want - h->rx_got, 0);
@@ -335,7 +335,7 @@ static bool do_read(Etsoc1Host *h)
             return false;
         }
         h->rx_got += r;
-        if (h->rx_got == HL_HDR) {
+        if (h->rx_got == HL_HDR_SIZE) {
             /* Check the header before trusting its length. */
             if (ld32(h->rx) != HL_MAGIC || h->rx[4] != HL_VERSION ||
                 ld32(h->rx + 8) > HL_MAX_PAYLOAD) {
@@ -345,7 +345,7 @@ static bool do_read(Etsoc1Host *h)
                 return false;
             }
         }
-        if (h->rx_got >= HL_HDR && h->rx_got == HL_HDR + ld32(h->rx + 8)) {
+        if (h->rx_got >= HL_HDR_SIZE && h->rx_got == HL_HDR_SIZE + ld32(h->rx + 8)) {
             h->rx_got = 0;
             on_frame(h);
             pthread_mutex_lock(&h->lock);
@@ -490,7 +490,7 @@ Etsoc1Host *host_alloc(void)
     if (!h) {
         return NULL;
     }
-    h->rx = malloc(HL_HDR + HL_MAX_PAYLOAD);
+    h->rx = malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
     if (!h->rx || pipe2(h->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
         free(h->rx);
         free(h);

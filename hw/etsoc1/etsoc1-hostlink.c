@@ -43,8 +43,6 @@
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
-#define HL_OPT_HOSTMEM  1u      /* the host serves host memory */
-#define HL_OPT_SHM      2u      /* the host may share buffers (SHM_MAP) */
 #define HL_OPTS         (HL_OPT_HOSTMEM | HL_OPT_SHM)
 
 static const char *hl_type_name(uint8_t type)

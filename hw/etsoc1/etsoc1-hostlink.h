@@ -29,40 +29,7 @@
 #include "qemu/notify.h"
 #include "qemu/timer.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
-
-/* The wire (docs/host-link.md). */
-#define HL_MAGIC        0x4c485445u     /* "ETHL" */
-#define HL_VERSION      1
-#define HL_HDR_SIZE     16
-#define HL_MAX_DATA     (1024 * 1024)   /* data bytes in one frame */
-#define HL_MAX_PAYLOAD  (HL_MAX_DATA + 16)
-#define HL_MAX_PENDING  16              /* host-mem requests out at once */
-#define HL_MAX_SHM      64              /* shared host buffers mapped */
-
-enum {
-    HL_HELLO = 0x01,
-    HL_MMIO_READ = 0x02,
-    HL_MMIO_WRITE = 0x03,
-    HL_PAUSE = 0x04,
-    HL_RESUME = 0x05,
-    HL_STOP = 0x06,
-    HL_SHM_MAP = 0x07,
-    HL_SHM_UNMAP = 0x08,
-    HL_MEM_FD = 0x09,
-    HL_READY = 0x10,
-    HL_MSI = 0x11,
-    HL_HOSTMEM_READ = 0x12,
-    HL_HOSTMEM_WRITE = 0x13,
-    HL_FATAL = 0x14,
-    HL_REPLY = 0x80,
-};
-
-enum {
-    HL_OK = 0,
-    HL_E_DECODE = 1,    /* no iATU region, or memory space off */
-    HL_E_ACCESS = 2,    /* the card refused the access */
-    HL_E_LENGTH = 3,    /* length 0 or over the bound */
-};
+#include "hw/etsoc1/etsoc1-hostlink-wire.h"
 
 #define TYPE_ETSOC1_HOSTLINK "etsoc1-hostlink"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLinkState, ETSOC1_HOSTLINK)
