@@ -4,7 +4,8 @@
 # Build qemu-system-riscv64 with the ET-SoC-1 model:
 #   1. fetch QEMU's source with `apt-get source` (Debian's package, pinned),
 #   2. keep the unpacked tree under git and apply qemu-patches/*.patch,
-#   3. link hw/etsoc1 and the project's qtests into the tree, generate the
+#   3. link hw/etsoc1, target/etsoc1 (as target/riscv/etsoc1) and the
+#      project's qtests into the tree, generate the
 #      ET disassembler table (tools/etisa.py gen-c),
 #   4. configure riscv64-softmmu only, build with ccache.
 # Every step is skipped when its inputs have not changed, so a change in
@@ -69,6 +70,7 @@ fi
 
 # --- 3. link the project's code into the tree ----------------------------------
 ln -sfn "$PROJ/hw/etsoc1" "$SRC/hw/etsoc1"
+ln -sfn "$PROJ/target/etsoc1" "$SRC/target/riscv/etsoc1"
 ln -sfn "$PROJ/tests/qtest" "$SRC/tests/qtest/etsoc1"
 for t in "$PROJ"/tests/qtest/*.c "$PROJ"/tests/qtest/*.h; do
     [ -e "$t" ] && ln -sfn "$t" "$SRC/tests/qtest/$(basename "$t")"

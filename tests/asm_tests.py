@@ -55,12 +55,11 @@ def decoder_name(name):
 
 
 def decoder_patterns():
-    """{name: [(mask, match)]} from XEtsoc1.decode in patch 0004."""
+    """{name: [(mask, match)]} from the decoder, target/etsoc1/XEtsoc1.decode."""
     pats = {}
-    path = os.path.join(PROJ, 'qemu-patches',
-                        '0004-target-riscv-etsoc1-decoder.patch')
+    path = os.path.join(PROJ, 'target', 'etsoc1', 'XEtsoc1.decode')
     for line in open(path):
-        m = re.match(r'^\+(et_\w+)\s+((?:[01.\-]+\s+)+)[@&]', line)
+        m = re.match(r'^(et_\w+)\s+((?:[01.\-]+\s+)+)[@&]', line)
         if not m:
             continue
         bits = ''.join(m.group(2).split())

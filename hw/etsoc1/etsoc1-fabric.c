@@ -38,7 +38,6 @@
 #include "qapi/visitor.h"
 #include "fpu/softfloat.h"
 #include "exec/exec-all.h"
-#include "exec/helper-proto.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
@@ -368,33 +367,6 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 {
     return qatomic_read(&etsoc1_reduce_of(cpu)->state) != ETSOC1_REDUCE_PENDING;
-}
-
-/*
- * An F or packed instruction on a hart whose f registers a tensor operation
- * owns (env->et_tensor_busy, tested before it runs): halt until the
- * operation is done, then run the instruction again.  has_work re-tests
- * the state.
- */
-void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
-{
-    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
-    CPUState *cs = env_cpu(env);
-
-    if (etsoc1_reduce_done(cpu)) {
-        /* a wait that ended: leave no stale reason for a later wfi */
-        if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
-            qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
-        }
-        etsoc1_reduce_observe(cpu);
-        return;
-    }
-    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);
-    trace_etsoc1_minion_halt(env->mhartid, ETSOC1_WAIT_REDUCE);
-    etsoc1_trace_wait_begin(cpu, ETSOC1_WAIT_REDUCE);
-    cs->halted = 1;
-    cs->exception_index = EXCP_HLT;
-    cpu_loop_exit_restore(cs, GETPC());
 }
 
 /* ---- fast local barrier -------------------------------------------------- */

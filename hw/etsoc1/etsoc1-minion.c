@@ -27,7 +27,7 @@
 #include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 

@@ -25,7 +25,7 @@
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-shire.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 

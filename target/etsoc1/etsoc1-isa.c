@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion vendor instructions: scalar atomics, coherent
- * stores.  The decoder is qemu-patches/0004 (target/riscv/XEtsoc1.decode);
- * these are its out-of-line helpers.
+ * stores, and the wait of an FP instruction behind a tensor operation.
+ * The decoder (XEtsoc1.decode, trans_xetsoc1.c.inc) and the helpers'
+ * declarations (helper.h) are beside this file.
  *
  * From isa.md section 8.  Local atomics (funct7 bit 0 clear) execute in the
  * shire's L2, global ones at the L3; here both act on the same memory, with
@@ -28,9 +29,10 @@
 #include "exec/cpu_ldst.h"
 #include "exec/helper-proto.h"
 #include "exec/ram_addr.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1.h"
-#include "trace.h"
+#include "hw/etsoc1/etsoc1-trace.h"
+#include "hw/etsoc1/trace.h"
 
 FIELD(AMO_DESC, OP, 0, 8)
 FIELD(AMO_DESC, D, 8, 1)        /* 64-bit; for stores: size in OP */
@@ -444,4 +446,33 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     }
     etsoc1_amo_timing(env, pa, size, global, false, true, ra);
     etsoc1_amo_unlock(lc);
+}
+
+/* ---- FP instructions behind a tensor operation (patch 0002) ---------- */
+
+/*
+ * An F or packed instruction on a hart whose f registers a tensor operation
+ * owns (env->et_tensor_busy, tested before it runs): halt until the
+ * operation is done, then run the instruction again.  has_work re-tests
+ * the state.
+ */
+void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    CPUState *cs = env_cpu(env);
+
+    if (etsoc1_reduce_done(cpu)) {
+        /* a wait that ended: leave no stale reason for a later wfi */
+        if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
+            qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+        }
+        etsoc1_reduce_observe(cpu);
+        return;
+    }
+    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);
+    trace_etsoc1_minion_halt(env->mhartid, ETSOC1_WAIT_REDUCE);
+    etsoc1_trace_wait_begin(cpu, ETSOC1_WAIT_REDUCE);
+    cs->halted = 1;
+    cs->exception_index = EXCP_HLT;
+    cpu_loop_exit_restore(cs, GETPC());
 }

@@ -21,7 +21,7 @@
 #include "exec/exec-all.h"
 #include "fpu/softfloat.h"
 #include "internals.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-shire.h"
 
 #define NL ETSOC1_FLANES

@@ -21,7 +21,7 @@
 
 #include "qemu/osdep.h"
 #include "fpu/softfloat.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 
 #define F32_SIGN    0x80000000u
 #define F32_ONE     0x3f800000u

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Esperanto ET-SoC-1: the ET instructions' helpers outside the tensor unit
+ * Esperanto ET-SoC-1: the ET instructions' helpers outside the tensor unit,
+ * beside their decoder (target/riscv/etsoc1 in the QEMU tree)
  * (etsoc1-isa.c: scalar atomics and coherent stores; etsoc1-vpu*.c: packed
  * single, transcendentals, graphics; docs/isa.md).
  */
 
-#ifndef HW_ETSOC1_ISA_H
-#define HW_ETSOC1_ISA_H
+#ifndef TARGET_RISCV_ETSOC1_ISA_H
+#define TARGET_RISCV_ETSOC1_ISA_H
 
 #include "exec/memopidx.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-l3.h"
 
-/* etsoc1-isa.c; operation numbers shared with insn_trans/trans_xetsoc1.c.inc */
+/* etsoc1-isa.c; operation numbers shared with trans_xetsoc1.c.inc */
 typedef enum {
     ETSOC1_AMO_ADD, ETSOC1_AMO_SWAP, ETSOC1_AMO_XOR, ETSOC1_AMO_OR,
     ETSOC1_AMO_AND, ETSOC1_AMO_MIN, ETSOC1_AMO_MAX, ETSOC1_AMO_MINU,

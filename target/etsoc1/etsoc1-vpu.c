@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion packed-single ("VPU") instructions: the helpers
- * behind the patterns of qemu-patches/0004 (target/riscv/XEtsoc1.decode).
+ * behind the patterns of XEtsoc1.decode (beside this file).
  *
  * From isa.md section 9.  An f register is 8 x 32-bit lanes: lane 0 is
  * env->fpr[r] (NaN-boxed), lanes 1-7 env->et_fhi[r].  Every packed write of
@@ -26,7 +26,7 @@
 #include "exec/helper-proto.h"
 #include "fpu/softfloat.h"
 #include "internals.h"
-#include "hw/etsoc1/etsoc1-isa.h"
+#include "target/riscv/etsoc1/etsoc1-isa.h"
 #include "hw/etsoc1/etsoc1-tensor.h"
 
 #define NL ETSOC1_FLANES

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The ET-Minion vendor extension's TCG helpers, included by
+ * target/riscv/helper.h (qemu-patches/0002).  Defined beside this file:
+ * etsoc1_fp_wait, etsoc1_amo and etsoc1_store in etsoc1-isa.c, the packed
+ * ones in etsoc1-vpu.c.
+ */
+
+DEF_HELPER_1(etsoc1_fp_wait, void, env)
+DEF_HELPER_4(etsoc1_amo, tl, env, tl, tl, i32)
+DEF_HELPER_4(etsoc1_store, void, env, tl, tl, i32)
+DEF_HELPER_2(etsoc1_vop, void, env, i32)
+DEF_HELPER_2(etsoc1_vop_x, tl, env, i32)
+DEF_HELPER_3(etsoc1_vop_from_x, void, env, tl, i32)
+DEF_HELPER_3(etsoc1_vmem, void, env, tl, i32)
+DEF_HELPER_4(etsoc1_vgsc, void, env, tl, tl, i32)
