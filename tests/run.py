@@ -608,7 +608,7 @@ def atomics_test(accel=''):
     rc, out, wall = run(qemu_cmd('atomics', 1, accel), 120)
     label = f'isa atomics ({accel or "mttcg"})'
     relay_tap(label, out)
-    report(rc == 0 and bool(re.search(r'^1\.\.12$', out, re.M)),
+    report(rc == 0 and bool(re.search(r'^1\.\.13$', out, re.M)),
            f'{label}: faults, coherent stores, packb: exit status {rc}, '
            f'{wall:.2f} s', out[-2000:])
     h16 = '([0-9a-f]{16})'

@@ -204,8 +204,27 @@ struct trap_frame {
     uint64_t regs[32];  /* x0..x31; x0 slot holds nothing */
     uint64_t mcause, mepc, mtval;
 };
-/* Weak; a program may override it.  Return to resume at frame->mepc. */
+/*
+ * Weak; a program may override it.  Return to resume at frame->mepc.  The
+ * runtime's fails the program, unless trap_recording is set: then it
+ * calls trap_record().
+ */
 void trap_handler(struct trap_frame *f);
+
+/*
+ * For tests that provoke traps: trap_record() notes a trap in trap_seen
+ * and resumes after the trapping instruction (trap_skip: 2 or 4 bytes, by
+ * its length); an ecall from U-mode is not noted but returns to M-mode
+ * (mstatus.MPP = M), so that a test can drop to U-mode and come back.  An
+ * interrupt is noted and resumed where it struck.
+ */
+struct trap_seen {
+    uint64_t cause, tval, count;
+};
+extern volatile struct trap_seen trap_seen;
+extern volatile int trap_recording;
+void trap_skip(struct trap_frame *f);
+void trap_record(struct trap_frame *f);
 
 /* Programs define this; every hart calls it.  0 = PASS, else FAIL. */
 int main(uint64_t hartid, const void *fdt);

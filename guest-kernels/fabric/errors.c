@@ -6,15 +6,7 @@
 #include "etsoc1.h"
 #include "tap.h"
 
-static volatile uint64_t trap_cause, trap_count;
 static volatile int t1_done, t1_trapped;
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    trap_count++;
-    f->mepc += (*(volatile uint16_t *)f->mepc & 3) == 3 ? 4 : 2;
-}
 
 static uint64_t take_error(void)
 {
@@ -29,10 +21,11 @@ int main(uint64_t hartid, const void *fdt)
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
     unsigned i;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid == 1) {
-        trap_count = 0;
+        trap_seen.count = 0;
         tensor_send(2, 0, 1);
-        t1_trapped = trap_count == 1 && trap_cause == 2;
+        t1_trapped = trap_seen.count == 1 && trap_seen.cause == 2;
         t1_done = 1;
         return 0;
     }
@@ -57,9 +50,9 @@ int main(uint64_t hartid, const void *fdt)
     tensor_recv(8191, 0, 1, TR_FADD);
     CHECK_EQ(take_error(), 1 << 9, "partner id 8191 sets [9]");
 
-    trap_count = 0;
+    trap_seen.count = 0;
     esr_write(ESR_OTHER(PP_U, 40, FCC_CREDINC(0, 0)), 1);
-    CHECK(trap_count == 1 && trap_cause == 7,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 7,
           "credits to a shire that does not exist: store access fault");
 
     /* 65,536 credits on fcc1 of ourselves wrap the 16-bit counter */

@@ -15,20 +15,6 @@
 #define TMASK 0x805
 #define TERROR 0x808
 
-static volatile uint64_t trap_cause, traps;
-
-void trap_handler(struct trap_frame *f)
-{
-    if (f->mcause == 8) {                   /* ecall from U: back to M */
-        csr_set(mstatus, 3ULL << 11);
-        f->mepc += 4;
-        return;
-    }
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
-
 /* csrw in U-mode (CSR number patched in by the caller's asm), then back. */
 #define USER_CSRW(csr, v) do {                                              \
         register uint64_t a0_ __asm__("a0") = (v);                          \
@@ -48,6 +34,7 @@ int main(uint64_t hartid, const void *fdt)
     uint64_t feat = ESR_OTHER(PP_M, 0, MINION_FEATURE), base;
     unsigned e;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid != 0) {
         return 0;
     }
@@ -78,7 +65,7 @@ int main(uint64_t hartid, const void *fdt)
     CHECK_EQ(csr_read(TMASK), 0x2345, "tensor_mask keeps 16 bits");
 
     /* maintenance operations complete; tensor_wait on idle engines too */
-    traps = 0;
+    trap_seen.count = 0;
     csr_write(0x7d0, 3);                    /* cache_invalidate */
     csr_write(0x7f9, (1ULL << 58) | 3);     /* evict_sw */
     csr_write(0x7fb, (2ULL << 58) | 3);     /* flush_sw */
@@ -93,7 +80,8 @@ int main(uint64_t hartid, const void *fdt)
     for (e = 0; e < 16; e++) {
         csr_write(0x830, e);
     }
-    CHECK(traps == 0, "cache ops and tensor_wait on idle engines complete");
+    CHECK(trap_seen.count == 0,
+          "cache ops and tensor_wait on idle engines complete");
 
     /*
      * Lines a cache op may not name end it with tensor_error[7], no trap:
@@ -118,7 +106,8 @@ int main(uint64_t hartid, const void *fdt)
     csr_write(0x89f, (1ULL << 58) | SCP_LOCAL | 3);
     csr_write(0x81f, (0ULL << 58) | SCP_LOCAL | 3);
     csr_write(0x81f, (3ULL << 58) | (DRAM_UC + 0x100000));
-    CHECK(traps == 0 && csr_read(TERROR) == 0, "scratchpad lines to the L2 "
+    CHECK(trap_seen.count == 0 && csr_read(TERROR) == 0,
+          "scratchpad lines to the L2 "
           "(evict) and L1 (prefetch), a prefetch to memory: no error");
     csr_write(TERROR, 0);
 
@@ -138,42 +127,44 @@ int main(uint64_t hartid, const void *fdt)
           "tensor_conv_size/ctrl read as zero");
 
     /* tex_send is a graphics CSR: it traps while graphics is off */
-    traps = 0;
+    trap_seen.count = 0;
     csr_write(0x807, 1);
-    CHECK(traps == 1 && trap_cause == 2, "tex_send traps with graphics off");
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
+          "tex_send traps with graphics off");
     esr_write(feat, 0);
-    traps = 0;
+    trap_seen.count = 0;
     csr_write(0x807, 1);
-    CHECK(traps == 0, "tex_send is a no-op with graphics on");
+    CHECK(trap_seen.count == 0, "tex_send is a no-op with graphics on");
     esr_write(feat, 0x1);
 
     /* minion_feature takes cache ops away from U-mode */
-    traps = 0;
+    trap_seen.count = 0;
     USER_CSRW(0x810, 0);
     USER_CSRW(0x89f, base);
     USER_CSRW(0x8df, base);
-    CHECK(traps == 0, "U-mode may use ucache_control, evict_va, lock_va");
+    CHECK(trap_seen.count == 0,
+          "U-mode may use ucache_control, evict_va, lock_va");
     esr_write(feat, 0x1 | (1 << 3));
     USER_CSRW(0x810, 0);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "minion_feature[3]: ucache_control traps in U-mode");
     esr_write(feat, 0x1 | (1 << 2));
-    traps = 0;
+    trap_seen.count = 0;
     USER_CSRW(0x89f, base);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "minion_feature[2]: evict_va traps in U-mode");
     esr_write(feat, 0x1 | (1 << 5));
-    traps = 0;
+    trap_seen.count = 0;
     USER_CSRW(0x8df, base);
     USER_CSRW(0x89f, base);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "minion_feature[5]: lock_va traps in U-mode, evict_va does not");
-    traps = 0;
+    trap_seen.count = 0;
     csr_write(0x89f, base);
-    CHECK(traps == 0, "M-mode is not affected");
+    CHECK(trap_seen.count == 0, "M-mode is not affected");
     esr_write(feat, 0x1);
-    traps = 0;
+    trap_seen.count = 0;
     USER_CSRW(0x7f9, 0);
-    CHECK(traps == 1 && trap_cause == 2, "evict_sw is M-only");
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2, "evict_sw is M-only");
     return tap_done();
 }

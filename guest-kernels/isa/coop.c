@@ -21,14 +21,6 @@ static uint32_t out[MEMBERS][ROWS][16] __attribute__((aligned(64)));
 static uint32_t solo[ROWS][16] __attribute__((aligned(64)));
 static volatile uint32_t issued[MEMBERS], done[MEMBERS];
 static volatile uint32_t early;
-static volatile uint64_t trap_cause, traps;
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
 
 /* TensorLoad of @rows lines at @p into L1 SCP line 0, cooperative if @coop */
 static uint64_t tload(int coop, const void *p, unsigned rows)
@@ -89,6 +81,7 @@ int main(uint64_t hartid, const void *fdt)
 {
     unsigned i, j, m, bad;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hart_thread(hartid) || hart_minion(hartid) >= MEMBERS) {
         return 0;
     }
@@ -109,15 +102,15 @@ int main(uint64_t hartid, const void *fdt)
 
     /* without shire_coop_mode: coop loads and stores are illegal */
     csr_write_x31(0x83f, tload(1, src, ROWS), 64);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "coop TensorLoad without shire_coop_mode: illegal instruction");
-    traps = 0;
+    trap_seen.count = 0;
     csr_write_x31(0x87f, tstore_regs(out, 2, 1), 0);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "coop TensorStore without shire_coop_mode: illegal instruction");
-    traps = 0;
+    trap_seen.count = 0;
     csr_write_x31(0x87f, tstore_regs(out, 2, 4), 0);
-    CHECK(traps == 0 && csr_read(CSR_TENSOR_ERROR) == 1 << 8,
+    CHECK(trap_seen.count == 0 && csr_read(CSR_TENSOR_ERROR) == 1 << 8,
           "coop TensorStore, 2 minions x 4 blocks: tensor_error[8], no trap");
     csr_write(CSR_TENSOR_ERROR, 0);
     csr_write_x31(0x87f, tstore_regs(out, 3, 1), 0);
@@ -132,7 +125,7 @@ int main(uint64_t hartid, const void *fdt)
 
     /* a legal coop register store with coop mode on stores its own data */
     csr_write_x31(0x87f, tstore_regs(out[0], 2, 2), 0);
-    CHECK(traps == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+    CHECK(trap_seen.count == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
           "coop TensorStore, 2 minions x 2 blocks, coop mode on: accepted");
 
     /* a group that does not name the issuing minion: it loads alone */

@@ -12,23 +12,23 @@
 #include "etsoc1.h"
 #include "et-vpu.h"
 
-static volatile uint64_t traps, cause, tval_ok;
+static volatile uint64_t tval_ok;
 static uint32_t lanes[8] __attribute__((aligned(32)));
 
 void trap_handler(struct trap_frame *f)
 {
-    traps++;
-    cause = f->mcause;
     tval_ok = csr_read(mtval) == *(volatile uint32_t *)f->mepc;
-    f->mepc += 4;
+    trap_record(f);
 }
 
 static void report(const char *name, uint64_t result)
 {
     print("%s: traps=%lu cause=%lu tval=%s result=%lx\n", name,
-          (unsigned long)traps, (unsigned long)(traps ? cause : 0),
-          traps ? (tval_ok ? "ok" : "bad") : "-", (unsigned long)result);
-    traps = 0;
+          (unsigned long)trap_seen.count,
+          (unsigned long)(trap_seen.count ? trap_seen.cause : 0),
+          trap_seen.count ? (tval_ok ? "ok" : "bad") : "-",
+          (unsigned long)result);
+    trap_seen.count = 0;
 }
 
 static void packed(uint32_t x, uint32_t y)

@@ -31,12 +31,11 @@ static uint32_t vec[16] __attribute__((aligned(64)));
 static int32_t qv[3][16] __attribute__((aligned(64)));  /* TensorQuant */
 static uint32_t tr[16][16] __attribute__((aligned(64)));
 static uint32_t out[16][16] __attribute__((aligned(64)));
-static volatile uint64_t trap_cause, traps;
 static volatile unsigned t1_illegal;    /* thread 1's ops that trapped */
 
 /* Run @stmt: did it take exactly one illegal-instruction trap? */
-#define ILLEGAL(stmt) ({ traps = 0; trap_cause = 0; stmt; \
-                         traps == 1 && trap_cause == 2; })
+#define ILLEGAL(stmt) ({ trap_seen.count = 0; trap_seen.cause = 0; stmt; \
+                         trap_seen.count == 1 && trap_seen.cause == 2; })
 
 /*
  * fp32 TensorFMA operands: A row i is fs_a[i][0-3], B line k fs_b[k]; by
@@ -75,13 +74,6 @@ static uint32_t fs_b[16][16] __attribute__((aligned(64))) = {
       0x3f800000, 0x3f800000, 0x3f800000, 0x3f000000, 0x3f800000, 0x40400000,
       0x3f800000, 0x80000000, 0x3f000000, 0x3e800000 },
 };
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
 
 /* TensorLoad, transform @cmd, of @rows lines at @p into SCP line @line */
 static uint64_t tload(unsigned cmd, unsigned line, const void *p, unsigned rows)
@@ -295,25 +287,25 @@ static void illegal_tests(void)
     bits |= ILLEGAL(csr_write_x31(TLOADL2, tload(0, 0, tr, 1), 64)) << 6;
     bits |= ILLEGAL(csr_write(0x804, 0)) << 7;          /* tensor_coop */
     bits |= ILLEGAL(csr_read(0x800)) << 8;              /* tensor_reduce */
-    traps = 0;
+    trap_seen.count = 0;
     csr_write(CSR_TENSOR_ERROR, 0);
     csr_write(0x830, 8);                                /* tensor_wait */
     esr_write(feat, f0);
     CHECK_EQ(bits, 0x1ff, "minion_feature[1]: TensorLoad, FMA, Store, Quant, "
              "tensor_mask (w, r), TensorLoadL2, tensor_coop, tensor_reduce "
              "(bits 0-8) illegal");
-    CHECK(traps == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
+    CHECK(trap_seen.count == 0 && csr_read(CSR_TENSOR_ERROR) == 0,
           "minion_feature[1]: tensor_error and tensor_wait still work");
 }
 
 /* tensor_error is 1 << 7 (cleared), with no trap and no bus error */
 static int faulted(void)
 {
-    int ok = csr_read(CSR_TENSOR_ERROR) == 1 << 7 && traps == 0 &&
+    int ok = csr_read(CSR_TENSOR_ERROR) == 1 << 7 && trap_seen.count == 0 &&
              !(csr_read(mip) >> IRQ_BUS_ERROR & 1);
 
     csr_write(CSR_TENSOR_ERROR, 0);
-    traps = 0;
+    trap_seen.count = 0;
     return ok;
 }
 
@@ -332,7 +324,7 @@ static void fault_tests(void)
             tr[i][j] = 0x5e5e5e5e;
         }
     }
-    traps = 0;
+    trap_seen.count = 0;
     csr_write_x31(TSTORE, tstore_regs(tr, 3), hole);
     CHECK(faulted() && diff_rows(tr, out, 1) == 0 &&
           diff_rows(tr + 1, out + 1, 2) == 32,
@@ -367,6 +359,7 @@ int main(uint64_t hartid, const void *fdt)
 {
     unsigned i, j, bad;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid == 1) {                      /* thread 1 may not issue */
         bad = ILLEGAL(csr_write(TLOAD, 0));
         bad |= ILLEGAL(csr_write(TFMA, 0)) << 1;

@@ -419,7 +419,6 @@ static void print_masked_lines(void)
     }
 }
 
-static volatile uint64_t trap_cause, traps;
 static volatile bool catching;
 
 /* Skips the instruction while trapped() runs one; any other trap fails */
@@ -430,9 +429,7 @@ void trap_handler(struct trap_frame *f)
               f->mepc);
         fail("unexpected trap");
     }
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
+    trap_record(f);
 }
 
 /*
@@ -448,8 +445,8 @@ static int trapped(unsigned op, unsigned rm, unsigned dyn)
     FLW_PS(f4, sentinel);
     csr_write(frm, dyn);
     csr_write(fflags, 0);
-    traps = 0;
-    trap_cause = 0;
+    trap_seen.count = 0;
+    trap_seen.cause = 0;
     catching = true;
     if (rm == 7) {
         run(op);
@@ -461,10 +458,11 @@ static int trapped(unsigned op, unsigned rm, unsigned dyn)
     for (e = 0; e < 8; e++) {
         kept &= out[e] == SENTINEL;
     }
-    if (traps == 0) {
+    if (trap_seen.count == 0) {
         return 0;
     }
-    return traps == 1 && trap_cause == 2 && kept && csr_read(fflags) == 0
+    return trap_seen.count == 1 && trap_seen.cause == 2 && kept &&
+           csr_read(fflags) == 0
            ? 1 : -1;
 }
 

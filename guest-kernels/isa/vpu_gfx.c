@@ -191,24 +191,15 @@ static void print8(const uint32_t *v)
                          : "+r"(r_));                                   \
         r_; })
 
-static volatile uint64_t trap_cause, traps;
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
-
 /* Run @op once over vector 0 and tell whether it trapped (cause 2) */
 static int traps_once(unsigned op)
 {
     make_inputs(op);
     load(in_a, in_b, in_d);
-    traps = 0;
-    trap_cause = 0;
+    trap_seen.count = 0;
+    trap_seen.cause = 0;
     run(op);
-    return traps == 1 && trap_cause == 2;
+    return trap_seen.count == 1 && trap_seen.cause == 2;
 }
 
 static void maskpopc_lines(void)
@@ -245,6 +236,7 @@ int main(uint64_t hartid, const void *fdt)
     unsigned op, rm, v, n;
     uint64_t x;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid != 0) {
         return 0;
     }
@@ -264,21 +256,22 @@ int main(uint64_t hartid, const void *fdt)
     run(UN8_PS);
     FSW_PS(f4, out);
     CHECK_EQ(out[0], SENTINEL, "a trapped op leaves fd alone");
-    traps = 0;
+    trap_seen.count = 0;
     x = MPR(0, 1, 7);
-    CHECK(traps == 1 && trap_cause == 2 && x == SENTINEL,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2 && x == SENTINEL,
           "maskpopc.rast traps while minion_feature[0] is set");
 
     esr_write(feat, 0);
     CHECK_EQ(esr_read(feat), 0, "minion_feature cleared (M-mode ESR write)");
     for (op = n = 0; op < NOPS; op++) {
-        n += !traps_once(op) && traps == 0;
+        n += !traps_once(op) && trap_seen.count == 0;
     }
     CHECK_EQ(n, NOPS, "with minion_feature[0] clear none traps");
     mova_m_x(0xffULL | 0xffULL << 8 | 0xffULL << 56);
-    traps = 0;
+    trap_seen.count = 0;
     x = MPR(3, 1, 7);
-    CHECK(traps == 0 && x == 16, "maskpopc.rast runs once it is clear");
+    CHECK(trap_seen.count == 0 && x == 16,
+          "maskpopc.rast runs once it is clear");
 
     /* frm = 5: the ops that set a rounding mode trap, the others run */
     csr_write(frm, 5);
@@ -288,7 +281,7 @@ int main(uint64_t hartid, const void *fdt)
                        (op >= PS_UN24 && op <= PS_UN2) || op == PS_RAST ||
                        op == FRCP_FIX;
 
-        n += traps_once(op) == sets_rm && traps == sets_rm;
+        n += traps_once(op) == sets_rm && trap_seen.count == sets_rm;
     }
     CHECK_EQ(n, NOPS, "frm 5: illegal exactly for the ops that set a "
              "rounding mode");

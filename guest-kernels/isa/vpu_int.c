@@ -28,14 +28,6 @@ static uint32_t C[8] __attribute__((aligned(32))) = {
     0x55555555, 0x66666666, 0x77777777, 0x88888888,
 };
 static uint32_t buf[8] __attribute__((aligned(32)));
-static volatile uint64_t trap_cause, traps;
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
 
 static void store_f4(void)
 {
@@ -187,6 +179,7 @@ int main(uint64_t hartid, const void *fdt)
     unsigned e, bad;
     uint64_t m;
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid != 0) {
         return 0;
     }
@@ -263,9 +256,10 @@ int main(uint64_t hartid, const void *fdt)
         __asm__ volatile("maskpopcz %0, m1" : "=r"(pz));
         CHECK(pc == 5 && pz == 3, "maskpopc / maskpopcz of m1 = 0x37");
     }
-    traps = 0;
+    trap_seen.count = 0;
     __asm__ volatile(".insn 4, 0x6620f47b");   /* maskand with md = 8 */
-    CHECK(traps == 1 && trap_cause == 2, "mask register field above m7 traps");
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
+          "mask register field above m7 traps");
 
     /* memory: masked stores, broadcasts */
     for (e = 0; e < 8; e++) {
@@ -322,10 +316,11 @@ int main(uint64_t hartid, const void *fdt)
         bad += buf[e] != (A[e] ? B[e] : C[e]);
     }
     CHECK(bad == 0, "fcmov.ps selects fs2 where fs1 != 0, else fs3");
-    traps = 0;
+    trap_seen.count = 0;
     /* fcmov.ps with fmt 1 */
     __asm__ volatile(".word 0x1a20a23f");   /* no mnemonic: illegal */
-    CHECK(traps == 1 && trap_cause == 2, "0x3f with fmt != 2 is illegal");
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
+          "0x3f with fmt != 2 is illegal");
     {
         static const uint8_t rev[8] = { 3, 2, 1, 0, 7, 6, 5, 4 };
         static const uint8_t pairs[8] = { 2, 3, 0, 1, 6, 7, 4, 5 };
@@ -364,10 +359,11 @@ int main(uint64_t hartid, const void *fdt)
     mova_m_x(0);
     __asm__ volatile("mov.m.x m3, %0, 5" :: "r"(0x1a0));
     CHECK_EQ(mova_x_m(), 0xa5ULL << 24, "mov.m.x m3 = x[rs1][7:0] | imm8");
-    traps = 0;
+    trap_seen.count = 0;
     /* md = 9: no mask register has that name, so the raw word (rs1 = a0) */
     __asm__ volatile("mv a0, %0; .insn 4, 0x560504fb" :: "r"(1) : "a0");
-    CHECK(traps == 1 && trap_cause == 2, "mov.m.x to a mask above m7 traps");
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
+          "mov.m.x to a mask above m7 traps");
 
     /* scalar F writes clear lanes 1-7 */
     __asm__ volatile("fmv.w.x f4, %0" :: "r"(0x3f800000));
@@ -379,21 +375,21 @@ int main(uint64_t hartid, const void *fdt)
           "a scalar F write zeroes lanes 1-7");
 
     /* FS = Off: packed instructions are illegal */
-    traps = 0;
+    trap_seen.count = 0;
     csr_clear(mstatus, 3 << 13);
     __asm__ volatile("fadd.pi f4, f1, f2");
     csr_set(mstatus, 1 << 13);
-    CHECK(traps == 1 && trap_cause == 2,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 2,
           "packed instruction with FS=Off traps");
     /*
      * fexp.ps (rs2 4), flog.ps (3), frcp.ps (7) exist only with funct3 0:
      * illegal encodings have no mnemonic, so these are raw words
      */
-    traps = 0;
+    trap_seen.count = 0;
     __asm__ volatile(".insn 4, 0x5840927b");
     __asm__ volatile(".insn 4, 0x5830f27b");
     __asm__ volatile(".insn 4, 0x5870c27b");
-    CHECK(traps == 3 && trap_cause == 2,
+    CHECK(trap_seen.count == 3 && trap_seen.cause == 2,
           "fexp/flog/frcp.ps with funct3 != 0 are illegal");
     /* fflags/fcsr bit 31: the sticky denormal-operand flag */
     {

@@ -139,19 +139,16 @@ static uint32_t offs[8] __attribute__((aligned(32)));  /* f1 */
 static uint32_t lanes[8] __attribute__((aligned(32))); /* f4 before */
 static uint32_t out[8] __attribute__((aligned(32)));   /* f4 after */
 static uint32_t want_out[8];
-static volatile uint64_t trap_cause, trap_tval, traps, progress_at_trap;
+static volatile uint64_t progress_at_trap;
 static volatile bool keep_progress;
 
 void trap_handler(struct trap_frame *f)
 {
-    trap_cause = f->mcause;
-    trap_tval = f->mtval;
-    traps++;
     progress_at_trap = csr_read(GSC_PROGRESS);
     if (!keep_progress) {
         csr_write(GSC_PROGRESS, 0);
     }
-    f->mepc += 4;
+    trap_record(f);
 }
 
 static void load_regs(void)
@@ -213,7 +210,7 @@ static void prepare(const struct mem_op *op, uint8_t *const at[8],
         }
     }
     load_regs();
-    traps = 0;
+    trap_seen.count = 0;
     set_m0(m0);
 }
 
@@ -229,7 +226,7 @@ static bool as_prepared(void)
     for (i = 0; i < sizeof(buf); i++) {
         bad += buf[i] != want[i];
     }
-    return bad == 0 && traps == 0 && csr_read(GSC_PROGRESS) == 0;
+    return bad == 0 && trap_seen.count == 0 && csr_read(GSC_PROGRESS) == 0;
 }
 
 /*
@@ -416,11 +413,11 @@ static void set_offs(uint32_t step)
 
 static void expect_trap(unsigned cause, uint64_t progress, const char *what)
 {
-    CHECK(traps == 1 && trap_cause == cause &&
+    CHECK(trap_seen.count == 1 && trap_seen.cause == cause &&
           progress_at_trap == progress && csr_read(GSC_PROGRESS) == 0,
           "%s: cause %u, gsc_progress %lu at the trap", what, cause,
           progress);
-    traps = 0;
+    trap_seen.count = 0;
 }
 
 static void gsc_faults(void)
@@ -435,11 +432,11 @@ static void gsc_faults(void)
     set_offs(4);
     offs[3] = SCP_HOLE;
     load_regs();
-    traps = 0;
+    trap_seen.count = 0;
     run(find("fgw.ps"), 0, SCP_DATA);
     store_f4();
     CHECK(out[0] == 0x3000 && out[2] == 0x3002 && out[3] == lanes[3] &&
-          out[7] == lanes[7] && trap_tval == SCP_DATA + SCP_HOLE,
+          out[7] == lanes[7] && trap_seen.tval == SCP_DATA + SCP_HOLE,
           "fgw.ps faulting on lane 3: lanes 0-2 gathered, 3-7 not");
     expect_trap(5, 3, "fgw.ps past the scratchpad");
 
@@ -469,7 +466,7 @@ static void gsc_faults(void)
     for (e = 0, bad = 0; e < 8; e++) {
         bad += out[e] != (e < 3 ? lanes[e] : 0x3000 + e);
     }
-    CHECK(bad == 0 && traps == 0 && csr_read(GSC_PROGRESS) == 0,
+    CHECK(bad == 0 && trap_seen.count == 0 && csr_read(GSC_PROGRESS) == 0,
           "fgw.ps with gsc_progress 3: lanes 0-2 skipped, then reset to 0");
 
     /* coherent gather and scatter: a misaligned element faults */
@@ -479,7 +476,7 @@ static void gsc_faults(void)
     run(find("fgwg.ps"), 0, SCP_DATA);
     store_f4();
     CHECK(out[1] == 0x3001 && out[2] == lanes[2] &&
-          trap_tval == SCP_DATA + 6,
+          trap_seen.tval == SCP_DATA + 6,
           "fgwg.ps misaligned lane 2: lanes 0-1 gathered, 2-7 not");
     expect_trap(5, 2, "fgwg.ps misaligned");
     for (e = 0; e < 8; e++) {
@@ -492,7 +489,7 @@ static void gsc_faults(void)
     for (e = 0, bad = 0; e < 8; e++) {
         bad += ((volatile uint16_t *)scp)[e] != (e < 5 ? 0xa0a0 + e : 0xffff);
     }
-    CHECK(bad == 0 && trap_tval == SCP_DATA + 11,
+    CHECK(bad == 0 && trap_seen.tval == SCP_DATA + 11,
           "fschl.ps misaligned lane 5: lanes 0-4 stored, 5-7 not");
     expect_trap(7, 5, "fschl.ps misaligned");
 
@@ -507,9 +504,10 @@ static void whole_faults(void)
     unsigned e, bad;
 
     set_m0(0xff);
-    traps = 0;
+    trap_seen.count = 0;
     run(find("flwl.ps"), (uintptr_t)buf + 4, 0);
-    CHECK(trap_tval == (uintptr_t)buf + 4, "flwl.ps: mtval is the address");
+    CHECK(trap_seen.tval == (uintptr_t)buf + 4,
+          "flwl.ps: mtval is the address");
     expect_trap(5, 0, "flwl.ps 4 bytes off 32-byte alignment");
     for (e = 0; e < sizeof(buf); e++) {
         buf[e] = want[e] = e;
@@ -518,7 +516,7 @@ static void whole_faults(void)
     for (e = 0, bad = 0; e < sizeof(buf); e++) {
         bad += buf[e] != want[e];
     }
-    CHECK(bad == 0 && trap_tval == (uintptr_t)buf + 16,
+    CHECK(bad == 0 && trap_seen.tval == (uintptr_t)buf + 16,
           "fswg.ps 16 bytes off alignment: nothing stored, mtval the address");
     expect_trap(7, 0, "fswg.ps misaligned");
 }
@@ -545,7 +543,7 @@ static void amo_faults(void)
     scp[0] = 40;
     run(find("famoaddg.pi"), 0, SCP_DATA);
     store_f4();
-    CHECK(traps == 0 && scp[0] == 40 + lanes[0] && out[0] == 40,
+    CHECK(trap_seen.count == 0 && scp[0] == 40 + lanes[0] && out[0] == 40,
           "famoaddg.pi (global) to the L2 scratchpad is allowed");
 
     /*
@@ -567,10 +565,10 @@ static void amo_faults(void)
         bad += amo_mem[e] != 100 * e + (e < 5 ? lanes[e] : 0);
         bad += out[e] != (e < 5 ? 100 * e : lanes[e]);
     }
-    CHECK(bad == 0 && traps == 1 && trap_cause == 7 &&
+    CHECK(bad == 0 && trap_seen.count == 1 && trap_seen.cause == 7 &&
           csr_read(GSC_PROGRESS) == 5,
           "famoaddl.pi misaligned lane 5: lanes 0-4 done, gsc_progress 5");
-    traps = 0;
+    trap_seen.count = 0;
     offs[5] = 20;
     set_m0(0xff);
     FLW_PS(f1, offs);
@@ -579,7 +577,7 @@ static void amo_faults(void)
     for (e = 0, bad = 0; e < 8; e++) {
         bad += amo_mem[e] != 100 * e + lanes[e] || out[e] != 100 * e;
     }
-    CHECK(bad == 0 && traps == 0 && csr_read(GSC_PROGRESS) == 0,
+    CHECK(bad == 0 && trap_seen.count == 0 && csr_read(GSC_PROGRESS) == 0,
           "famoaddl.pi run again: lanes 5-7 only, gsc_progress back to 0");
 }
 

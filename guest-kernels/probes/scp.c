@@ -82,14 +82,6 @@ static uint64_t probe(loop_fn timed, uint64_t p, loop_fn overhead,
 
 static uint64_t load_cycles[NPAIRS];
 static uint64_t shire7_bad = ~0ULL;
-static volatile uint64_t trap_cause, traps;
-
-void trap_handler(struct trap_frame *f)
-{
-    trap_cause = f->mcause;
-    traps++;
-    f->mepc += 4;
-}
 
 static void measure(unsigned shire)
 {
@@ -183,13 +175,13 @@ static void checks(void)
     CHECK(old == (uint64_t)-16 && *amo32 == 3,
           "amomaxg.w on a remote scratchpad: signed, sign-extended");
 
-    traps = 0;
+    trap_seen.count = 0;
     et_amoaddl_d(amo, 1);
-    CHECK(traps == 1 && trap_cause == 7 && *amo == 77,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 7 && *amo == 77,
           "amoaddl.d on a remote scratchpad: store access fault");
-    traps = 0;
+    trap_seen.count = 0;
     ld32(SCP(7) + (5ULL << 20));
-    CHECK(traps == 1 && trap_cause == 5,
+    CHECK(trap_seen.count == 1 && trap_seen.cause == 5,
           "a load past a remote shire's 4 MiB: load access fault");
 
     /* packed global add, lane e at word e of the AMO line */
@@ -260,6 +252,7 @@ int main(uint64_t hartid, const void *fdt)
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
     unsigned shire = hart_shire(hartid);
 
+    trap_recording = 1;     /* runtime trap_record() */
     if (hartid % HARTS_PER_SHIRE != 0) {
         return 0;
     }

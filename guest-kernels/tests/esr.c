@@ -9,32 +9,25 @@
 
 #define MCAUSE_IRQ (1ULL << 63)
 
-static volatile uint64_t trap_cause, trap_tval, trap_count, busaddr_seen;
+static volatile uint64_t busaddr_seen;
 static volatile uint64_t trap_mpp;      /* mstatus.MPP of the last trap */
 
 void trap_handler(struct trap_frame *f)
 {
-    if (f->mcause == 8) {                   /* ecall from U: back to M */
-        csr_set(mstatus, 3ULL << 11);
-        f->mepc += 4;
-        return;
+    if (f->mcause != 8) {                   /* not the ecall back to M */
+        trap_mpp = csr_read(mstatus) >> 11 & 3;
     }
-    trap_cause = f->mcause;
-    trap_tval = f->mtval;
-    trap_mpp = csr_read(mstatus) >> 11 & 3;
-    trap_count++;
     if (f->mcause == (MCAUSE_IRQ | IRQ_BUS_ERROR)) {
         busaddr_seen = csr_read(CSR_MBUSADDR);
         csr_clear(mip, 1ULL << IRQ_BUS_ERROR);
-        return;                             /* an interrupt: resume */
     }
-    /* skip the faulting instruction, compressed or not */
-    f->mepc += (*(volatile uint16_t *)f->mepc & 3) == 3 ? 4 : 2;
+    trap_record(f);     /* an interrupt resumes where it struck */
 }
 
 static void clear_trap(void)
 {
-    trap_cause = trap_tval = trap_count = busaddr_seen = trap_mpp = 0;
+    trap_seen.cause = trap_seen.tval = trap_seen.count = 0;
+    busaddr_seen = trap_mpp = 0;
 }
 
 static uint64_t load64(uint64_t addr)
@@ -86,7 +79,7 @@ static uint64_t user_load64_settle(uint64_t addr)
         "addi a1, a1, -1\n"
         "bnez a1, 2b\n"
         "3: ecall\n"
-        : "+r"(a1) : "r"(a0), "r"(&trap_count) : "t0", "memory");
+        : "+r"(a1) : "r"(a0), "r"(&trap_seen.count) : "t0", "memory");
     return a1;
 }
 
@@ -109,7 +102,7 @@ static uint64_t user_read_hartid(void)
 /* Wait (bounded) for an asynchronous interrupt to be taken. */
 static void settle(void)
 {
-    for (int i = 0; i < 1000 && !trap_count; i++) {
+    for (int i = 0; i < 1000 && !trap_seen.count; i++) {
         __asm__ volatile("nop");
     }
 }
@@ -156,41 +149,45 @@ int main(uint64_t hartid, const void *fdt)
     clear_trap();
     addr = ESR_OTHER(PP_U, me, FLB(1)) + 4;
     __asm__ volatile("sd zero, 0(%0)" :: "r"(addr) : "memory");
-    CHECK(trap_cause == 7 && trap_tval == addr,
-          "misaligned ESR store: store access fault (cause %lu)", trap_cause);
+    CHECK(trap_seen.cause == 7 && trap_seen.tval == addr,
+          "misaligned ESR store: store access fault (cause %lu)",
+          trap_seen.cause);
     clear_trap();
     addr = ESR_OTHER(PP_U, me, FLB(1)) + 4;
     __asm__ volatile("lw zero, 0(%0)" :: "r"(addr) : "memory");
-    CHECK(trap_cause == 5 && trap_tval == addr,
+    CHECK(trap_seen.cause == 5 && trap_seen.tval == addr,
           "4-byte ESR load at offset 4: load access fault (cause %lu)",
-          trap_cause);
+          trap_seen.cause);
     clear_trap();
     addr = ESR_OTHER(PP_U, me, FLB(0));
     store32(addr, 1);
-    CHECK(trap_cause == 7 && trap_tval == addr,
-          "4-byte ESR store: store access fault (cause %lu)", trap_cause);
+    CHECK(trap_seen.cause == 7 && trap_seen.tval == addr,
+          "4-byte ESR store: store access fault (cause %lu)", trap_seen.cause);
     clear_trap();
     load64(ESR(PP_DEBUG, me, 0x780));
-    CHECK(trap_cause == 5, "PP=debug from M-mode: access fault (cause %lu)",
-          trap_cause);
+    CHECK(trap_seen.cause == 5,
+          "PP=debug from M-mode: access fault (cause %lu)",
+          trap_seen.cause);
     clear_trap();
     v = user_load64(ESR_OTHER(PP_M, me, MINION_FEATURE));
-    CHECK(trap_cause == 5 && v == 0xdead,
-          "PP=M from U-mode: load access fault (cause %lu)", trap_cause);
+    CHECK(trap_seen.cause == 5 && v == 0xdead,
+          "PP=M from U-mode: load access fault (cause %lu)", trap_seen.cause);
     clear_trap();
     v = user_load64(ESR_OTHER(PP_U, me, FLB(5)));
-    CHECK(trap_count == 0 && v == 0x42, "PP=U from U-mode is allowed");
+    CHECK(trap_seen.count == 0 && v == 0x42, "PP=U from U-mode is allowed");
     clear_trap();
     load64(SCP_BASE + me * SCP_WINDOW + 5 * (1ULL << 20));
-    CHECK(trap_cause == 5, "SCP beyond the shire's 4 MiB: access fault");
+    CHECK(trap_seen.cause == 5, "SCP beyond the shire's 4 MiB: access fault");
     clear_trap();
     load64(ESR_OTHER(PP_M, 100, SHIRE_CONFIG));
-    CHECK(trap_cause == 5, "ESR of a shire that does not exist: access fault");
+    CHECK(trap_seen.cause == 5,
+          "ESR of a shire that does not exist: access fault");
 
     /* hartid shadow CSR */
     clear_trap();
     user_read_hartid();
-    CHECK(trap_cause == 2, "hartid CSR in U-mode without menable_shadows traps");
+    CHECK(trap_seen.cause == 2,
+          "hartid CSR in U-mode without menable_shadows traps");
     csr_write(CSR_MENABLE_SHADOWS, 1);
     clear_trap();
     CHECK_EQ(user_read_hartid(), hartid, "hartid CSR in U-mode with shadows");
@@ -203,20 +200,23 @@ int main(uint64_t hartid, const void *fdt)
     addr = ESR_OTHER(PP_M, me, SHIRE_CACHE_BUILD_CONFIG);
     esr_write(addr, 0);
     settle();
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) &&
+          busaddr_seen == addr,
           "write to a read-only ESR: bus-error interrupt, mbusaddr 0x%lx",
           busaddr_seen);
     clear_trap();
     addr = ESR_OTHER(PP_U, me, 0x1000);
     v = load64(addr);
     settle();
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr &&
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) &&
+          busaddr_seen == addr &&
           v == 0, "read of an unknown ESR: bus error, reads 0");
     clear_trap();
     addr = ESR_NEIGH(PP_U, me, 0, MINION_BOOT);
     load64(addr);
     settle();
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) &&
+          busaddr_seen == addr,
           "an M register at its PP=U alias decodes as unknown");
     csr_clear(mstatus, 1 << 3);
     /*
@@ -228,15 +228,15 @@ int main(uint64_t hartid, const void *fdt)
     clear_trap();
     addr = ESR_NEIGH(PP_U, LOCAL_SHIRE, 0, MPROT);
     v = user_load64_settle(addr);
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
           busaddr_seen == ESR_NEIGH(PP_U, me, 0, MPROT) && v > 0,
           "read of a missing ESR from U-mode: bus-error interrupt taken in "
-          "U-mode (cause 0x%lx, MPP %lu), mbusaddr 0x%lx", trap_cause,
+          "U-mode (cause 0x%lx, MPP %lu), mbusaddr 0x%lx", trap_seen.cause,
           trap_mpp, busaddr_seen);
     clear_trap();
     addr = ESR_OTHER(PP_U, me, 0x1000);
     v = user_load64_settle(addr);
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && trap_mpp == 0 &&
           busaddr_seen == addr && v > 0,
           "read of an unknown shire ESR from U-mode: bus-error interrupt in "
           "U-mode, mbusaddr 0x%lx", busaddr_seen);
@@ -256,14 +256,15 @@ int main(uint64_t hartid, const void *fdt)
               0xff) != 4;
     }
     settle();
-    CHECK(v == 0 && trap_count == 0,
+    CHECK(v == 0 && trap_seen.count == 0,
           "shire cache op state machine: a CB flush to all banks, each bank "
           "reads idle (state 4)");
     clear_trap();
     addr = ESR(PP_U, me, 0x300000 | 0xf << 13 | 0x100);
     load64(addr);
     settle();
-    CHECK(trap_cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) && busaddr_seen == addr,
+    CHECK(trap_seen.cause == (MCAUSE_IRQ | IRQ_BUS_ERROR) &&
+          busaddr_seen == addr,
           "shire cache: a read of the all-banks alias is a bus error");
     csr_clear(mstatus, 1 << 3);
 
