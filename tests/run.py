@@ -429,21 +429,24 @@ def fabric_tests():
 
 # ---- ISA ----------------------------------------------------------------------
 
-VPU_IN = [0x00000000, 0x80000000, 0x3f800000, 0xbfc00000, 0x7f7fffff, 0x00800000,
-          0x00000001, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
-          0x7f812345, 0x3eaaaaab, 0x3f7fffff, 0xcb7fffff]   # guest-kernels/isa/vpu_fp.c
+def c_tables(path):
+    """{name: [words]}: the `static const uint32_t` arrays of a guest
+    source.  The guest's test inputs are written once, there; its
+    reference here reads them."""
+    text = re.sub(r'/\*.*?\*/', '', open(path).read(), flags=re.S)
+    return {name: [int(x, 16) for x in re.findall(r'0x[0-9a-fA-F]+', body)]
+            for name, body in re.findall(
+                r'static const uint32_t (\w+)\[\d*\][^=]*=\s*\{(.*?)\};',
+                text, re.S)}
+
+
+VPU_FP_TABLES = c_tables(os.path.join(os.path.dirname(os.path.abspath(
+    __file__)), '..', 'guest-kernels', 'isa', 'vpu_fp.c'))
+VPU_IN = VPU_FP_TABLES['in']
 # (0x00800000 x 0x3f7fffff: tiny after rounding, though it rounds to 2^-126)
-# the fp16 conversions' own b inputs (same file)
-VPU_IN_OF = {
-    'fcvt.f16.ps': [0x477fe000, 0x477ff000, 0xc77fefff, 0x38800000, 0x33800000,
-                    0x33000000, 0x33000001, 0xb3c00000, 0x387fc000, 0x3eaaaaab,
-                    0x40490fdb, 0x7f812345, 0xffc00001, 0xff800000, 0x80000000,
-                    0x3f801000],
-    'fcvt.ps.f16': [0xdead0000, 0x00008000, 0x12343c00, 0xffffbe00, 0x00007bff,
-                    0x55550400, 0x00000001, 0x000083ff, 0x7fff7c00, 0x0000fc00,
-                    0x00007e00, 0x00007e5a, 0x00007c01, 0x0000fd00, 0x00003555,
-                    0xaaaac248],
-}
+# the fp16 conversions' own b inputs
+VPU_IN_OF = {'fcvt.f16.ps': VPU_FP_TABLES['in_cvt16'],
+             'fcvt.ps.f16': VPU_FP_TABLES['in_f16']}
 
 
 def random_in(op, n):
@@ -471,36 +474,14 @@ def random_in(op, n):
 
 
 # the transcendentals' special cases (line 0), then 240 normals: 256 inputs
-for _op, _special in (
-        ('fexp', [0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000,
-                  0xffc00001, 0xc2fc0000, 0xc2fc0001, 0xff800000, 0x43000000,
-                  0x42ffffff, 0x7f800000, 0xc2fbffff, 0x3f000000, 0xbfc00000,
-                  0x40490fdb]),
-        ('flog', [0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000,
-                  0x7fc00000, 0xbf800000, 0xff800000, 0x7f800000, 0x3f800000,
-                  0x00800000, 0x7f7fffff, 0x3f7fffff, 0x3f800001, 0x3fb504f4,
-                  0x40490fdb]),
-        ('frcp', [0x00000000, 0x80000000, 0x00000001, 0x807fffff, 0x7fa00000,
-                  0xffc12345, 0x7f800000, 0xff800000, 0x7e800000, 0xfe800000,
-                  0x7e800001, 0x7e7fffff, 0x7f7fffff, 0x00800000, 0x40400000,
-                  0xbdcccccd])):
-    VPU_IN_OF[_op] = _special + [random_in(_op, n) for n in range(16, 256)]
+for _op, _special in (('fexp', 'in_exp'), ('flog', 'in_log'),
+                      ('frcp', 'in_rcp')):
+    VPU_IN_OF[_op] = (VPU_FP_TABLES[_special] +
+                      [random_in(_op, n) for n in range(16, 256)])
 
 # the int32 conversions' special cases (lines 0 and 1), then 224 more
-VPU_TO_INT = [
-    0x00000000, 0x80000000, 0x3f000000, 0xbf000000, 0x3fc00000, 0xbfc00000,
-    0x40200000, 0xbf400000, 0x3f7fffff, 0x3f800000, 0x4b7fffff, 0x4effffff,
-    0x4f000000, 0xcf000000, 0xcf000001, 0xceffffff, 0x4f7fffff, 0x4f800000,
-    0x00000001, 0x807fffff, 0x00800000, 0x80800000, 0x7f7fffff, 0xff7fffff,
-    0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f812345, 0xff812345,
-    0x4b000001, 0xcb400001]
-VPU_FROM_INT = [
-    0x00000000, 0x00000001, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001,
-    0x00ffffff, 0x01000000, 0x01000001, 0x01000003, 0xfeffffff, 0xff000001,
-    0x7fffffc0, 0x7fffffbf, 0x7fffff80, 0xffffff80, 0x00000003, 0x12345678,
-    0x89abcdef, 0xfffffffe, 0x01000002, 0x02000006, 0x00800001, 0x40000040,
-    0x400000c0, 0xc0000040, 0x7ffffff0, 0x0000ffff, 0x00010000, 0xfffe0000,
-    0x55555555, 0xaaaaaaaa]
+VPU_TO_INT = VPU_FP_TABLES['in_to_int']
+VPU_FROM_INT = VPU_FP_TABLES['in_from_int']
 for _op, _special in (('fcvt.pw.ps', VPU_TO_INT), ('fcvt.pwu.ps', VPU_TO_INT),
                       ('fcvt.ps.pw', VPU_FROM_INT),
                       ('fcvt.ps.pwu', VPU_FROM_INT)):
