@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Group cli: bad command lines are refused with a message; -machine dumpdtb.
+
+Run alone: tests/run.py BUILD_ROOT cli, or from tests/,
+python3 -m etsoc1test.cli BUILD_ROOT (docs/testing.md)."""
+
+import os
+import re
+import struct
+import sys
+import tempfile
+
+from etsoc1test import harness
+from etsoc1test.harness import QEMU, GUEST, report, run, refused
+
+
+def fdt_strings(blob):
+    """Node names of a flattened device tree, in order."""
+    magic, total, off_struct = struct.unpack('>III', blob[:12])
+    assert magic == 0xd00dfeed and total == len(blob)
+    names, p = [], off_struct
+    while True:
+        tag, = struct.unpack('>I', blob[p:p + 4])
+        p += 4
+        if tag == 1:
+            end = blob.index(b'\0', p)
+            names.append(blob[p:end].decode())
+            p = (end + 4) & ~3
+        elif tag == 3:
+            length, = struct.unpack('>I', blob[p:p + 4])
+            p += 8 + ((length + 3) & ~3)
+        elif tag == 9:
+            return names
+        elif tag not in (2, 4):
+            raise ValueError(f'bad tag {tag}')
+
+
+def dram_too_small_tests():
+    """-m too small for what the machine places in DRAM (docs/memory-map.md):
+    refused, and the minimum the message names starts (dumpdtb exits)."""
+    refused('-m 64K with 33 shires (the device tree does not fit)',
+            ['-M', 'etsoc1,shires=33', '-smp', '2112', '-m', '64K'],
+            r'-m 64K? .*too small.*device tree')
+    refused('-m 64K (the reset PC lies under the device tree)',
+            ['-M', 'etsoc1', '-m', '64K'], r'too small.*reset PC')
+    hello = os.path.join(GUEST, 'hello.elf')
+    # not an ELF for RISC-V: loaded raw at the reset PC, tens of MiB
+    refused('-m 16M for a raw image bigger than DRAM',
+            ['-M', 'etsoc1', '-m', '16M', '-kernel', QEMU],
+            r'qemu-system-riscv64.*does not fit in DRAM \(-m 16384K\)')
+    for name, args in (('33 shires', ['-M', 'etsoc1,shires=33', '-smp', '2112']),
+                       ('hello.elf', ['-M', 'etsoc1', '-kernel', hello])):
+        rc, out, _ = run([QEMU, '-display', 'none', '-m', '64K'] + args, 30)
+        m = re.search(r'need -m (\d+)K or more', out)
+        ok, diag = False, out
+        if m and rc == 1:
+            need = int(m.group(1))
+            with tempfile.TemporaryDirectory() as tmp:
+                dtb = os.path.join(tmp, 'etsoc1.dtb')
+                mach = args[1] + f',dumpdtb={dtb}'
+                rcs = []
+                for k in (need, need - 8):
+                    r, o, _ = run([QEMU, '-display', 'none', '-m', f'{k}K',
+                                   '-M', mach] + args[2:], 30)
+                    rcs.append(r)
+                    diag += o
+                ok = rcs == [0, 1] and os.path.exists(dtb)
+                diag += f'\nneed {need}K: exit statuses {rcs}'
+        report(ok, f'cli: {name}: the minimum -m named starts, 8K less is '
+               f'refused', diag)
+
+
+def cli_tests():
+    refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
+    refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
+    refused('on-idle=sometimes', ['-M', 'etsoc1,on-idle=sometimes'],
+            r"on-idle.*sometimes")
+    refused('-smp not matching shires', ['-M', 'etsoc1,shires=2', '-smp', '64'],
+            r'2 shire\(s\) need -smp 128')
+    refused('-smp not a multiple of 64', ['-M', 'etsoc1', '-smp', '100'],
+            r'need -smp')
+    refused('odd reset-pc', ['-M', 'etsoc1,reset-pc=0x8000001001'],
+            r'not a 40-bit even address')
+    refused('missing kernel', ['-M', 'etsoc1', '-kernel', '/nonexistent.elf'],
+            r'could not load')
+    refused('the SP not counted in -smp',
+            ['-M', 'etsoc1,shires=1,sp-firmware=' + QEMU, '-smp', '64'],
+            r'1 shire\(s\) and the SP need -smp 65')
+    refused('sp-firmware not an ELF',
+            ['-M', 'etsoc1,shires=1,sp-firmware=/dev/null', '-smp', '65'],
+            r'sp-firmware=/dev/null: not a RISC-V ELF image')
+    refused('a trace-json file that cannot be written',
+            ['-M', 'etsoc1,trace-json=/nonexistent/trace.json', '-smp', '64'],
+            r"trace-json: cannot write '/nonexistent/trace.json': No such "
+            r'file or directory')
+    refused('hostlink= with host-loopback=on',
+            ['-M', 'etsoc1,hostlink=hl,host-loopback=on', '-chardev',
+             'socket,id=hl,path=/tmp/etsoc1-cli-hl.sock,server=on,wait=off'],
+            r'hostlink= and host-loopback=on both give the eDMA a host '
+            r'memory')
+
+    dram_too_small_tests()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        dtb = os.path.join(tmp, 'etsoc1.dtb')
+        rc, out, _ = run([QEMU, '-M', f'etsoc1,shires=3,dumpdtb={dtb}', '-smp',
+                          '192', '-display', 'none'], 30)
+        try:
+            names = fdt_strings(open(dtb, 'rb').read())
+            cpus = [n for n in names if n.startswith('cpu@')]
+            ok = (rc == 0 and len(cpus) == 192 and cpus[-1] == 'cpu@191' and
+                  'memory@8000000000' in names and 'serial@12002000' in names and
+                  'scratchpad@81000000' in names and names.count('thread1') == 96)
+            diag = f'rc {rc}; {len(cpus)} cpu nodes; {names[:8]}'
+        except (OSError, ValueError, AssertionError, struct.error) as e:
+            ok, diag = False, f'{e}\n{out}'
+        report(ok, 'cli: -machine dumpdtb writes the tree (192 cpus, cpu-map)', diag)
+
+
+if __name__ == '__main__':
+    sys.exit(harness.main({'cli': cli_tests}))

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Group guest: guest tests: waits, ESRs, the full chip.
+
+Run alone: tests/run.py BUILD_ROOT guest, or from tests/,
+python3 -m etsoc1test.guest BUILD_ROOT (docs/testing.md)."""
+
+
+import sys
+
+from etsoc1test import harness
+from etsoc1test.harness import guest
+
+
+def guest_tests():
+    for accel in ('', 'thread=single'):
+        guest('hello', 'hello', 2, accel, expect=[
+            r'^hello from shire 0 minion 0 \(hart 0\)$',
+            r'^hello from shire 1 minion 0 \(hart 64\)$',
+            r'^hello: 2 of 2 shires reported$'])
+        guest('allsum', 'allsum', 2, accel,
+              expect=[r'^allsum: 128 harts x 8192 terms: .*: OK$'])
+        guest('esr', 'esr', 2, accel, expect=[r'^1\.\.\d+$'])
+        # The blocking proof: a lost wake-up hangs, a spurious one fails.
+        guest('pingpong (inside a shire and across shires)', 'pingpong', 2,
+              accel, expect=[r'^1\.\.2$'])
+    # A spinning waiter would cost a 100 ms slice per turn under
+    # single-threaded TCG: 63 of them, several turns each, take seconds.
+    guest('idle harts halt', 'idle', 1, 'thread=single', max_wall=3.0,
+          expect=[r'^1\.\.1$'])
+    guest('hello loaded with -bios', 'hello', 1, loader='-bios',
+          expect=[r'^hello: 1 of 1 shires reported$'])
+    guest('validation0 FAIL ends the run with status 1', 'fail', 1,
+          expect_status=1, expect=[r'^fail: hart 0 returns 1$'])
+    # The full chip: every minion of all 34 shires.
+    guest('full-chip hello', 'hello', 34,
+          expect=[r'^hello from shire 33 minion 0 \(hart 2112\)$',
+                  r'^hello: 34 of 34 shires reported$'])
+    guest('full-chip allsum', 'allsum', 34,
+          expect=[r'^allsum: 2176 harts x 8192 terms: .*: OK$'])
+
+
+if __name__ == '__main__':
+    sys.exit(harness.main({'guest': guest_tests}))

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The harness the test groups share: where QEMU and the guest code are,
+running a process with a timeout, TAP out (report, relay_tap), a guest
+run with its checks, a refused command line, a gdb remote client, the
+sanitizer reports, and main() for tests/run.py and each group run alone
+(docs/testing.md).  BUILD_ROOT is the first argument."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, 'fuzz'))
+import timing_ref  # noqa: E402,F401  (a module's r.timing_ref)
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                       os.path.join(TESTS, '..', 'build'))
+QEMU_BUILD = os.path.abspath(os.environ.get('ETSOC1_QEMU_BUILD') or
+                             os.path.join(ROOT, 'qemu-build'))
+QEMU = os.path.join(QEMU_BUILD, 'qemu-system-riscv64')
+GUEST = os.path.join(ROOT, 'guest')
+QTEST_DIR = os.path.join(QEMU_BUILD, 'tests', 'qtest')
+if os.environ.get('ETSOC1_QEMU_BUILD'):
+    # the modules and host programs that find QEMU themselves
+    os.environ['ETSOC1_QEMU'] = QEMU
+
+counts = {'passed': 0, 'failed': 0}
+
+
+def report(ok, name, diag=None):
+    counts['passed' if ok else 'failed'] += 1
+    n = counts['passed'] + counts['failed']
+    print(f"{'ok' if ok else 'not ok'} {n} - {name}", flush=True)
+    if not ok and diag:
+        for line in diag.strip().splitlines()[-25:]:
+            print(f"#   {line}")
+
+
+TAP_LINE = re.compile(r'^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*)$')
+
+
+def relay_tap(prefix, text):
+    """Count the TAP result lines in @text; return how many there were."""
+    seen = 0
+    for line in text.splitlines():
+        m = TAP_LINE.match(line.strip())
+        if m:
+            seen += 1
+            report(m.group(1) == 'ok', f'{prefix}: {m.group(2)}', text)
+    return seen
+
+
+def run(cmd, timeout, env=None):
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout, env=env,
+                           text=True, errors='replace')
+        return p.returncode, p.stdout, time.monotonic() - start
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or '')
+        return None, out + f'\n(timed out after {timeout} s)', time.monotonic() - start
+
+
+def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
+             extra=()):
+    cmd = [QEMU, '-M', f'etsoc1,shires={shires}{machine}', '-smp', str(64 * shires),
+           '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
+           loader, os.path.join(GUEST, kernel + '.elf')] + list(extra)
+    if accel:
+        cmd += ['-accel', f'tcg,{accel}']
+    return cmd
+
+
+def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
+          timeout=120, max_wall=None, loader='-kernel', extra=(), machine=''):
+    """Run @kernel; pass if the exit status and every @expect regex match."""
+    rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, machine,
+                                 extra=extra), timeout)
+    label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
+    relay_tap(label, out)
+    problems = []
+    if rc != expect_status:
+        problems.append(f'exit status {rc}, want {expect_status}')
+    for pattern in expect:
+        if not re.search(pattern, out, re.M):
+            problems.append(f'no output matching {pattern!r}')
+    if max_wall is not None and wall > max_wall:
+        problems.append(f'took {wall:.1f} s, limit {max_wall} s')
+    report(not problems, f'{label}: {"; ".join(problems) or f"{wall:.2f} s"}',
+           out)
+    return out
+
+
+def refused(name, args, pattern):
+    rc, out, _ = run([QEMU, '-display', 'none', '-S'] + args, 30)
+    ok = rc not in (0, None) and re.search(pattern, out) is not None
+    report(ok, f'cli: {name} is refused with a message', out)
+
+
+class Gdb:
+    """Just enough of the gdb remote protocol to read and write registers."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(20)
+        self.sock.connect(path)
+        self.buf = b''
+
+    def _read_packet(self):
+        while True:
+            start = self.buf.find(b'$')
+            end = self.buf.find(b'#', start + 1) if start >= 0 else -1
+            if start >= 0 and end >= 0 and len(self.buf) >= end + 3:
+                data = self.buf[start + 1:end]
+                self.buf = self.buf[end + 3:]
+                self.sock.sendall(b'+')
+                return data.decode()
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError('gdbstub closed the connection')
+            self.buf += chunk
+
+    def cmd(self, text):
+        data = text.encode()
+        self.sock.sendall(b'$%s#%02x' % (data, sum(data) & 0xff))
+        return self._read_packet()
+
+
+SAN_REPORT = re.compile(r'ERROR: (Address|Leak)Sanitizer|runtime error:')
+
+
+def sanitizer_reports(logs):
+    """One failure per file in @logs holding a sanitizer report (from any
+    process, also one whose exit status a test expected to be non-zero),
+    else one pass.  ASan's start-up warning about QEMU's coroutines alone
+    is no report."""
+    files = sorted(os.listdir(logs)) if os.path.isdir(logs) else []
+    bad = 0
+    for name in files:
+        text = open(os.path.join(logs, name), errors='replace').read()
+        if SAN_REPORT.search(text):
+            bad += 1
+            report(False, f'sanitizer report in {logs}/{name}', text)
+    if not bad:
+        report(True, f'no sanitizer report ({len(files)} log files in '
+               f'{logs})')
+
+
+FINAL = re.compile(r'^(\d+) passed, (\d+) failed$', re.M)
+
+
+def sum_runs(paths):
+    """run.py --sum TAP...: the runs' final lines added up into one; a
+    run without its final line (it did not finish) is one failure."""
+    passed = failed = 0
+    for path in paths:
+        text = open(path, errors='replace').read() \
+            if os.path.exists(path) else ''
+        m = FINAL.findall(text)
+        if m:
+            passed += int(m[-1][0])
+            failed += int(m[-1][1])
+        else:
+            print(f'# {path}: the run did not finish')
+            failed += 1
+    print(f'{passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
+def main(groups):
+    """BUILD [GROUP...]: every group of @groups, or the ones named."""
+    if sys.argv[1:2] == ['--sum']:
+        return sum_runs(sys.argv[2:])
+    if not os.access(QEMU, os.X_OK):
+        print(f'Bail out! {QEMU} is not built', flush=True)
+        return 1
+    for name in sys.argv[2:] or groups:
+        groups[name]()
+    if os.environ.get('ETSOC1_SAN_LOGS'):
+        sanitizer_reports(os.environ['ETSOC1_SAN_LOGS'])
+    total = sum(counts.values())
+    print(f'1..{total}')
+    # under meson test (ETSOC1_TAP_ONLY) the summary is a TAP comment
+    print(f"{'# ' if os.environ.get('ETSOC1_TAP_ONLY') else ''}"
+          f"{counts['passed']} passed, {counts['failed']} failed")
+    return 1 if counts['failed'] else 0

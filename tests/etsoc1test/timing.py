@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Group timing: the fabric probes and the fast local barrier against
+timing.md.
+
+Run alone: tests/run.py BUILD_ROOT timing, or from tests/,
+python3 -m etsoc1test.timing BUILD_ROOT (docs/testing.md)."""
+
+import os
+import sys
+import tempfile
+
+from etsoc1test import harness
+from etsoc1test.harness import report, run, qemu_cmd, refused
+import timing_ref  # noqa: E402
+import trace_tests  # noqa: E402
+
+
+def fabric_probes(mhz=600, extra=()):
+    """Run probes/fabric-timing on the full chip; (rc, output, probes)."""
+    rc, out, _ = run(qemu_cmd('fabric-timing', 32, machine=f',clock-mhz={mhz}',
+                              extra=extra), 120)
+    return rc, out, timing_ref.parse(out)
+
+
+def sync_timing_test():
+    """probes/sync-timing: the fast local barrier (alone and releasing
+    through credits) and late and early receives on every path follow from
+    the constants of timing.md (timing_ref), and give the same figures on
+    two runs, under single-threaded TCG and with handshake=sysemu."""
+    shires = 10
+    runs = {}
+    for label, accel, machine in [('mttcg', '', ''), ('mttcg again', '', ''),
+                                  ('thread=single', 'thread=single', ''),
+                                  ('handshake=sysemu', '',
+                                   ',handshake=sysemu')]:
+        rc, out, _ = run(qemu_cmd('sync-timing', shires, accel, machine=machine),
+                         120)
+        runs[label] = (rc, out, timing_ref.parse(out))
+    rc, out, probes = runs['mttcg']
+    got = {(n, tuple(sorted(a.items()))): c for n, a, c in probes}
+    bad, seen = [], set()
+
+    def check(name, args, want, extra=0):
+        key = (name, tuple(sorted(args.items())))
+        seen.add(key)
+        c = got.get(key)
+        if c is None or not want <= c <= want + extra:
+            bad.append(f'{name} {args}: {c}, want {want:g}'
+                       f'{f" + 0..{extra}" if extra else ""}')
+
+    for s in (0, 7):
+        st = {'stagger': str(s)}
+        check('flb-barrier', st, timing_ref.flb_barrier(s))
+        check('flb-access', dict(st, spread='0'), timing_ref.FLB_RTT)
+        # + the two instructions of the TB the credit store is sent from
+        check('flb-credit', dict(st, spread='0'), timing_ref.flb_credit(s), 2)
+    for kind, ref in (('recv-late', timing_ref.recv_late),
+                      ('recv-early', timing_ref.recv_early)):
+        for path in ('tree', 'xbar', (0, 8), (0, 9), (0, 1), (0, 2), (0, 6)):
+            args = ({'shires': f'{path[0]},{path[1]}'}
+                    if isinstance(path, tuple) else {path: ''})
+            check(kind, args, ref(path))
+    rows = timing_ref.checks(probes)
+    same = [k for k, v in runs.items() if v[0] != 0 or v[2] != probes]
+    flb = got.get(('flb-barrier', (('stagger', '7'),)))
+    report(rc == 0 and not bad and len(got) == len(seen) and len(rows) == 14
+           and all(r[4] for r in rows) and not same,
+           f'timing: fast local barrier of 32 minions ({flb} cycles at 7 '
+           f'cycles a minion), with a credit release, late and early '
+           f'receives on 7 paths: {len(got)} figures from the constants, '
+           f'equal on {", ".join(runs)}',
+           '\n'.join(bad + [f'differs: {k}' for k in same]) or out[-3000:])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        open(path, 'w').write('flb.rtt = 80\n')
+        rc, out, _ = run(qemu_cmd('sync-timing', shires,
+                                  machine=f',timing-file={path}'), 120)
+        flb = [c for n, a, c in timing_ref.parse(out)
+               if n == 'flb-barrier' and a == {'stagger': '7'}]
+        report(rc == 0 and flb == [31 * 7 + 80],
+               f'timing-file: flb.rtt = 80 gives a {flb} cycle barrier of 32 '
+               f'minions 7 cycles apart (want {31 * 7 + 80})', out[-2000:])
+
+
+def timing_tests():
+    """Annotated latencies: each fabric mechanism against timing.md."""
+    sync_timing_test()
+    for mhz in (600, 800):
+        rc, out, probes = fabric_probes(mhz)
+        rows = timing_ref.checks(probes, mhz)
+        pairs = timing_ref.pair_rtt(probes)
+        bad = [r for r in rows if not r[4]]
+        report(rc == 0 and len(pairs) == 32 * 31 // 2 and len(rows) > 500 and
+               not bad,
+               f'timing at {mhz} MHz: {len(rows)} probes (messages on every '
+               f'path and shire pair, streams, credits) within 5% of '
+               f'timing.md', '\n'.join(map(str, bad[:20])) or out[-2000:])
+        slope = timing_ref.hop_slope(probes)
+        want = timing_ref.ns(timing_ref.MESH_HOP_NS, mhz)
+        report(slope is not None and abs(slope - want) <= 1,
+               f'timing at {mhz} MHz: mesh round trip {slope and round(slope, 2)}'
+               f' cycles per hop (timing.md: {want:g} +- 1)')
+        slope = timing_ref.hop_slope(probes, 'credit-rtt')
+        want = timing_ref.ns(timing_ref.CREDIT_HOP_NS, mhz)
+        report(slope is not None and abs(slope - want) <= 1,
+               f'timing at {mhz} MHz: credit round trip across shires '
+               f'{slope and round(slope, 2)} cycles per hop (timing.md: '
+               f'{want:g} +- 1)')
+        if mhz != 600:
+            continue
+        move = [c for n, a, c in probes if n == 'msg-rtt' and 'tree' in a]
+        combine = {a['func']: c for n, a, c in probes
+                   if n == 'msg-combine' and 'tree' in a}
+        report(len(combine) == 6 and move and
+               set(combine.values()) == set(move),
+               f'timing: combining on receive (6 functions) costs the same '
+               f'as a move ({move}, {combine})')
+        steps = [(a, b, pairs.get((min(a, b), max(a, b)), 0))
+                 for a, b in zip(timing_ref.RING, timing_ref.RING[1:] +
+                                 timing_ref.RING[:1])]
+        off = [s for s in steps
+               if round((s[2] - timing_ref.MSG_RTT_MESH) / want) != 1]
+        report(rc == 0 and not off,
+               'timing: the ring of timing.md 2 costs one hop per step '
+               f'({len(steps)} steps)', str(off))
+        rc2, out2, probes2 = fabric_probes(mhz)
+        report(rc == rc2 == 0 and probes == probes2 and probes,
+               f'timing: a second run gives the same {len(probes)} cycle counts')
+
+    for mhz in (600, 800):
+        machine = f',clock-mhz={mhz}' if mhz != 600 else ''
+        runs = [run(qemu_cmd('tensor-timing', 1, machine=machine), 60)
+                for _ in range(2)]
+        rc, out, _ = runs[0]
+        rows = timing_ref.checks(timing_ref.parse(out), mhz)
+        bad = [r for r in rows if not r[4]]
+        report(rc == 0 and len(rows) == 15 and not bad and
+               timing_ref.parse(runs[1][1]) == timing_ref.parse(out),
+               f'timing: TensorFMA (3 types, alone and pipelined; masked, '
+               f'zero A) and TensorLoad (L2 and DRAM, 1-16 rows) at {mhz} '
+               f'MHz: '
+               f'{len(rows)} probes within 5% of timing.md (DRAM in ns), '
+               f'equal on two runs',
+               '\n'.join(map(str, bad)) or out[-2000:])
+
+    trace_tests.trace_tests(harness)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        for text, pattern in [('msg.rtt.tree = 100 # ok\nnosuch.key = 1\n',
+                               r'timing.conf:2: unknown timing constant'),
+                              ('l3.hit = fast\n', r"timing.conf:1: 'l3.hit' "
+                               r'wants a number'),
+                              ('msg.rtt.tree 100\n', r"expected 'key = value'"),
+                              ('insn.load = 2.5\n', r'insn.load must be a whole')]:
+            open(path, 'w').write(text)
+            refused(f'timing-file {text.splitlines()[-1]!r}',
+                    ['-M', f'etsoc1,timing-file={path}'], pattern)
+        refused('a missing timing-file',
+                ['-M', f'etsoc1,timing-file={tmp}/none'], r'timing-file: ')
+        refused('clock-mhz=50', ['-M', 'etsoc1,clock-mhz=50'],
+                r'100 to 2000 MHz')
+        open(path, 'w').write('# slower tree edges\nmsg.rtt.tree = 100\n')
+        rc, out, probes = fabric_probes(extra=['-M', f'timing-file={path}'])
+        tree = [c for n, a, c in probes if n == 'msg-rtt' and 'tree' in a]
+        report(rc == 0 and tree and abs(tree[0] - 100) <= 5,
+               f'timing-file: msg.rtt.tree = 100 gives a {tree} cycle round '
+               f'trip')
+
+
+if __name__ == '__main__':
+    sys.exit(harness.main({'timing': timing_tests}))
