@@ -122,9 +122,10 @@ struct Etsoc1HostMemClass {
                           void *buf, uint64_t len, uint64_t *done);
     /*
      * Optional, with direct: how many bytes from @addr on, at most @len,
-     * one call of direct takes in one go (they lie in one piece of
-     * memory the host shared), 0 if none.  The eDMA moves the pieces of
-     * one timer run with one call where this lets it.
+     * one call of direct should take (they lie in one piece of memory the
+     * host shared, and one call costs less than one per piece); 0: one
+     * piece at a time.  The eDMA moves the pieces of one timer run with
+     * one call where this lets it.
      */
     uint64_t (*direct_span)(Etsoc1HostMem *hm, uint64_t addr, uint64_t len);
 };
