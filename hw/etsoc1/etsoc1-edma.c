@@ -558,7 +558,7 @@ static void edma_move(Etsoc1EdmaChan *c, unsigned pieces)
         return;
     }
     if (c->run_len < n) {
-        c->run_len = c->run_ok = 0;     /* (the run's pieces are whole) */
+        c->run_len = c->run_ok = 0;     /* runs plan whole pieces: stale */
     }
     if (c->run_len || edma_move_direct(c, n, pieces)) {
         edma_move_ahead(c);
@@ -637,7 +637,7 @@ static void edma_step(void *opaque)
             break;
         }
     }
-    /* (edma_run_bytes() planned no more than the run moved) */
+    /* the run moved all it planned (edma_run_bytes): none carries over */
     c->run_len = c->run_ok = 0;
     edma_install_flush(c, true);
 }
