@@ -264,6 +264,7 @@ static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
     c->pending = false;
     c->waiting = false;
     c->e_left = 0;
+    c->run_len = c->run_ok = 0;
     timer_del(c->timer);
 }
 
@@ -429,23 +430,68 @@ static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 }
 
 /*
+ * How many bytes of the element in progress this timer run moves from its
+ * next piece on: edma_step() goes on at once after each piece whose link
+ * time has already passed, for at most @pieces pieces.  Each is priced as
+ * edma_moved() will price it; no other channel changes state within the
+ * run, so the rate stays the same.  The virtual clock only moves on, so
+ * the run moves at least this much (and plans its next pieces again).
+ */
+static uint64_t edma_run_bytes(Etsoc1EdmaChan *c, unsigned pieces)
+{
+    Etsoc1EdmaState *s = c->engine;
+    double rate = edma_chan_rate(s, c->write);
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t due = c->due;
+    uint64_t len = 0;
+
+    while (pieces-- && len < c->e_left) {
+        uint64_t n = MIN(c->e_left - len, (uint64_t)s->step_bytes);
+
+        len += n;
+        due += (int64_t)ceil(n / rate);
+        if (due > now) {
+            break;
+        }
+    }
+    return len;
+}
+
+/*
  * A piece whose host side answers at once (host memory the host shared,
  * or the loopback) is copied between host memory and the card's RAM
  * directly, once, not through the bounce buffer (which an answer that
  * comes later needs: it must not write card memory after the channel
- * gave up).  Return false if that cannot be done (the card side is not
- * RAM in one piece, or the host needs a round trip): nothing was moved.
+ * gave up).  Where the backend takes several pieces in one access
+ * (etsoc1_host_mem_direct_span), the pieces this timer run will move
+ * (@pieces at most) are copied with one access, and the run then prices
+ * them one by one (edma_move_ahead).  Return false if that cannot be done
+ * (the card side is not RAM in one piece, or the host needs a round
+ * trip): nothing was moved.
  */
-static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n)
+static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n, unsigned pieces)
 {
     Etsoc1EdmaState *s = c->engine;
-    hwaddr card = c->write ? c->e_sar : c->e_dar, len = n;
+    hwaddr card = c->write ? c->e_sar : c->e_dar, len;
     uint64_t host = c->write ? c->e_dar : c->e_sar;
+    uint64_t want = n, done = 0;
     MemoryRegion *mr;
     hwaddr xlat;
     void *p;
     MemTxResult r;
 
+    if (pieces > 1) {
+        want = edma_run_bytes(c, pieces);
+    }
+    if (want > n) {
+        uint64_t span = etsoc1_host_mem_direct_span(s->host_mem, host, want);
+
+        /* whole pieces: all but the element's last are step-bytes */
+        if (span < want) {
+            want = MAX(QEMU_ALIGN_DOWN(span, s->step_bytes), n);
+        }
+    }
+    len = want;
     WITH_RCU_READ_LOCK_GUARD() {
         mr = address_space_translate(&s->dma_as, card, &xlat,
                                      &len, !c->write, MEMTXATTRS_UNSPECIFIED);
@@ -453,31 +499,53 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n)
             return false;   /* not RAM: address_space_map would bounce */
         }
     }
+    if (len < want) {
+        want = MAX(QEMU_ALIGN_DOWN(len, s->step_bytes), n);
+    }
+    len = want;
     p = address_space_map(&s->dma_as, card, &len, !c->write,
                           MEMTXATTRS_UNSPECIFIED);
     if (!p) {
         return false;
     }
-    r = len == n ? etsoc1_host_mem_direct(s->host_mem, c->write, host, p, n)
-                 : ETSOC1_HOST_MEM_PENDING;
+    r = len == want ? etsoc1_host_mem_direct(s->host_mem, c->write, host, p,
+                                             want, &done)
+                    : ETSOC1_HOST_MEM_PENDING;
     /* host -> card: what reached card memory is dirty, if only a part */
     address_space_unmap(&s->dma_as, p, len, !c->write,
                         r == ETSOC1_HOST_MEM_PENDING ? 0 : len);
     if (r == ETSOC1_HOST_MEM_PENDING) {
         return false;
     }
-    c->waiting = true;
-    edma_host_answer(c, c->req_tag, r, true, true);
+    c->run_len = want;
+    c->run_ok = r == MEMTX_OK ? want : MIN(done, want);
+    c->run_res = r;
     return true;
 }
 
 /*
- * Move up to step-bytes of the element in progress.  The channel goes on
- * in edma_host_done(), at once or when an asynchronous host answers; the
+ * The next piece (c->req_len bytes), which the run's one host access has
+ * already moved, or failed on: it moves now, as it would have alone.
+ */
+static void edma_move_ahead(Etsoc1EdmaChan *c)
+{
+    uint64_t n = c->req_len;
+    MemTxResult r = n <= c->run_ok ? MEMTX_OK : c->run_res;
+
+    c->run_len -= n;
+    c->run_ok -= MIN(c->run_ok, n);
+    c->waiting = true;
+    edma_host_answer(c, c->req_tag, r, true, true);
+}
+
+/*
+ * Move up to step-bytes of the element in progress, the first of at most
+ * @pieces this timer run may move.  The channel goes on in
+ * edma_host_done(), at once or when an asynchronous host answers; the
  * data of a card -> host piece has reached the host (and the host has
  * acknowledged it) before the channel goes on.
  */
-static void edma_move(Etsoc1EdmaChan *c)
+static void edma_move(Etsoc1EdmaChan *c, unsigned pieces)
 {
     Etsoc1EdmaState *s = c->engine;
     uint64_t n = MIN(c->e_left, (uint64_t)s->step_bytes);
@@ -489,7 +557,11 @@ static void edma_move(Etsoc1EdmaChan *c)
         edma_moved(c, true);
         return;
     }
-    if (edma_move_direct(c, n)) {
+    if (c->run_len < n) {
+        c->run_len = c->run_ok = 0;     /* runs plan whole pieces: stale */
+    }
+    if (c->run_len || edma_move_direct(c, n, pieces)) {
+        edma_move_ahead(c);
         return;
     }
     if (c->write &&
@@ -513,7 +585,7 @@ static void edma_move(Etsoc1EdmaChan *c)
  * then move the next piece, which sets the timer for its time.  Return
  * whether the channel still runs and is not waiting for the host.
  */
-static bool edma_step_one(Etsoc1EdmaChan *c)
+static bool edma_step_one(Etsoc1EdmaChan *c, unsigned pieces)
 {
     if (c->state != EDMA_CS_RUNNING || c->waiting) {
         return false;
@@ -542,7 +614,7 @@ static bool edma_step_one(Etsoc1EdmaChan *c)
             return false;
         }
     }
-    edma_move(c);
+    edma_move(c, pieces);
     return c->state == EDMA_CS_RUNNING && !c->waiting;
 }
 
@@ -559,11 +631,14 @@ static void edma_step(void *opaque)
     Etsoc1EdmaChan *c = opaque;
     unsigned k;
 
-    for (k = 0; k < EDMA_CATCH_UP && edma_step_one(c); k++) {
+    for (k = 0; k < EDMA_CATCH_UP && edma_step_one(c, EDMA_CATCH_UP - k);
+         k++) {
         if (c->due > qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
             break;
         }
     }
+    /* the run moved all it planned (edma_run_bytes): none carries over */
+    c->run_len = c->run_ok = 0;
     edma_install_flush(c, true);
 }
 
@@ -903,6 +978,7 @@ static void edma_reset(DeviceState *dev)
             c->e_sar = c->e_dar = c->e_left = 0;
             c->ins_lo = c->ins_hi = 0;
             c->skip_lo = c->skip_hi = 0;
+            c->run_len = c->run_ok = 0;
         }
         s->engine_en[side] = 0;
         s->doorbell[side] = 0;
@@ -1131,23 +1207,40 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
 }
 
 MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
-                                   void *buf, uint64_t len)
+                                   void *buf, uint64_t len, uint64_t *done)
 {
     Etsoc1HostMemClass *k;
+    MemTxResult r;
 
+    *done = 0;
     if (!hm) {
         return MEMTX_DECODE_ERROR;
     }
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
     if (k->direct) {
-        return k->direct(ETSOC1_HOST_MEM(hm), write, addr, buf, len);
+        return k->direct(ETSOC1_HOST_MEM(hm), write, addr, buf, len, done);
     }
     if ((write && k->start_write) || (!write && k->start_read)) {
         return ETSOC1_HOST_MEM_PENDING;
     }
     /* a synchronous backend: always at once */
-    return write ? etsoc1_host_mem_write(hm, addr, buf, len)
-                 : etsoc1_host_mem_read(hm, addr, buf, len);
+    r = write ? etsoc1_host_mem_write(hm, addr, buf, len)
+              : etsoc1_host_mem_read(hm, addr, buf, len);
+    *done = r == MEMTX_OK ? len : 0;
+    return r;
+}
+
+uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
+                                     uint64_t len)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return 0;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    return k->direct_span ? MIN(k->direct_span(ETSOC1_HOST_MEM(hm), addr,
+                                                len), len) : 0;
 }
 
 static MemTxResult loopback_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,

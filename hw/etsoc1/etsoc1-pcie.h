@@ -114,10 +114,20 @@ struct Etsoc1HostMemClass {
      * Optional, for an asynchronous backend: the access done now if the
      * backend reaches that host memory without a round trip (memory the
      * host shared with the card), else ETSOC1_HOST_MEM_PENDING and
-     * nothing done.  Nothing touches @buf after it returns.
+     * nothing done.  Nothing touches @buf after it returns.  An access
+     * that fails part way (a host page the host unmapped) sets *@done to
+     * the bytes from @addr on that did move, else *@done is @len.
      */
     MemTxResult (*direct)(Etsoc1HostMem *hm, bool write, uint64_t addr,
-                          void *buf, uint64_t len);
+                          void *buf, uint64_t len, uint64_t *done);
+    /*
+     * Optional, with direct: how many bytes from @addr on, at most @len,
+     * one call of direct should take (they lie in one piece of memory the
+     * host shared, and one call costs less than one per piece); 0: one
+     * piece at a time.  The eDMA moves the pieces of one timer run with
+     * one call where this lets it.
+     */
+    uint64_t (*direct_span)(Etsoc1HostMem *hm, uint64_t addr, uint64_t len);
 };
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
@@ -136,11 +146,14 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
  * The access done now, or ETSOC1_HOST_MEM_PENDING if it would need a
  * round trip (then nothing was done: use etsoc1_host_mem_start).  Since
  * nothing writes @buf later, @buf may be card memory itself, mapped: the
- * eDMA copies once instead of through its bounce buffer.  A failed read
- * may have filled part of @buf.
+ * eDMA copies once instead of through its bounce buffer.  A failed access
+ * may have moved the first *@done bytes (a read: filled that much of @buf).
  */
 MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
-                                   void *buf, uint64_t len);
+                                   void *buf, uint64_t len, uint64_t *done);
+/* The backend's direct_span, or 0 (one piece at a time) if it has none. */
+uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
+                                     uint64_t len);
 
 /*
  * The loopback backend: host memory is a RAM buffer of "size" bytes at
@@ -242,6 +255,15 @@ typedef struct Etsoc1EdmaChan {
     uint64_t ins_lo, ins_hi;
     /* of the element in progress: written, not looked up in the L3 */
     uint64_t skip_lo, skip_hi;
+    /*
+     * The pieces of this timer run that one host access has already moved,
+     * run_len bytes of the element in progress from e_sar/e_dar on, still
+     * to be priced one by one; the first run_ok of them moved, the piece
+     * after those failed with run_res.  Empty whenever the main loop runs
+     * (not migrated).
+     */
+    uint64_t run_len, run_ok;
+    MemTxResult run_res;
 } Etsoc1EdmaChan;
 
 struct Etsoc1EdmaState {

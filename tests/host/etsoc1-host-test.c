@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "etsoc1-host.h"
@@ -168,14 +169,22 @@ static void sleep_ms(unsigned ms)
 
 static uint8_t *arena;
 static size_t arena_size;
+static uint8_t *arena2;                 /* test_mem_fd's plain memory */
+static size_t arena2_size;
 static unsigned long refused;
 static volatile unsigned long served;   /* host accesses served */
 
+static bool in_region(uint8_t *p, size_t size, uint64_t addr, uint32_t len)
+{
+    uint64_t base = (uintptr_t)p;
+
+    return p && addr >= base && len <= size && addr - base <= size - len;
+}
+
 static bool in_arena(uint64_t addr, uint32_t len)
 {
-    uint64_t base = (uintptr_t)arena;
-
-    return addr >= base && len <= arena_size && addr - base <= arena_size - len;
+    return in_region(arena, arena_size, addr, len) ||
+           in_region(arena2, arena2_size, addr, len);
 }
 
 static int mem_read(void *opaque, uint64_t addr, void *buf, uint32_t len)
@@ -826,6 +835,92 @@ static void test_dma_shared(void)
            "the memory callback (status %d)", freed);
 }
 
+/*
+ * MEM_FD (etsoc1_host_share_memory, as the sysemu layer uses it) over a
+ * range that begins in plain memory and runs on over a shared buffer: the
+ * card moves the pieces of one timer run with one host access, but never
+ * past what it may reach that way.  Plain memory P = [X - 12 MiB, X) right
+ * below a shared buffer S = [X, X + 4 MiB); the range is [X - 8 MiB,
+ * X + 8 MiB).  A node that begins below the range: its first 2 MiB go
+ * through the memory callbacks (32 pieces of 64 KiB), the rest through
+ * MEM_FD.  A node from X - 2 MiB into S: MEM_FD, then S's own copy; one
+ * access across both would fail ("leaves the shared buffer").  Last:
+ * MEM_FD is once per connection.
+ */
+static void test_mem_fd(void)
+{
+    const size_t mib = MIB;
+    uint8_t *tried[8], *s = NULL, *p = MAP_FAILED, *want = arena + 64 * MIB;
+    uint64_t dev = host_managed + 0x1000000;
+    unsigned long served0;
+    unsigned n = 0, i;
+    DmaNode node;
+    int r, below, into;
+
+    /* a buffer with 12 MiB free below it (the next one lies lower) */
+    while (n < 8 && p == MAP_FAILED &&
+           (s = tried[n++] = etsoc1_host_dma_alloc(card, 4 * mib)) &&
+           etsoc1_host_dma_shared(card, s)) {
+        p = mmap(s - 12 * mib, 12 * mib, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (p != MAP_FAILED && p != s - 12 * mib) {
+            munmap(p, 12 * mib);        /* (an older kernel's hint) */
+            p = MAP_FAILED;
+        }
+    }
+    if (!report(p != MAP_FAILED, "a 4 MiB DMA buffer shared with the card "
+                "(memfd, %p) with 12 MiB of plain memory right below it",
+                (void *)s)) {
+        goto out;
+    }
+    arena2 = p;
+    arena2_size = 12 * mib;
+    r = etsoc1_host_share_memory(card, (uintptr_t)s - 8 * mib, 16 * mib);
+    report(r == 0, "MEM_FD over [buffer - 8 MiB, buffer + 8 MiB) (%s)",
+           etsoc1_host_strerror(r));
+
+    /* the card's side: 4 MiB of a pattern */
+    fill(want, 4 * mib, 31);
+    memcpy(p, want, 4 * mib);
+    r = dma(true, p, dev, 4 * mib);
+    node = (DmaNode) {
+        .host_virt = (uintptr_t)s - 10 * mib,
+        .host_phys = (uintptr_t)s - 10 * mib,
+        .dev_phys = dev, .size = 4 * mib,
+    };
+    memset(s - 10 * mib, 0, 4 * mib);
+    served0 = served;
+    below = dma_list(false, &node, 1);
+    report(r == 0 && below == 0 && !memcmp(s - 10 * mib, want, 4 * mib) &&
+           served - served0 == 32,
+           "DMA card->host of 4 MiB from 2 MiB below the MEM_FD range: "
+           "data checked, the 2 MiB outside through the memory callback "
+           "(%lu pieces, 32), the rest not (status %d)",
+           served - served0, below);
+
+    node.host_virt = node.host_phys = (uintptr_t)s - 2 * mib;
+    memset(s - 2 * mib, 0, 4 * mib);
+    served0 = served;
+    into = dma_list(false, &node, 1);
+    report(into == 0 && !memcmp(s - 2 * mib, want, 4 * mib) &&
+           served == served0,
+           "DMA card->host of 4 MiB from MEM_FD memory on into the shared "
+           "buffer: data checked, no memory callback (status %d)", into);
+    fill(s - 2 * mib, 4 * mib, 57);
+    memset(want, 0, 4 * mib);
+    r = dma(true, s - 2 * mib, dev, 4 * mib);
+    into = dma(false, want, dev, 4 * mib);
+    report(r == 0 && into == 0 && !memcmp(s - 2 * mib, want, 4 * mib),
+           "the same host->card: data checked (status %d, back %d)", r,
+           into);
+    arena2 = NULL;
+    munmap(p, 12 * mib);
+out:
+    for (i = 0; i < n; i++) {
+        etsoc1_host_dma_free(card, tried[i]);
+    }
+}
+
 static void test_dma_errors(void)
 {
     DmaNode node = {
@@ -1366,6 +1461,7 @@ int main(int argc, char **argv)
         test_unknown();
         test_echo_flood(10, false);
         test_wraps();
+        test_mem_fd();
     }
     if (failures) {
         show_log(run_dir, "qemu.log");
