@@ -11,8 +11,10 @@ set -eu
 PKGS="build-essential dpkg-dev python3 ninja-build meson pkg-config ccache \
 libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev \
 gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf cmake \
-python3-matplotlib"
+picolibc-riscv64-unknown-elf python3-matplotlib"
 # python3-matplotlib: tools/trace-png (docs/trace.md) and bench/fidelity
+# picolibc: C library headers for kernels written as Esperanto's are
+# (<inttypes.h>, <string.h>; docs/esperanto-code.md)
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -597,6 +597,7 @@ def _fw_tests(report, card, guest):
            [x + y for x, y in zip(a, b)],
            f'firmware: vecadd.elf again after the abort: status {st}')
     _abi_tests(report, card, guest)
+    _selfabort_test(report, card, guest)
     _lost_doorbell_test(report, card)
 
 
@@ -659,6 +660,37 @@ def _abi_tests(report, card, guest):
            f'{[ctxs[h][0] for h in bus]} tval '
            f'{[hex(ctxs[h][5]) for h in bus]}', card.logs())
 
+
+
+CTX_SELF_ABORT = 3
+
+
+def _selfabort_test(report, card, guest):
+    """et_abort() (return type 1) is the shire's error, not an exception:
+    status 1, self-abort contexts, the other harts run on (Esperanto's
+    abort kernel; their worker's process_kernel_completion_status)."""
+    entry = card.load_elf(os.path.join(guest, 'selfabort.elf'))
+    args, out, exc = (DEV_FREE + 0x70_0000 + 0x4_0000 * k for k in range(3))
+    mask, harts = 0x3, 128
+    card.to_card(out, bytes(8 * harts))
+    card.to_card(args, struct.pack('<QQ', out, 20000))
+    card.to_card(exc, bytes(harts * 320))
+    mid, rsp = card.wait(card.send(MSG['launch'], struct.pack(
+        '<QQQQ', entry, args, exc, mask)), timeout=120)
+    st = struct.unpack_from('<I', rsp, 32)[0]
+    got = struct.unpack(f'<{harts}Q', card.from_card(out, 8 * harts)[1])
+    ctx = card.from_card(exc, harts * 320)[1]
+    ctxs = [struct.unpack_from('<8Q', ctx, 320 * h) for h in range(harts)]
+    odd, even = range(1, harts, 2), range(0, harts, 2)
+    aborted = sum(ctxs[h][0] == CTX_SELF_ABORT and ctxs[h][2] == h and
+                  ctxs[h][3] > entry for h in odd)
+    ran = sum(got[h] == 1 and not any(ctxs[h]) for h in even)
+    report(st == 1 and aborted == len(odd) and ran == len(even) and
+           not any(got[h] for h in odd),
+           f'firmware: selfabort.elf (odd harts of shires 0-1 self abort, '
+           f'as et_abort): status {st} (1 error, not 2), {aborted}/'
+           f'{len(odd)} self-abort contexts, {ran}/{len(even)} other harts '
+           f'ran to the end', card.logs())
 
 def _lost_doorbell_test(report, card):
     """A command the dispatcher was never told about (here: pushed with

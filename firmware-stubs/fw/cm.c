@@ -363,11 +363,16 @@ void fw_trap(struct trap_frame *f)
             cm_report(h, CM_DONE_OK, f);
         }
         if (nr == SYSCALL_RETURN_FROM_KERNEL) {
-            /* a1 = the kernel's value, a2 = 1 self abort, else an error */
+            /*
+             * a1 = the kernel's value, a2 = 1 self abort (et_abort), else
+             * an error.  Esperanto's worker takes any return type but
+             * success as the shire's error, not an exception: the launch
+             * answers 1 and the other harts run on (their abort kernel).
+             */
             save_context(h, f->regs[12] == KERNEL_RETURN_SELF_ABORT ?
                          CTX_SELF_ABORT : CTX_USER_KERNEL_ERROR,
                          f->regs[11], f);
-            cm_report(h, CM_DONE_EXCEPTION, f);
+            cm_report(h, CM_DONE_ERROR, f);
         }
         /* cache and counter syscalls: nothing to do in the model */
         f->regs[10] = nr <= SYSCALL_UMODE_LIMIT ? 0 : (uint64_t)-1;
