@@ -1,33 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Group qtests: the qtests built in QEMU's tree, one TAP line each.
+"""Group qtests: the qtests as QEMU's own meson runs them (its suite
+qtest-riscv64: ours, tests/qtest/etsoc1-*.c, and QEMU's qom-test and
+device-introspect-test), one TAP line each.
 
 Run alone: tests/run.py BUILD_ROOT qtests, or from tests/,
 python3 -m etsoc1test.qtests BUILD_ROOT (docs/testing.md)."""
 
+import json
 import os
 import sys
 
 from etsoc1test import harness
-from etsoc1test.harness import QEMU, QTEST_DIR, report, relay_tap, run
+from etsoc1test.harness import QEMU_BUILD, report, relay_tap, run
 
-
-QTESTS = [
-    # (binary, extra args, timeout)
-    ('etsoc1-machine-test', [], 120),
-    ('etsoc1-pcie-test', [], 120),
-    ('etsoc1-timer-test', [], 120),
-    ('qom-test', ['-p', '/riscv64/qom/etsoc1'], 120),
-    ('device-introspect-test', [], 300),
-]
+# The qtests scripts/build-qemu.sh builds (the rest of QEMU's riscv64 suite
+# is not built)
+QTESTS = ['etsoc1-machine-test', 'etsoc1-pcie-test', 'etsoc1-timer-test',
+          'qom-test', 'device-introspect-test']
+LOGBASE = 'etsoc1-qtests'
 
 
 def qtests():
-    env = dict(os.environ, QTEST_QEMU_BINARY=QEMU)
-    for name, args, timeout in QTESTS:
-        rc, out, _ = run([os.path.join(QTEST_DIR, name), '--tap', '-k'] + args,
-                         timeout, env)
-        if relay_tap(f'qtest {name}', out) == 0 or rc != 0:
-            report(False, f'qtest {name} exited {rc}', out)
+    log = os.path.join(QEMU_BUILD, 'meson-logs', LOGBASE + '.json')
+    if os.path.exists(log):
+        os.unlink(log)
+    rc, out, _ = run(['meson', 'test', '-C', QEMU_BUILD, '--no-rebuild',
+                      '--logbase', LOGBASE] +
+                     [f'qtest-riscv64/{t}' for t in QTESTS], 900)
+    seen = set()
+    for line in open(log) if os.path.exists(log) else ():
+        t = json.loads(line)
+        name = t['name'].rsplit('/', 1)[-1]
+        seen.add(name)
+        if (relay_tap(f'qtest {name}', t.get('stdout', '')) == 0 or
+                t['result'] != 'OK'):
+            report(False, f'qtest {name}: {t["result"]} (exit status '
+                   f'{t.get("returncode")})', t.get('stdout', '') +
+                   t.get('stderr', ''))
+    for name in sorted(set(QTESTS) - seen):
+        report(False, f'qtest {name} did not run (meson test status {rc})',
+               out)
 
 
 if __name__ == '__main__':
