@@ -33,45 +33,45 @@ trace-png: all
 		--tracks $(TRACE_PNG_TRACKS) \
 		--title 'fabric/ring, 2 shires: the last ring steps and the chip barrier'
 
-# The test command (README, .ci/run): the plain suite, then the groups of
-# ASAN_GROUPS again on QEMU built with AddressSanitizer and
-# UndefinedBehaviorSanitizer (docs/robustness.md), one final line for both
-# ("N passed, N failed"; a sanitizer report is a failure).
-# check-full is the same; check-quick: the plain suite alone, for by hand;
-# check-asan: the sanitizer suite alone.
-CHECK_LOGS = $(BUILD)/check
+# The test command (README, .ci/run): every group of tests/run.py as a meson
+# test (docs/testing.md) on the plain build, then the same groups but hang
+# and timing under AddressSanitizer and UndefinedBehaviorSanitizer (meson
+# test --setup asan, on build/qemu-asan; docs/robustness.md), then one TAP
+# listing with one final line for both ("N passed, N failed"; a sanitizer
+# report is a failure).  check-full is the same; check-quick: the plain
+# suite alone; check-asan: the sanitizer suite alone.
+MESON_LOGS = $(BUILD)/guest/meson-logs
+MESON_TEST = meson test -C $(BUILD)/guest --no-rebuild
+SAN_LOGS = $(abspath $(BUILD))/asan-logs
+PLAIN_RUN = rm -f $(MESON_LOGS)/plain.json && \
+	echo "\# the plain build ($(BUILD)/qemu-build): every group" && \
+	{ $(MESON_TEST) --logbase plain || true; }
+ASAN_RUN = rm -rf $(SAN_LOGS) $(MESON_LOGS)/asan.json && mkdir -p $(SAN_LOGS) && \
+	echo "\# the sanitizer build ($(BUILD)/qemu-asan): all but hang, timing" && \
+	{ $(MESON_TEST) --setup asan --logbase asan || true; }
+
 check check-full: asan-build
-	@mkdir -p $(CHECK_LOGS)
-	@echo "# the plain build ($(BUILD)/qemu-build): every group"
-	@python3 tests/run.py $(BUILD) | tee $(CHECK_LOGS)/plain.tap
-	@echo "# the sanitizer build ($(BUILD)/qemu-asan): $(ASAN_GROUPS)"
-	@$(ASAN_RUN) | tee $(CHECK_LOGS)/asan.tap
-	@python3 tests/run.py --sum $(CHECK_LOGS)/plain.tap $(CHECK_LOGS)/asan.tap
+	@$(PLAIN_RUN)
+	@$(ASAN_RUN)
+	@python3 tests/run.py --meson-sum $(MESON_LOGS)/plain.json \
+		$(MESON_LOGS)/asan.json --san-logs $(SAN_LOGS)
 
 check-quick: all
-	@python3 tests/run.py $(BUILD)
+	@$(PLAIN_RUN)
+	@python3 tests/run.py --meson-sum $(MESON_LOGS)/plain.json
 
 check-asan: asan-build
 	@$(ASAN_RUN)
+	@python3 tests/run.py --meson-sum $(MESON_LOGS)/asan.json \
+		--san-logs $(SAN_LOGS)
 
 # QEMU with ASan + UBSan in $(BUILD)/qemu-asan (ccache and the source tree
-# shared with the plain build).  Every sanitizer report goes to a file in
-# $(BUILD)/asan-logs (not to stderr); tests/run.py counts each file with a
-# report as a failure, even from a process whose exit status a test
-# expects to be non-zero (ASan's start-up warning about QEMU's coroutines
-# is no report).  LeakSanitizer is on, with the suppressions of
-# tests/lsan.supp (docs/robustness.md).
-# Groups left out under the sanitizers, and why: docs/robustness.md.
-ASAN_GROUPS ?= qtests hostlink cli fuzz guest fw host sysemu memory fabric isa asm
-SAN_LOGS = $(abspath $(BUILD))/asan-logs
-ASAN_RUN = rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS) && \
-	ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:log_path=$(SAN_LOGS)/asan \
-	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
-	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$(SAN_LOGS)/ubsan \
-	ETSOC1_QEMU_BUILD=$(abspath $(BUILD))/qemu-asan \
-	ETSOC1_SAN_LOGS=$(SAN_LOGS) \
-	python3 tests/run.py $(BUILD) $(ASAN_GROUPS)
-
+# shared with the plain build).  The sanitizers' options are the meson test
+# setup "asan" (meson.build): every report goes to a file in
+# $(BUILD)/asan-logs, not to stderr, and each file with a report is a
+# failure, even from a process whose exit status a test expects to be
+# non-zero (ASan's start-up warning about QEMU's coroutines is no
+# report).  LeakSanitizer is on, with the suppressions of tests/lsan.supp.
 asan-build: all
 	@ETSOC1_SANITIZE=1 scripts/build-qemu.sh $(abspath $(BUILD))
 

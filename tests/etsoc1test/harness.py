@@ -172,6 +172,42 @@ def sum_runs(paths):
     return 1 if failed else 0
 
 
+def meson_sum(logs, san_logs=None):
+    """run.py --meson-sum LOG.json... [--san-logs DIR] (make check): the TAP
+    of every test of the meson runs whose JSON logs are @logs, numbered
+    anew, a failure for each test meson did not see pass (a timeout, a
+    crash before its plan), the sanitizer reports of @san_logs, and one
+    final line for all."""
+    import json
+    for path in logs:
+        entries = [json.loads(x) for x in open(path)] \
+            if os.path.exists(path) else []
+        if not entries:
+            report(False, f'{path}: no test ran')
+        for t in entries:
+            name = t['name'].split(' / ')[-1]
+            out = t.get('stdout', '')
+            result = None
+            for line in out.splitlines() + ['ok 0 - end']:
+                m = TAP_LINE.match(line.strip())
+                if m:       # the last result line, with its '#' lines
+                    if result:
+                        report(result[0], result[1], '\n'.join(result[2]))
+                    result = (m.group(1) == 'ok', m.group(2), [])
+                elif result and line.startswith('#   '):
+                    result[2].append(line[4:])
+            if t['result'] not in ('OK', 'EXPECTEDFAIL', 'SKIP') and \
+                    not re.search(r'^not ok', out, re.M):
+                report(False, f'{name}: {t["result"]} after '
+                       f'{t["duration"]:.0f} s', out[-3000:] +
+                       t.get('stderr', '')[-2000:])
+    if san_logs:
+        sanitizer_reports(san_logs)
+    print(f'1..{sum(counts.values())}')
+    print(f"{counts['passed']} passed, {counts['failed']} failed")
+    return 1 if counts['failed'] else 0
+
+
 def main(groups):
     """BUILD [GROUP...]: every group of @groups, or the ones named."""
     if sys.argv[1:2] == ['--sum']:
@@ -181,7 +217,9 @@ def main(groups):
         return 1
     for name in sys.argv[2:] or groups:
         groups[name]()
-    if os.environ.get('ETSOC1_SAN_LOGS'):
+    # under meson the reports are counted once, for every group (meson_sum)
+    if os.environ.get('ETSOC1_SAN_LOGS') and \
+            not os.environ.get('ETSOC1_TAP_ONLY'):
         sanitizer_reports(os.environ['ETSOC1_SAN_LOGS'])
     total = sum(counts.values())
     print(f'1..{total}')
