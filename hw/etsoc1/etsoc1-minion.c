@@ -1181,6 +1181,8 @@ static void etsoc1_minion_cpu_init(Object *obj)
 {
     RISCVCPU *cpu = RISCV_CPU(obj);
 
+    ETSOC1_MINION_CPU(obj)->et = &ETSOC1_MINION_CPU(obj)->et_state;
+
     /* rv64imfc + Zicsr/Zifencei, Sv39; the base CPU's other defaults off */
     cpu->cfg.ext_a = false;
     cpu->cfg.ext_d = false;

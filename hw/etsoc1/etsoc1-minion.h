@@ -6,7 +6,8 @@
  *
  * QEMU interface of a minion ("etsoc1-minion-riscv-cpu", 64 per shire,
  * children "hart[N]" of their shire):
- *  + its ET state lives in its shire (Etsoc1ShireState.et[], migrated there)
+ *  + its ET state is its et_state (Etsoc1HartEt), reset and migrated by
+ *    its shire
  *  + it halts in the ET waits (Etsoc1Wait) and is woken by the event
  *    (docs/architecture.md, "How a hart waits")
  *  + its clock, etsoc1_now(), is its own emulated cycle count
@@ -86,7 +87,7 @@ typedef enum Etsoc1CoopState {
     ETSOC1_COOP_WAITING,    /* issued; partners have not all issued */
     ETSOC1_COOP_RELEASED,   /* every partner issued: the load may run */
 } Etsoc1CoopState;
-/* Per-hart ET state that is not part of RISCVCPU; migrated by the shire. */
+/* Per-hart ET state that is not part of RISCVCPU (the minion CPU's et_state) */
 typedef struct Etsoc1HartEt {
     uint32_t wait;          /* Etsoc1Wait */
     uint16_t fcc[2];        /* fast credit counters */
@@ -177,7 +178,9 @@ OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
 struct Etsoc1MinionCPU {
     RISCVCPU parent_obj;
     Etsoc1ShireState *shire;
-    Etsoc1HartEt *et;       /* this hart's slot in shire->et[] */
+    Etsoc1HartEt *et;       /* &et_state */
+    /* the hart's ET state, reset and migrated by its shire */
+    Etsoc1HartEt et_state;
     const Etsoc1Timing *timing;     /* the chip's, from the shire */
 };
 

@@ -255,7 +255,7 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev)
 {
     unsigned hart = ev->dst % ETSOC1_HARTS_PER_SHIRE;
-    Etsoc1HartEt *et = &s->et[hart];
+    Etsoc1HartEt *et = &s->hart[hart].et_state;
     uint16_t old = qatomic_read(&et->fcc[counter]), seen;
 
     etsoc1_event_trace(ev);
@@ -326,7 +326,7 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
         if (raise) {
             /* our choice: an IPI travels as a credit does (docs/timing.md) */
             etsoc1_credit_times(&ev, writer);
-            s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
+            s->hart[h].et->ipi_at = MAX(s->hart[h].et->ipi_at, ev.time);
             etsoc1_event_trace(&ev);
         } else if (writer == &s->hart[h] &&
                    (writer->parent_obj.env.mip & MIP_MSIP)) {
@@ -334,7 +334,7 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
              * A hart that clears its own pending IPI has seen it arrive,
              * even when it woke from WFI without taking the interrupt.
              */
-            etsoc1_advance_to(writer, s->et[h].ipi_at);
+            etsoc1_advance_to(writer, s->hart[h].et_state.ipi_at);
         }
         riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
                              BOOL_TO_MASK(raise));
@@ -363,7 +363,7 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
         mask &= mask - 1;
         /* it travels as an IPI; the hart resumes at its arrival */
         etsoc1_credit_times(&ev, writer);
-        s->et[h].ipi_at = MAX(s->et[h].ipi_at, ev.time);
+        s->hart[h].et->ipi_at = MAX(s->hart[h].et->ipi_at, ev.time);
         etsoc1_event_trace(&ev);
         if (etsoc1_minion_stalled_in_u(cpu)) {
             etsoc1_minion_redirect(cpu,
@@ -920,9 +920,10 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     Etsoc1ShireState *s = ETSOC1_SHIRE(obj);
     unsigned n;
 
-    memset(s->et, 0, sizeof(s->et));
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
-        s->et[n].m[0] = 0xff;   /* our choice: every lane active at reset */
+        memset(&s->hart[n].et_state, 0, sizeof(s->hart[n].et_state));
+        /* our choice: every lane active at reset */
+        s->hart[n].et_state.m[0] = 0xff;
     }
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->flb_at, 0, sizeof(s->flb_at));
@@ -1029,7 +1030,6 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
-        cpu->et = &s->et[i];
         cpu->timing = s->timing;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
         qdev_prop_set_uint64(DEVICE(cpu), "resetvec", s->reset_pc);
@@ -1072,6 +1072,18 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT16_ARRAY(coop_mask, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT64_ARRAY(coop_ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT64_ARRAY(coop_x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Each hart's et_state (the same bytes as when the shire held them) */
+static const VMStateDescription vmstate_etsoc1_hart_et_of = {
+    .name = "etsoc1-hart-et",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT(et_state, Etsoc1MinionCPU, 1, vmstate_etsoc1_hart_et,
+                       Etsoc1HartEt),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1154,13 +1166,24 @@ static const VMStateDescription vmstate_etsoc1_hart_sync = {
     }
 };
 
+static const VMStateDescription vmstate_etsoc1_hart_sync_of = {
+    .name = "etsoc1-hart-sync-of",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT(et_state, Etsoc1MinionCPU, 1, vmstate_etsoc1_hart_sync,
+                       Etsoc1HartEt),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_etsoc1_shire_sync = {
     .name = TYPE_ETSOC1_SHIRE "/sync",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
-                             vmstate_etsoc1_hart_sync, Etsoc1HartEt),
+        VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
+                             vmstate_etsoc1_hart_sync_of, Etsoc1MinionCPU),
         VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
                        vmstate_etsoc1_line_versions, Etsoc1LineClock),
         VMSTATE_END_OF_LIST()
@@ -1203,8 +1226,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
     .minimum_version_id = 3,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(et, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
-                             vmstate_etsoc1_hart_et, Etsoc1HartEt),
+        VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
+                             vmstate_etsoc1_hart_et_of, Etsoc1MinionCPU),
         VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
                              vmstate_etsoc1_hart_lanes, Etsoc1MinionCPU),
         VMSTATE_UINT64_ARRAY(minion_boot, Etsoc1ShireState, 4),
@@ -1271,7 +1294,7 @@ static void etsoc1_shire_get_fcc(Object *obj, Visitor *v, const char *name,
     for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
         visit_start_list(v, NULL, NULL, 0, &error_abort);
         for (n = 0; n < 2; n++) {
-            uint16_t c = qatomic_read(&s->et[h].fcc[n]);
+            uint16_t c = qatomic_read(&s->hart[h].et_state.fcc[n]);
 
             visit_type_uint16(v, NULL, &c, &error_abort);
         }

@@ -65,7 +65,6 @@ struct Etsoc1ShireState {
     AddressSpace bus_as;
 
     /* ESR state */
-    Etsoc1HartEt et[ETSOC1_HARTS_PER_SHIRE];
     uint64_t minion_boot[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t mprot[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t ipi_redirect_pc[ETSOC1_NEIGHS_PER_SHIRE];
