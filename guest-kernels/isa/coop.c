@@ -8,6 +8,13 @@
  * whole group has issued.  Minion 1 follows its load with a TensorStore,
  * which must wait for the load too (the tensor queue is in order).  Hart 0
  * also checks the traps and error bits and prints TAP.
+ *
+ * Then two groups with the same id in different neighbourhoods (minions
+ * 8-9 and 16-17, group 9) issue interleaved, 8, 16, 9, 17, chained by
+ * credits: as in Esperanto's simulator, which keeps a group table per
+ * neighbourhood, they are two groups, and both complete (Esperanto's
+ * coop_tl_tfma kernels draw such groups; a table per shire took 16 for
+ * a conflict, ran it alone and left 17 waiting for ever).
  */
 #include "etsoc1.h"
 #include "tap.h"
@@ -19,6 +26,19 @@
 static uint32_t src[ROWS][16] __attribute__((aligned(64)));
 static uint32_t out[MEMBERS][ROWS][16] __attribute__((aligned(64)));
 static uint32_t solo[ROWS][16] __attribute__((aligned(64)));
+
+/* the two same-id groups, in issue order: minion, tensor_coop */
+static const struct {
+    unsigned minion;
+    uint32_t tcoop;
+} pairs[] = {
+    { 8, 1u << 17 | 0x03u << 8 | 9u },      /* neighbourhood 1, minions 0-1 */
+    { 16, 1u << 18 | 0x03u << 8 | 9u },     /* neighbourhood 2, minions 0-1 */
+    { 9, 1u << 17 | 0x03u << 8 | 9u },
+    { 17, 1u << 18 | 0x03u << 8 | 9u },
+};
+#define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
+static uint32_t out2[NPAIRS][ROWS][16] __attribute__((aligned(64)));
 static volatile uint32_t issued[MEMBERS], done[MEMBERS];
 static volatile uint32_t early;
 
@@ -77,12 +97,40 @@ static void member(unsigned m)
     fcc_send(0, 0, 1, 1u << 0);             /* tell minion 0 */
 }
 
+/* Issue pair member @k's coop load after the one before it, then store. */
+static void pair_member(unsigned k)
+{
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);
+    csr_write(0x804, pairs[k].tcoop);
+    if (k) {
+        fcc_wait(0);                        /* the one before has issued */
+    }
+    csr_write_x31(0x83f, tload(1, src, ROWS), 64);
+    if (k + 1 < NPAIRS) {
+        fcc_send(0, 0, 0, 1u << pairs[k + 1].minion);
+    }
+    csr_write(0x830, 0);                    /* held until its partner issues */
+    csr_write_x31(0x87f, tstore_scp(out2[k], ROWS), 64);
+    fcc_send(0, 0, 1, 1u << 0);             /* tell minion 0 */
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
-    unsigned i, j, m, bad;
+    unsigned i, j, m, k, bad;
 
     trap_recording = 1;     /* runtime trap_record() */
-    if (hart_thread(hartid) || hart_minion(hartid) >= MEMBERS) {
+    if (hart_thread(hartid)) {
+        return 0;
+    }
+    for (k = 0; k < NPAIRS; k++) {
+        if (hart_minion(hartid) == pairs[k].minion) {
+            fcc_wait(0);                    /* phase 1 is over */
+            pair_member(k);
+            return 0;
+        }
+    }
+    if (hart_minion(hartid) >= MEMBERS) {
         return 0;
     }
     if (hartid != 0) {
@@ -157,5 +205,23 @@ int main(uint64_t hartid, const void *fdt)
     CHECK(bad == 0, "every member loaded the data written just before the "
           "last one issued (%u words wrong)", bad);
     CHECK_EQ(csr_read(CSR_TENSOR_ERROR), 0, "no tensor errors on the way");
+
+    for (k = 0, m = 0; k < NPAIRS; k++) {
+        m |= 1u << pairs[k].minion;
+    }
+    fcc_send(0, 0, 0, m);
+    for (k = 0; k < NPAIRS; k++) {
+        fcc_wait(1);
+    }
+    CHECK(1, "two groups of id 9 in neighbourhoods 1 and 2, issued "
+          "interleaved: all four members got past their loads");
+    for (k = 0, bad = 0; k < NPAIRS; k++) {
+        for (i = 0; i < ROWS; i++) {
+            for (j = 0; j < 16; j++) {
+                bad += out2[k][i][j] != 0xc0de0000 + i * 16 + j;
+            }
+        }
+    }
+    CHECK(bad == 0, "... and each loaded the data (%u words wrong)", bad);
     return tap_done();
 }

@@ -295,6 +295,17 @@ static void etsoc1_shire_send_credits(Etsoc1ShireState *s, unsigned n,
     uint32_t minions = mask;
     Etsoc1MinionCPU *sender = etsoc1_current_minion();
 
+    /*
+     * One bit per minion of the shire: higher bits name nobody.  A kernel
+     * that builds the mask from the chip-wide minion number (hartid >> 1)
+     * lands there on odd shires and then waits for ever for its credits.
+     */
+    if (mask >> ETSOC1_MINIONS_PER_SHIRE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: shire %u: fcc_credinc%u: "
+                      "minion mask 0x%" PRIx64 " has bits above minion %u, "
+                      "ignored\n", s->shire_id, n, mask,
+                      ETSOC1_MINIONS_PER_SHIRE - 1);
+    }
     while (minions) {
         unsigned m = ctz32(minions);
         Etsoc1Event ev = {

@@ -274,7 +274,28 @@ static uint32_t coop_minions(uint32_t tcoop)
     return all;
 }
 
-/* Called with the BQL held, which guards the shire's group table. */
+/* The minions of the neighbourhoods @tcoop names, whether named or not. */
+static uint32_t coop_span(uint32_t tcoop)
+{
+    uint32_t span = 0;
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
+        if (FIELD_EX32(tcoop, TCOOP, NEIGHS) >> n & 1) {
+            span |= MAKE_64BIT_MASK(n * ETSOC1_MINIONS_PER_NEIGH,
+                                    ETSOC1_MINIONS_PER_NEIGH);
+        }
+    }
+    return span;
+}
+
+/*
+ * Called with the BQL held, which guards the shire's group table.  A
+ * group id is a neighbourhood's, as in Esperanto's simulator (a table per
+ * neighbourhood): groups of one id in disjoint neighbourhoods are
+ * separate groups, and share coop_all/coop_arrived[fsm][group], each in
+ * the bytes of its own neighbourhoods.
+ */
 static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
 {
     Etsoc1ShireState *s = cpu->shire;
@@ -284,6 +305,7 @@ static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     uint32_t all = coop_minions(et->tensor_coop);
     uint32_t *g_all = &s->coop_all[fsm][group];
     uint32_t *g_arrived = &s->coop_arrived[fsm][group];
+    uint32_t held = *g_all & coop_span(et->tensor_coop);
     unsigned m;
 
     et->coop_ctl[fsm] = ctl;
@@ -291,23 +313,24 @@ static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     et->coop_mask[fsm] = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     trace_etsoc1_tensor_coop_arrive(cpu->parent_obj.env.mhartid, fsm, group,
                                     all, *g_arrived | 1u << minion_of(cpu));
-    if (!(all >> minion_of(cpu) & 1) || (*g_all && *g_all != all)) {
+    if (!(all >> minion_of(cpu) & 1) || (held && held != all)) {
         /* sysemu stops here; we run the load alone and go on */
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_coop "
                       "0x%x names minions 0x%08x: %s; loading alone\n",
                       (uint64_t)cpu->parent_obj.env.mhartid, et->tensor_coop,
-                      all, *g_all ? "group in use with another set"
-                                  : "not this minion");
+                      all, held ? "group in use with another set"
+                                : "not this minion");
         qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_RELEASED);
         return;
     }
     qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_WAITING);
-    *g_all = all;
+    *g_all |= all;
     *g_arrived |= 1u << minion_of(cpu);
-    if (*g_arrived != all) {
+    if ((*g_arrived & all) != all) {
         return;
     }
-    *g_all = *g_arrived = 0;
+    *g_all &= ~all;
+    *g_arrived &= ~all;
     for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
         Etsoc1MinionCPU *h = &s->hart[m * ETSOC1_THREADS];
 

@@ -249,6 +249,11 @@ static void test_credits(void)
     g_assert_cmpint(fcc_of(&f, 1, 5, 1), ==, 2);          /* minion 2 t1 */
     g_assert_cmpint(fcc_of(&f, 1, 5, 0), ==, 0);
     g_assert_cmpint(fcc_of(&f, 0, 0, 0), ==, 0);          /* other shire */
+    /* mask bits above minion 31 name nobody: ignored, with a log */
+    qtest_writeq(f.qts, OTHER(0, 1, 0xc0), 0x100000002ULL);
+    g_assert_cmpint(fcc_of(&f, 1, 2, 0), ==, 1);          /* minion 1 t0 */
+    g_assert(log_has(&f, "etsoc1: shire 1: fcc_credinc0: minion mask "
+                     "0x100000002 has bits above minion 31, ignored"));
     /* credit ESRs read as zero */
     g_assert_cmphex(qtest_readq(f.qts, OTHER(0, 1, 0xc0)), ==, 0);
     /* 16-bit counters wrap, with a log */
