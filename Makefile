@@ -46,7 +46,7 @@ SAN_LOGS = $(abspath $(BUILD))/asan-logs
 PLAIN_RUN = rm -f $(MESON_LOGS)/plain.json && \
 	echo "\# the plain build ($(BUILD)/qemu-build): every group" && \
 	{ $(MESON_TEST) --logbase plain || true; }
-ASAN_RUN = rm -rf $(SAN_LOGS) $(MESON_LOGS)/asan.json && mkdir -p $(SAN_LOGS) && \
+ASAN_RUN = rm -rf $(SAN_LOGS) $(MESON_LOGS)/asan-asan.json && mkdir -p $(SAN_LOGS) && \
 	echo "\# the sanitizer build ($(BUILD)/qemu-asan): all but hang, timing" && \
 	{ $(MESON_TEST) --setup asan --logbase asan || true; }
 
@@ -54,7 +54,7 @@ check check-full: asan-build
 	@$(PLAIN_RUN)
 	@$(ASAN_RUN)
 	@python3 tests/run.py --meson-sum $(MESON_LOGS)/plain.json \
-		$(MESON_LOGS)/asan.json --san-logs $(SAN_LOGS)
+		$(MESON_LOGS)/asan-asan.json --san-logs $(SAN_LOGS)
 
 check-quick: all
 	@$(PLAIN_RUN)
@@ -62,7 +62,7 @@ check-quick: all
 
 check-asan: asan-build
 	@$(ASAN_RUN)
-	@python3 tests/run.py --meson-sum $(MESON_LOGS)/asan.json \
+	@python3 tests/run.py --meson-sum $(MESON_LOGS)/asan-asan.json \
 		--san-logs $(SAN_LOGS)
 
 # QEMU with ASan + UBSan in $(BUILD)/qemu-asan (ccache and the source tree

@@ -24,8 +24,10 @@ def qtests():
     log = os.path.join(QEMU_BUILD, 'meson-logs', LOGBASE + '.json')
     if os.path.exists(log):
         os.unlink(log)
+    # QEMU's 30 s qtest timeout, six times: the 33-shire qtests take over
+    # 30 s under the sanitizers
     rc, out, _ = run(['meson', 'test', '-C', QEMU_BUILD, '--no-rebuild',
-                      '--logbase', LOGBASE] +
+                      '--timeout-multiplier', '6', '--logbase', LOGBASE] +
                      [f'qtest-riscv64/{t}' for t in QTESTS], 900)
     seen = set()
     for line in open(log) if os.path.exists(log) else ():
