@@ -19,8 +19,6 @@ Usage: tests/run.py BUILD_ROOT [GROUP...]
   with a report is one more failure.
   ETSOC1_TAP_ONLY=1: the final line is a TAP comment (meson test runs each
   group so: `meson test -C build/guest --suite etsoc1-isa`).
-       tests/run.py --sum TAP_FILE...
-  adds up the final lines of several runs into one.
        tests/run.py --meson-sum LOG.json... [--san-logs DIR]
   the TAP of meson test runs (their JSON logs), renumbered, with the
   sanitizer reports of DIR, and one final line (make check).
@@ -54,8 +52,6 @@ GROUPS = {
 
 
 if __name__ == '__main__':
-    if sys.argv[1:2] == ['--sum']:
-        sys.exit(harness.sum_runs(sys.argv[2:]))
     if sys.argv[1:2] == ['--meson-sum']:
         args = sys.argv[2:]
         san = args[args.index('--san-logs') + 1] \

@@ -151,27 +151,6 @@ def sanitizer_reports(logs):
                f'{logs})')
 
 
-FINAL = re.compile(r'^(\d+) passed, (\d+) failed$', re.M)
-
-
-def sum_runs(paths):
-    """run.py --sum TAP...: the runs' final lines added up into one; a
-    run without its final line (it did not finish) is one failure."""
-    passed = failed = 0
-    for path in paths:
-        text = open(path, errors='replace').read() \
-            if os.path.exists(path) else ''
-        m = FINAL.findall(text)
-        if m:
-            passed += int(m[-1][0])
-            failed += int(m[-1][1])
-        else:
-            print(f'# {path}: the run did not finish')
-            failed += 1
-    print(f'{passed} passed, {failed} failed')
-    return 1 if failed else 0
-
-
 def meson_sum(logs, san_logs=None):
     """run.py --meson-sum LOG.json... [--san-logs DIR] (make check): the TAP
     of every test of the meson runs whose JSON logs are @logs, numbered
@@ -210,8 +189,6 @@ def meson_sum(logs, san_logs=None):
 
 def main(groups):
     """BUILD [GROUP...]: every group of @groups, or the ones named."""
-    if sys.argv[1:2] == ['--sum']:
-        return sum_runs(sys.argv[2:])
     if not os.access(QEMU, os.X_OK):
         print(f'Bail out! {QEMU} is not built', flush=True)
         return 1
