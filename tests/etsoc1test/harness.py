@@ -44,13 +44,25 @@ TAP_LINE = re.compile(r'^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*)$')
 
 
 def relay_tap(prefix, text):
-    """Count the TAP result lines in @text; return how many there were."""
+    """Report each TAP result line of @text (named @prefix: its text, or its
+    text alone without @prefix); return how many there were.  A failure's
+    diagnosis is the '#   ' lines that follow it, as report() prints
+    them, else the whole of @text."""
+    lines = text.splitlines()
     seen = 0
-    for line in text.splitlines():
+    for i, line in enumerate(lines):
         m = TAP_LINE.match(line.strip())
-        if m:
-            seen += 1
-            report(m.group(1) == 'ok', f'{prefix}: {m.group(2)}', text)
+        if not m:
+            continue
+        seen += 1
+        diag = []
+        for follow in lines[i + 1:]:
+            if not follow.startswith('#   '):
+                break
+            diag.append(follow[4:])
+        report(m.group(1) == 'ok',
+               f'{prefix}: {m.group(2)}' if prefix else m.group(2),
+               '\n'.join(diag) or text)
     return seen
 
 
@@ -151,6 +163,15 @@ def sanitizer_reports(logs):
                f'{logs})')
 
 
+def finish():
+    """The plan and the final line, "N passed, N failed" (a TAP comment
+    under meson test, ETSOC1_TAP_ONLY); the exit status."""
+    print(f'1..{sum(counts.values())}')
+    print(f"{'# ' if os.environ.get('ETSOC1_TAP_ONLY') else ''}"
+          f"{counts['passed']} passed, {counts['failed']} failed")
+    return 1 if counts['failed'] else 0
+
+
 def meson_sum(logs, san_logs=None):
     """run.py --meson-sum LOG.json... [--san-logs DIR] (make check): the TAP
     of every test of the meson runs whose JSON logs are @logs, numbered
@@ -166,15 +187,7 @@ def meson_sum(logs, san_logs=None):
         for t in entries:
             name = t['name'].split(' / ')[-1]
             out = t.get('stdout', '')
-            result = None
-            for line in out.splitlines() + ['ok 0 - end']:
-                m = TAP_LINE.match(line.strip())
-                if m:       # the last result line, with its '#' lines
-                    if result:
-                        report(result[0], result[1], '\n'.join(result[2]))
-                    result = (m.group(1) == 'ok', m.group(2), [])
-                elif result and line.startswith('#   '):
-                    result[2].append(line[4:])
+            relay_tap(None, out)
             if t['result'] not in ('OK', 'EXPECTEDFAIL', 'SKIP') and \
                     not re.search(r'^not ok', out, re.M):
                 report(False, f'{name}: {t["result"]} after '
@@ -182,9 +195,7 @@ def meson_sum(logs, san_logs=None):
                        t.get('stderr', '')[-2000:])
     if san_logs:
         sanitizer_reports(san_logs)
-    print(f'1..{sum(counts.values())}')
-    print(f"{counts['passed']} passed, {counts['failed']} failed")
-    return 1 if counts['failed'] else 0
+    return finish()
 
 
 def main(groups):
@@ -198,9 +209,4 @@ def main(groups):
     if os.environ.get('ETSOC1_SAN_LOGS') and \
             not os.environ.get('ETSOC1_TAP_ONLY'):
         sanitizer_reports(os.environ['ETSOC1_SAN_LOGS'])
-    total = sum(counts.values())
-    print(f'1..{total}')
-    # under meson test (ETSOC1_TAP_ONLY) the summary is a TAP comment
-    print(f"{'# ' if os.environ.get('ETSOC1_TAP_ONLY') else ''}"
-          f"{counts['passed']} passed, {counts['failed']} failed")
-    return 1 if counts['failed'] else 0
+    return finish()
