@@ -10,6 +10,7 @@
 #define TARGET_RISCV_ETSOC1_ISA_H
 
 #include "exec/memopidx.h"
+#include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-l3.h"
 
@@ -34,6 +35,19 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
 void etsoc1_amo_unlock(Etsoc1LineClock *lc);
 uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                            uint64_t cmp, unsigned bits);
+
+/*
+ * Fields of an instruction word, which the packed and graphics helpers
+ * (etsoc1-vpu.c, etsoc1-vpu-gfx.c) decode again from the word
+ */
+FIELD(VINSN, OPCODE, 0, 7)
+FIELD(VINSN, RD, 7, 5)
+FIELD(VINSN, F3, 12, 3)
+FIELD(VINSN, RS1, 15, 5)
+FIELD(VINSN, RS2, 20, 5)
+FIELD(VINSN, F7, 25, 7)
+FIELD(VINSN, FMT, 25, 2)        /* custom-2 fused multiply-add */
+FIELD(VINSN, RS3, 27, 5)
 
 /* etsoc1-vpu-transc.c: one lane of fexp.ps, flog.ps, frcp.ps */
 uint32_t etsoc1_fexp(uint32_t a, float_status *st);

@@ -26,12 +26,6 @@
 
 #define NL ETSOC1_FLANES
 
-FIELD(GINSN, RD, 7, 5)
-FIELD(GINSN, F3, 12, 3)
-FIELD(GINSN, RS1, 15, 5)
-FIELD(GINSN, RS2, 20, 5)
-FIELD(GINSN, F7, 25, 7)
-
 #define F32_SIGN    0x80000000u
 #define F32_ONE     0x3f800000u
 
@@ -350,10 +344,10 @@ static uint32_t gfx_in_bits(int fmt)
 bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra)
 {
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
-    unsigned f7 = FIELD_EX32(insn, GINSN, F7), f3 = FIELD_EX32(insn, GINSN, F3);
-    unsigned rs2 = FIELD_EX32(insn, GINSN, RS2);
-    unsigned rd = FIELD_EX32(insn, GINSN, RD);
-    unsigned rs1 = FIELD_EX32(insn, GINSN, RS1);
+    unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
+    unsigned rs2 = FIELD_EX32(insn, VINSN, RS2);
+    unsigned rd = FIELD_EX32(insn, VINSN, RD);
+    unsigned rs1 = FIELD_EX32(insn, VINSN, RS1);
     uint8_t active = cpu->et->m[0];
     float_status s;
     uint32_t a, b, d, r;

@@ -31,15 +31,6 @@
 
 #define NL ETSOC1_FLANES
 
-FIELD(VINSN, OPCODE, 0, 7)
-FIELD(VINSN, RD, 7, 5)
-FIELD(VINSN, F3, 12, 3)
-FIELD(VINSN, RS1, 15, 5)
-FIELD(VINSN, RS2, 20, 5)
-FIELD(VINSN, F7, 25, 7)
-FIELD(VINSN, FMT, 25, 2)        /* custom-2 fused multiply-add */
-FIELD(VINSN, RS3, 27, 5)
-
 #define OPC_CUSTOM0  0x0b
 #define OPC_CUSTOM2  0x5b
 #define OPC_FBCI_PI  0x5f
