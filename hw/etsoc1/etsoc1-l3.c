@@ -389,8 +389,9 @@ static double scp_path(Etsoc1MinionCPU *cpu, hwaddr pa)
  */
 uint64_t etsoc1_global_arrival(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
-    double t = etsoc1_l3_cacheable(pa) ? l3_path(cpu, pa, !l3_peek(cpu->shire->chip, pa))
-                                       : scp_path(cpu, pa);
+    double t = etsoc1_l3_cacheable(pa)
+               ? l3_path(cpu, pa, !l3_peek(cpu->shire->chip, pa))
+               : scp_path(cpu, pa);
 
     return etsoc1_now(cpu) + etsoc1_cycles(t / 2);
 }
@@ -600,7 +601,8 @@ static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
     trace_etsoc1_l3_cacheop(pa, dest, op);
     if (!etsoc1_l3_cacheable(pa) ||
         (op != ETSOC1_CACHEOP_PREFETCH && dest == ETSOC1_CACHE_L2)) {
-        return etsoc1_t(cpu->timing, ETSOC1_T_L2_HIT);   /* a scratchpad line too */
+        /* a scratchpad line too */
+        return etsoc1_t(cpu->timing, ETSOC1_T_L2_HIT);
     }
     if (s) {
         QEMU_LOCK_GUARD(&s->lock);

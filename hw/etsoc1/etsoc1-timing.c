@@ -409,6 +409,6 @@ uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
     if (!sender || !sender->parent_obj.cfg.et_counters) {
         return 0;
     }
-    return etsoc1_now(sender) - etsoc1_insn_cost(sender->timing, ET_INSN_SYSTEM) +
-           llround(latency);
+    return etsoc1_now(sender) -
+           etsoc1_insn_cost(sender->timing, ET_INSN_SYSTEM) + llround(latency);
 }

@@ -173,7 +173,8 @@ void etsoc1_amo_timing(CPURISCVState *env, hwaddr pa, unsigned size,
 
     if (global && etsoc1_in(ETSOC1_DRAM, pa)) {
         etsoc1_l3_access(cpu, pa, wrote);
-    } else if (global && is_amo && etsoc1_scp_ram(env, pa, size, &off, &shire)) {
+    } else if (global && is_amo &&
+               etsoc1_scp_ram(env, pa, size, &off, &shire)) {
         /* a coherent store there is timed by the view, as any store */
         etsoc1_scp_remote_amo(cpu, pa, wrote, ra);
     }
