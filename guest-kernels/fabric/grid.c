@@ -15,10 +15,9 @@
  * With SPIN_FINISH (naive2d-spin) a cell that is done does not wait in
  * the chip barrier but spins on the other cells' flags in memory, so
  * that harts keep running beside the hung ones (the hang report must
- * still name them).  And so that it hangs in every run, not in most,
- * cell 1 starts only once cell 8 has issued its receive from cell 0:
- * then cell 0 holds cell 8's ready when cell 1's arrives (or the array
- * has already hung elsewhere, cell 1 spinning).
+ * still name them).  Which ready is lost follows from the model's times
+ * (the ready bit sees its readies in time order, docs/fabric.md), so the
+ * same cell loses the same ready in every run.
  */
 #include "fabric.h"
 
@@ -63,14 +62,6 @@ int main(uint64_t hartid, const void *fdt)
     unsigned r = gid % MINIONS_PER_SHIRE / COLS, c = gid % COLS;
     uint32_t want = input_int(gid);
 
-#ifdef SPIN_FINISH
-    static volatile uint8_t south_ready[34];
-
-    if (gid % MINIONS_PER_SHIRE == 1) {
-        while (!south_ready[s]) {
-        }
-    }
-#endif
     FREG_SET(1, input_int(gid));
     if (c + 1 < COLS) {
         tensor_send(cell(s, r, c + 1), 1, 1);
@@ -85,11 +76,6 @@ int main(uint64_t hartid, const void *fdt)
     if (r > 0) {
         tensor_recv(cell(s, r - 1, c), 1, 1, TR_IADD);
         want += input_int(cell(s, r - 1, c));
-#ifdef SPIN_FINISH
-        if (gid % MINIONS_PER_SHIRE == COLS) {
-            south_ready[s] = 1;
-        }
-#endif
     }
     if (FREG_GET(1) != want) {
         print("naive2d: minion %u holds 0x%x, want 0x%x\n", gid, FREG_GET(1),

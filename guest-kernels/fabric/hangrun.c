@@ -4,10 +4,12 @@
  * hung harts must be named while other harts keep running or waiting.
  * One shire, thread 0 of each minion:
  *
- *  lost ready   minions 1 and 2 both receive from minion 0 and say so in
- *               memory; minion 0 waits until both have, so both readies
- *               reach its one bit and one is lost; its send to 1 spends
- *               the other, its send to 2 never finds one (rtl);
+ *  lost ready   minions 1 and 2 both receive from minion 0 and say so
+ *               with a global atomic; minion 0 polls those flags with
+ *               global atomics (a poll that halts: docs/timing.md) until
+ *               both have, so both readies reach its one bit and one is
+ *               lost; its send to 1 spends the other, its send to 2 never
+ *               finds one (rtl);
  *  cycle        minions 4 -> 5 -> 6 -> 4 all send first;
  *  stopped      minion 8 receives from minion 9, which stops at once;
  *  running      minion 3 loops forever, minion 10 polls a flag that no
@@ -19,6 +21,7 @@
  * can run, and the credit waiter is part of the deadlock.
  */
 #include "fabric.h"
+#include "et-atomic.h"
 
 /* volatile: flags other harts write, polled in loops */
 static volatile uint32_t announced[2];
@@ -32,7 +35,8 @@ int main(uint64_t hartid, const void *fdt)
     FREG_SET(1, gid);
     switch (gid) {
     case 0:
-        while (!announced[0] || !announced[1]) {
+        while (!et_amoorg_w(&announced[0], 0) ||
+               !et_amoorg_w(&announced[1], 0)) {
         }
         tensor_send(1, 1, 1);
         tensor_send(2, 1, 1);
@@ -40,7 +44,7 @@ int main(uint64_t hartid, const void *fdt)
     case 1:
     case 2:
         tensor_recv(0, 2, 1, TR_MOVE);
-        announced[gid - 1] = 1;
+        et_amoswapg_w(&announced[gid - 1], 1);
         break;
     case 4:
     case 5:

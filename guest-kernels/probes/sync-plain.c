@@ -16,6 +16,11 @@
  *        the same on hart 6 of A and B through a DRAM block: each polls
  *        it with flwg.ps (all eight lanes) and answers in its first word
  *        with amoswapg.d.
+ *   probe local-pingpong shire=S rounds=R cycles=X
+ *        the same on harts 8 and 10 of shire S through a DRAM block,
+ *        shire-local: the pinger answers with amoswapl.d and polls with
+ *        flwl.ps (the coherent local load), the ponger polls with
+ *        amoorl.d (a local atomic that changes nothing).
  *   probe scp-local-handoff owner=A poller=B work=W seen=S
  *        hart 4 of shire A works W cycles, then writes a word of its own
  *        scratchpad as local memory, which hart 4 of shire B polls
@@ -44,9 +49,12 @@ static const unsigned esr_pair[3] = { 2, 5, 6 };
 static const unsigned local_pair[2] = { 3, 1 };
 static const unsigned flwg_pair[2] = { 2, 7 };
 static volatile uint64_t flwg_block[4] __attribute__((aligned(64)));
+#define POLL_SHIRE 1
+static volatile uint64_t local_block[4] __attribute__((aligned(64)));
 
 /* the figures, printed by hart 0 of shire 0 at the end */
 static volatile uint64_t scp_cycles[NPAIRS], esr_cycles, flwg_cycles;
+static volatile uint64_t local_cycles;
 static volatile uint64_t local_seen;
 static volatile uint64_t done_count;
 
@@ -95,14 +103,48 @@ static void esr_pingpong(uint64_t esr, int pinger)
     }
 }
 
-/* The block's first word, as flwg.ps (m0 = all lanes) sees it */
-static uint64_t flwg_first(void)
+/*
+ * The first word of @block, as flwg.ps or flwl.ps (@local) sees it
+ * (m0 = all lanes)
+ */
+static uint64_t coherent_first(volatile uint64_t *block, int local)
 {
     uint32_t w[8];
 
-    __asm__ volatile("flwg.ps f1, (%0)\n\tfsw.ps f1, 0(%1)"
-                     :: "r"(flwg_block), "r"(w) : "memory");
+    if (local) {
+        __asm__ volatile("flwl.ps f1, (%0)\n\tfsw.ps f1, 0(%1)"
+                         :: "r"(block), "r"(w) : "memory");
+    } else {
+        __asm__ volatile("flwg.ps f1, (%0)\n\tfsw.ps f1, 0(%1)"
+                         :: "r"(block), "r"(w) : "memory");
+    }
     return w[0];
+}
+
+static uint64_t flwg_first(void)
+{
+    return coherent_first(flwg_block, 0);
+}
+
+static void local_pingpong(int pinger)
+{
+    uint64_t i, t0 = cycles();
+
+    set_m0(0xff);
+    for (i = 0; i < ROUNDS; i++) {
+        if (pinger) {
+            et_amoswapl_d(&local_block[0], 2 * i + 1);
+            while (coherent_first(local_block, 1) != 2 * i + 2) {
+            }
+        } else {
+            while (et_amoorl_d(&local_block[0], 0) != 2 * i + 1) {
+            }
+            et_amoswapl_d(&local_block[0], 2 * i + 2);
+        }
+    }
+    if (pinger) {
+        local_cycles = cycles() - t0;
+    }
 }
 
 static void flwg_pingpong(int pinger)
@@ -134,7 +176,7 @@ static void finished(void)
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shire = hartid / HARTS_PER_SHIRE, h = hartid % HARTS_PER_SHIRE;
-    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2;
+    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2 + 2;
 
     (void)fdt;
     if (h == 0) {
@@ -151,6 +193,9 @@ int main(uint64_t hartid, const void *fdt)
         finished();
     } else if (h == 6 && (shire == flwg_pair[0] || shire == flwg_pair[1])) {
         flwg_pingpong(shire == flwg_pair[0]);
+        finished();
+    } else if ((h == 8 || h == 10) && shire == POLL_SHIRE) {
+        local_pingpong(h == 8);
         finished();
     } else if (h == 4 && shire == local_pair[0]) {
         volatile uint64_t *own = (volatile uint64_t *)
@@ -180,6 +225,8 @@ int main(uint64_t hartid, const void *fdt)
           esr_pair[0], esr_pair[1], esr_pair[2], ROUNDS, esr_cycles);
     print("probe flwg-pingpong a=%u b=%u rounds=%u cycles=%lu\n",
           flwg_pair[0], flwg_pair[1], ROUNDS, flwg_cycles);
+    print("probe local-pingpong shire=%u rounds=%u cycles=%lu\n",
+          POLL_SHIRE, ROUNDS, local_cycles);
     print("probe scp-local-handoff owner=%u poller=%u work=%u seen=%lu\n",
           local_pair[0], local_pair[1], WORK, local_seen);
     return 0;

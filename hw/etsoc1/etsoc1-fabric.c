@@ -272,6 +272,36 @@ static void etsoc1_send_ready(Etsoc1MachineState *m, Etsoc1MinionCPU *rcv,
     s->ready_from = from;
 }
 
+static bool op_is_tree(unsigned kind)
+{
+    return kind == TR_BROADCAST || kind == TR_REDUCE;
+}
+
+/*
+ * handshake=rtl: what one ready bit sees must follow the model's time,
+ * not the host's.  A recv's ready reaches its sender's bit a message leg
+ * after @t_issue, a send acts on its own bit at @t_issue; each waits at
+ * the gate (poll-halt=on) until no hart can still act on that bit before
+ * it, the sender itself included.  False: the hart halts there and the
+ * CSR write runs again when it is let go.
+ */
+static bool etsoc1_reduce_gate(Etsoc1MinionCPU *cpu, unsigned role,
+                               Etsoc1MinionCPU *partner, uint64_t t_issue)
+{
+    Etsoc1MinionCPU *snd = role == TR_RECV ? partner : cpu;
+    Etsoc1GateAccess a = {
+        .slot = etsoc1_reduce_of(snd),
+        .owner = role == TR_RECV ? snd : NULL,
+    };
+    uint64_t t = t_issue;
+
+    if (role == TR_RECV) {
+        t += llround(etsoc1_msg_latency(cpu->timing, etsoc1_gid(cpu),
+                                        etsoc1_gid(snd)));
+    }
+    return etsoc1_sync_gate(cpu, t, &a);
+}
+
 static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
                                            const char *why, uint64_t val)
 {
@@ -292,11 +322,16 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     Etsoc1MinionCPU *partner;
     unsigned role, peer;
 
+    uint64_t t_issue;
+
     if (op->state == ETSOC1_REDUCE_PENDING) {
         /* one outstanding operation: wait, then this write is replayed */
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
-    qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_GATE) {
+        /* one that waited at the gate leaves it in etsoc1_reduce_gate */
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    }
     etsoc1_reduce_observe(cpu);
 
     role = kind;
@@ -335,15 +370,21 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
         return RISCV_EXCP_ILLEGAL_INST;
     }
 
+    /* when this CSR write began, and not before the last one is done */
+    t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
+    if (m->handshake == ETSOC1_HANDSHAKE_RTL && !op_is_tree(kind) &&
+        !etsoc1_reduce_gate(cpu, role, partner, t_issue)) {
+        return (RISCVException)ETSOC1_EXCP_WAIT;
+    }
+
     op->op = role;
     op->partner = peer;
     op->count = FIELD_EX64(val, TREDUCE, NUM_REGS);
     op->start = FIELD_EX64(val, TREDUCE, START_REG);
     op->func = func;
     op->frm = cpu->parent_obj.env.frm;
-    op->tree = kind == TR_BROADCAST || kind == TR_REDUCE;
-    /* when this CSR write began, and not before the last one is done */
-    op->t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
+    op->tree = op_is_tree(kind);
+    op->t_issue = t_issue;
     etsoc1_advance_to(cpu, op->t_issue +
                       etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;

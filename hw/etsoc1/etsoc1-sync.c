@@ -184,12 +184,30 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
         }
         if (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me) &&
                       (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
-                       etsoc1_may_precede(m, u, t))
-                    : etsoc1_may_precede(m, u, t)) {
+                       etsoc1_may_precede(m, u, t) || cpu == a->owner)
+                    : etsoc1_may_precede(m, u, t) ||
+                      (cpu == a->owner && u <= t)) {
             return false;
         }
     }
     return true;
+}
+
+/*
+ * Does the owner of the access at the gate at (@t, hart @index) (a
+ * sender, for a ready that reaches its bit) still act before it?  Its
+ * wake by another hart comes later than @t whenever that hart is within
+ * the lookahead of @t (etsoc1_sync_lookahead), so one look is enough.
+ */
+static bool etsoc1_owner_before(Etsoc1MinionCPU *owner, uint64_t t, int index)
+{
+    uint64_t u;
+    bool at_gate;
+
+    return owner && etsoc1_next_act(owner, &u, &at_gate) &&
+           (at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(owner)->cpu_index,
+                                         t, index)
+                    : u <= t);
 }
 
 /*
@@ -475,7 +493,9 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             prev = g_hash_table_lookup(m->gate_slots, slot);
             g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
         }
-        if (!e[i].may_release) {
+        if (!e[i].may_release ||
+            etsoc1_owner_before(e[i].cpu->et->sync_at.owner, e[i].t,
+                                e[i].index)) {
             continue;
         }
         if (!prev) {
@@ -723,23 +743,34 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
  * round trip after it leaves (an L3 hit on the hart's own mesh stop, or
  * a scratchpad at no hops, is the shortest); a credit arrives half the
  * shire's credit round trip after its instruction's cycles (etsoc1_arrival
- * counts from before the instruction).  One cycle less for rounding.
+ * counts from before the instruction); with handshake=rtl a ready
+ * reaches its sender's bit half the shortest message round trip after
+ * the recv.  One cycle less for rounding.
  */
-static uint64_t etsoc1_sync_lookahead(const Etsoc1Timing *tm)
+static uint64_t etsoc1_sync_lookahead(const Etsoc1Timing *tm, bool rtl)
 {
     double l3 = etsoc1_t(tm, ETSOC1_T_L3_HIT) / 2;
     double scp = (etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_CYC) +
                   etsoc1_t(tm, ETSOC1_T_SCP_REMOTE_NS)) / 2;
     double credit = etsoc1_credit_latency(tm, 0, 0) -
                     etsoc1_insn_cost(tm, ET_INSN_SYSTEM);
-    double la = MIN(MIN(l3, scp), credit) - 1;
+    double msg = MIN(MIN(etsoc1_t(tm, ETSOC1_T_MSG_RTT_TREE),
+                         etsoc1_t(tm, ETSOC1_T_MSG_RTT_XBAR)),
+                     etsoc1_t(tm, ETSOC1_T_MSG_RTT_MESH)) / 2;
+    double la = MIN(MIN(l3, scp), credit);
 
+    if (rtl) {
+        la = MIN(la, msg);      /* a ready reaches its sender a leg later */
+    }
+    la -= 1;
     return la > 0 ? (uint64_t)la : 0;
 }
 
 void etsoc1_sync_start(Etsoc1MachineState *s)
 {
-    s->sync_lookahead = etsoc1_sync_lookahead(s->timing);
+    s->sync_lookahead = etsoc1_sync_lookahead(s->timing,
+                                              s->handshake ==
+                                              ETSOC1_HANDSHAKE_RTL);
     s->sync_scan_gap_ns = ETSOC1_SYNC_SCAN_NS;
     s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
     s->gate_slots = g_hash_table_new(NULL, NULL);

@@ -393,6 +393,37 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
     return write || !pure ? old : w.ret;
 }
 
+/*
+ * A shire-local atomic (it runs at the shire's L2, isa.md section 8) or a
+ * coherent store reaches no L3 line: a local atomic that left the word
+ * as it was and finds what the hart's last such read found is a plain
+ * poll (etsoc1_sync_plain_read: it halts until the word's line is
+ * written by another local atomic or coherent store, or every hart that
+ * may act is past it).  True: the hart halts and the instruction runs
+ * again, having changed nothing.
+ */
+static bool etsoc1_local_poll(CPURISCVState *env, hwaddr pa, uint64_t old,
+                              unsigned size)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    uint64_t le = cpu_to_le64(old);
+
+    return etsoc1_sync_enabled(cpu) && etsoc1_in(ETSOC1_DRAM, pa) &&
+           etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa,
+                                  &le, size, etsoc1_arrival(cpu, 0));
+}
+
+/* A local atomic or a coherent store wrote DRAM at @pa: wake its polls. */
+void etsoc1_local_written(CPURISCVState *env, hwaddr pa)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    Etsoc1LineClock *lc;
+
+    if (etsoc1_in(ETSOC1_DRAM, pa) && (lc = etsoc1_line_clock_of(cpu, pa))) {
+        etsoc1_sync_plain_written(cpu->shire->chip, lc, pa);
+    }
+}
+
 /* rd <- old value; .w results are sign-extended, as for standard AMOs. */
 target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
                                 target_ulong val, uint32_t desc)
@@ -419,9 +450,18 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
     if (lc) {
         old = etsoc1_amo_global(env, lc, op, pa, bits / 8, old, val, ra);
     } else {
-        etsoc1_amo_timing(env, pa, bits / 8, global, true,
-                          etsoc1_amo_result(op, old, val, env->gpr[31],
-                                            bits) != old, ra);
+        bool changed = etsoc1_amo_result(op, old, val, env->gpr[31],
+                                         bits) != old;
+
+        /* swaps are writes by intent, even of the same value */
+        if (!global && !changed && op != ETSOC1_AMO_SWAP &&
+            etsoc1_local_poll(env, pa, old, bits / 8)) {
+            riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+        }
+        etsoc1_amo_timing(env, pa, bits / 8, global, true, changed, ra);
+        if (!global && (changed || op == ETSOC1_AMO_SWAP)) {
+            etsoc1_local_written(env, pa);
+        }
     }
     etsoc1_amo_unlock(lc);
     return d ? old : (int32_t)old;
@@ -446,6 +486,9 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
         cpu_stw_le_mmu(env, addr, val, make_memop_idx(MO_LEUW, mmu_idx), ra);
     }
     etsoc1_amo_timing(env, pa, size, global, false, true, ra);
+    if (!lc) {
+        etsoc1_local_written(env, pa);
+    }
     etsoc1_amo_unlock(lc);
 }
 

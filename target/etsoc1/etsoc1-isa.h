@@ -33,6 +33,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
                                  unsigned size, hwaddr pa, bool global,
                                  bool is_amo, uintptr_t ra);
 void etsoc1_amo_unlock(Etsoc1LineClock *lc);
+void etsoc1_local_written(CPURISCVState *env, hwaddr pa);
 uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                            uint64_t cmp, unsigned bits);
 

@@ -611,11 +611,13 @@ static uint32_t vpu_famo(CPURISCVState *env, unsigned op, target_ulong addr,
 }
 
 /*
- * flwg.ps at @va found @data: a global coherent load, which may be a poll
- * (etsoc1_sync_plain_read: the 32 bytes the last one found there); then
- * the hart halts and the instruction runs again when it is woken.
+ * flwg.ps or flwl.ps (@global false: at the shire's L2) at @va found
+ * @data: a coherent load, which may be a poll (etsoc1_sync_plain_read:
+ * the 32 bytes the last one found there); then the hart halts and the
+ * instruction runs again when it is woken.  Coherent stores and atomics
+ * wake it (etsoc1_local_written, the L3's and windows' writes).
  */
-static void vpu_poll(CPURISCVState *env, target_ulong va,
+static void vpu_poll(CPURISCVState *env, target_ulong va, bool global,
                      const uint32_t *data, uintptr_t ra)
 {
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
@@ -625,8 +627,21 @@ static void vpu_poll(CPURISCVState *env, target_ulong va,
         etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_LOAD, &pa) &&
         etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa, data,
                                NL * sizeof(*data),
-                               etsoc1_global_arrival(cpu, pa))) {
+                               global ? etsoc1_global_arrival(cpu, pa)
+                                      : etsoc1_arrival(cpu, 0))) {
         riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+    }
+}
+
+/* A coherent vector store to DRAM at @va wakes the polls of its line. */
+static void vpu_written(CPURISCVState *env, target_ulong va)
+{
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+    hwaddr pa;
+
+    if (etsoc1_sync_enabled(cpu) &&
+        etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_STORE, &pa)) {
+        etsoc1_local_written(env, pa);
     }
 }
 
@@ -662,9 +677,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             }
         }
         et->helper_access = false;
-        if (f7 & 1) {
-            vpu_poll(env, x1, data, ra);                /* flwg: may halt */
-        }
+        vpu_poll(env, x1, f7 & 1, data, ra);            /* may halt */
         set_lanes(env, rd, data, active);
         return;
     }
@@ -677,6 +690,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
                 cpu_stl_le_data_ra(env, x1 + 4 * e, data[e], ra);
             }
         }
+        vpu_written(env, x1);
         return;
     }
 

@@ -103,10 +103,8 @@ def naive2d_tests():
         report(ok, f'fabric naive 2D array under handshake=rtl: lost-ready '
                f'deadlock reported, minion and its east/south partners named '
                f'({accel or "mttcg"}, {wall:.1f} s)', out)
-    # naive2d-spin, not naive2d: naive2d hangs in most runs, not all
-    # (guest-kernels/fabric/grid.c); on one shire under the sanitizers it
-    # finished twice, failing these tests.  naive2d-spin's start gate
-    # makes it hang in every run.
+    # naive2d-spin: its finished cells keep running (they spin on flags),
+    # so the report must come while harts run
     rc, out, _ = run(qemu_cmd('naive2d-spin', 1,
                               machine=',on-deadlock=hang'), 3)
     report(rc is None and 'deadlock' not in out,

@@ -331,7 +331,8 @@ def scp_rtt(a, b):
 
 def sync_plain_test():
     """probes/sync-plain: polls through plain loads of other shires'
-    scratchpads, of ESRs and through flwg.ps halt (docs/timing.md, "Plain polls"), under
+    scratchpads, of ESRs, through flwg.ps and through shire-local atomics
+    and flwl.ps halt (docs/timing.md, "Plain polls"), under
     MTTCG and thread=single: each ping-pong finishes with every value
     seen, its round trip between the two remote round trips it is made
     of and that plus a poll of each side; a write the fabric does not
@@ -357,22 +358,25 @@ def sync_plain_test():
                            f"{2 * lo + 40:.0f}")
         esr = [a for n, a in found
                if n in ('esr-pingpong', 'flwg-pingpong')]
+        esr += [a for n, a in found if n == 'local-pingpong']
         local = [a for n, a in found if n == 'scp-local-handoff']
         # who polls: the ping-pongs' pairs (hart 0 of shires 0/1, 3/7, 4/6;
-        # hart 2 of 2/5; hart 6 of 2/7); one of each pair at least must
-        # halt (one side may always find the answer there, as under
-        # thread=single).  The local hand-off's poller may see the local
-        # write at once: the host may run the owner's loop first.
-        pollers = [(0, 64), (192, 448), (256, 384), (130, 322), (134, 454)]
+        # hart 2 of 2/5; hart 6 of 2/7; harts 8 and 10 of shire 1); one of
+        # each pair at least must halt (one side may always find the
+        # answer there, as under thread=single).  The local hand-off's
+        # poller may see the local write at once: the host may run the
+        # owner's loop first.
+        pollers = [(0, 64), (192, 448), (256, 384), (130, 322), (134, 454),
+                   (72, 74)]
         quiet = [g for g in pollers if not any(
             re.search(rf'^(\d+@[\d.]+:)?etsoc1_sync_halt hart {h} halts '
                       rf'\(wait 7\)', halts, re.M) for h in g)]
-        report(rc == 0 and len(pp) == 3 and not bad and len(esr) == 2 and
+        report(rc == 0 and len(pp) == 3 and not bad and len(esr) == 3 and
                local and local[0]['seen'] == 1 and not quiet,
                f'{label}: remote scratchpad ping-pongs of '
                f'{", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)}'
-               f' cycles per round trip, an ESR one and an flwg.ps one, a '
-               f'local write seen; '
+               f' cycles per round trip, an ESR one, an flwg.ps one and '
+               f'a shire-local one (amoorl.d, flwl.ps), a local write seen; '
                f'polls halt ({wall:.1f} s)',
                '\n'.join(bad + [f'exit status {rc}'] +
                           [f'harts {g} never halted on a poll' for g in quiet])
