@@ -21,6 +21,13 @@
  *        shire-local: the pinger answers with amoswapl.d and polls with
  *        flwl.ps (the coherent local load), the ponger polls with
  *        amoorl.d (a local atomic that changes nothing).
+ *   probe esr-handoff write=T seen=S, probe local-handoff write=T seen=S
+ *        a writer far ahead in time: hart 12 of shire 4 works WORK
+ *        cycles, then writes a word at its cycle T; hart 12 of shire 5
+ *        polls it from the start and sees it at its cycle S, which must
+ *        not be before T: through an ESR (shire 3's broadcast_data,
+ *        stored and polled as an ESR), then through a DRAM word
+ *        (amoswapl.d, polled with amoorl.d).
  *   probe scp-local-handoff owner=A poller=B work=W seen=S
  *        hart 4 of shire A works W cycles, then writes a word of its own
  *        scratchpad as local memory, which hart 4 of shire B polls
@@ -55,6 +62,8 @@ static volatile uint64_t local_block[4] __attribute__((aligned(64)));
 /* the figures, printed by hart 0 of shire 0 at the end */
 static volatile uint64_t scp_cycles[NPAIRS], esr_cycles, flwg_cycles;
 static volatile uint64_t local_cycles;
+static volatile uint64_t handoff_word __attribute__((aligned(64)));
+static volatile uint64_t handoff_at[2][2];  /* [esr, local][written, seen] */
 static volatile uint64_t local_seen;
 static volatile uint64_t done_count;
 
@@ -168,6 +177,28 @@ static void flwg_pingpong(int pinger)
     }
 }
 
+/* probe esr-handoff (@via 0) and local-handoff (@via 1) */
+static void handoff(int writer, int via)
+{
+    uint64_t esr = ESR_OTHER(PP_U, 3, BCAST_DATA), t0 = cycles();
+
+    if (writer) {
+        while (cycles() - t0 < WORK) {
+        }
+        handoff_at[via][0] = cycles();
+        if (via) {
+            et_amoswapl_d(&handoff_word, 0x5eed);
+        } else {
+            esr_write(esr, 0x5eed);
+        }
+    } else {
+        while ((via ? et_amoorl_d(&handoff_word, 0) : esr_read(esr)) !=
+               0x5eed) {
+        }
+        handoff_at[via][1] = cycles();
+    }
+}
+
 static void finished(void)
 {
     et_amoaddg_d(&done_count, 1);
@@ -176,7 +207,7 @@ static void finished(void)
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shire = hartid / HARTS_PER_SHIRE, h = hartid % HARTS_PER_SHIRE;
-    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2 + 2;
+    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2 + 2 + 2;
 
     (void)fdt;
     if (h == 0) {
@@ -196,6 +227,10 @@ int main(uint64_t hartid, const void *fdt)
         finished();
     } else if ((h == 8 || h == 10) && shire == POLL_SHIRE) {
         local_pingpong(h == 8);
+        finished();
+    } else if (h == 12 && (shire == 4 || shire == 5)) {
+        handoff(shire == 4, 0);
+        handoff(shire == 4, 1);
         finished();
     } else if (h == 4 && shire == local_pair[0]) {
         volatile uint64_t *own = (volatile uint64_t *)
@@ -227,6 +262,10 @@ int main(uint64_t hartid, const void *fdt)
           flwg_pair[0], flwg_pair[1], ROUNDS, flwg_cycles);
     print("probe local-pingpong shire=%u rounds=%u cycles=%lu\n",
           POLL_SHIRE, ROUNDS, local_cycles);
+    for (p = 0; p < 2; p++) {
+        print("probe %s-handoff write=%lu seen=%lu\n",
+              p ? "local" : "esr", handoff_at[p][0], handoff_at[p][1]);
+    }
     print("probe scp-local-handoff owner=%u poller=%u work=%u seen=%lu\n",
           local_pair[0], local_pair[1], WORK, local_seen);
     return 0;

@@ -157,6 +157,8 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
     memset(c->ver_pa, 0, sizeof(c->ver_pa));
     memset(c->ver_old, 0, sizeof(c->ver_old));
     memset(c->ver_size, 0, sizeof(c->ver_size));
+    memset(c->plain_at, 0, sizeof(c->plain_at));
+    memset(c->plain_line, 0, sizeof(c->plain_line));
     /* gen[] only grows: a poll halted across the reset wakes */
 }
 

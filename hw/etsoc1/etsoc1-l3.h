@@ -39,6 +39,13 @@ typedef struct Etsoc1LineClock {
     uint8_t ver_size[ETSOC1_LINE_CLOCKS];
     /* writes per slot, for halted polls (not migrated) */
     uint32_t gen[ETSOC1_LINE_CLOCKS];
+    /*
+     * When the last write that no line clock times (an ESR, a local
+     * atomic, a coherent store: etsoc1_sync_plain_written) took effect
+     * there: a poll it wakes sees it no earlier (not migrated).
+     */
+    uint64_t plain_at[ETSOC1_LINE_CLOCKS];
+    uint64_t plain_line[ETSOC1_LINE_CLOCKS];    /* its line address + 1 */
     uint8_t polled[ETSOC1_LINE_CLOCKS];  /* a poll may be halted there */
     hwaddr locked_pa;   /* the line the lock's holder works on */
 } Etsoc1LineClock;

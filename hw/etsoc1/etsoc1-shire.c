@@ -783,7 +783,7 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
         trace_etsoc1_esr_read(s->shire_id, w->pp, addr, reg->name, idx, *data);
         if (hart && etsoc1_sync_plain_read(hart, &s->scp_written,
                                            esr_poll_key(s, addr), data, 8,
-                                           etsoc1_now(hart))) {
+                                           etsoc1_now(hart), false)) {
             etsoc1_poll_exit_io(hart);
         }
         return MEMTX_OK;
@@ -800,7 +800,8 @@ static MemTxResult etsoc1_esr_access(Etsoc1EsrWindow *w, hwaddr addr,
         if (!cache) {
             /* a cache operation is done at once: nothing polls on it */
             etsoc1_sync_plain_written(s->chip, &s->scp_written, esr_poll_key(
-                s, neigh_reg ? FIELD_DP64(addr, ESR, NEIGH, n) : addr));
+                s, neigh_reg ? FIELD_DP64(addr, ESR, NEIGH, n) : addr),
+                hart ? etsoc1_now(hart) : 0);
         }
     }
     return MEMTX_OK;
@@ -866,7 +867,7 @@ static MemTxResult etsoc1_scp_remote_rw(Etsoc1ShireState *s, hwaddr addr,
     r = address_space_rw(&s->bus_as, pa, attrs, buf, size, write);
     if (r == MEMTX_OK && cpu && !write &&
         etsoc1_sync_plain_read(cpu, lc, pa, buf, size,
-                               etsoc1_global_arrival(cpu, pa))) {
+                               etsoc1_global_arrival(cpu, pa), true)) {
         qemu_mutex_unlock(&lc->lock);
         etsoc1_poll_exit_io(cpu);
     }

@@ -346,7 +346,8 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  * A read that the gate does not order: a load from another shire's
  * scratchpad, an ESR, a coherent global vector load (docs/timing.md,
  * "Plain polls").  @cpu found the @size bytes at @val at @pa, a read that
- * reaches it at @arrive; the writes there that other
+ * reaches it at @arrive (@timed: the caller times it at @lc, after the
+ * line's last global write); the writes there that other
  * harts make through the fabric count in @lc's gen[] at @pa's slot.
  * Called before the read is charged (with @lc's lock held, or none).  True: a poll;
  * the hart halts and the caller restarts the instruction, charging
@@ -355,8 +356,10 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  * A poll is the same value at the same word as the hart's last such
  * read, while another hart may act (a lone poller spins as before: only
  * the host or a device can write).  It halts until the line is written
- * through the fabric (it then reads at its own time: such a read already
- * takes effect no earlier than the line's last write), or until every
+ * through the fabric (it then reads no earlier than the write took
+ * effect: the caller's timing sees to it for a @timed read, else the
+ * hart waits for the line's last global write or the write that woke
+ * it, etsoc1_sync_plain_written), or until every
  * hart that may act is past its read (etsoc1_sync_scan): the write it
  * waits for may be one the fabric does not see (the scratchpad's own
  * shire writes it as local memory), so it reads again, its read moved
@@ -365,12 +368,12 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  */
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                             hwaddr pa, const void *val, unsigned size,
-                            uint64_t arrive)
+                            uint64_t arrive, bool timed)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
+    unsigned i = etsoc1_line_slot(pa);
     bool repeat;
-    unsigned i;
 
     if (!m || !m->poll_halt || !lc || et->helper_access) {
         return false;
@@ -387,6 +390,25 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     assert(size <= sizeof(et->plain_val));
     repeat = et->plain_valid && et->plain_pa == pa &&
              et->plain_size == size && !memcmp(et->plain_val, val, size);
+    if (!repeat) {
+        /*
+         * It may see a write that another hart made ahead in time (the
+         * poll woken by it, or let go by the scan, or a first read after
+         * the host ran that hart first): no earlier than the line's last
+         * write took effect, as a timed read (line_clock).
+         */
+        uint64_t line = pa / ETSOC1_LINE + 1, w = 0;
+
+        if (qatomic_read(&lc->plain_line[i]) == line) {
+            w = qatomic_read(&lc->plain_at[i]);
+        }
+        if (!timed && qatomic_read(&lc->line[i]) == line) {
+            w = MAX(w, qatomic_read(&lc->at[i]));
+        }
+        if (w > arrive) {
+            etsoc1_stall(cpu, w - arrive);
+        }
+    }
     et->plain_valid = true;
     et->plain_pa = pa;
     et->plain_size = size;
@@ -394,7 +416,6 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     if (!repeat || etsoc1_others_min(cpu, true) == UINT64_MAX) {
         return false;
     }
-    i = etsoc1_line_slot(pa);
     et->poll_lc = lc;
     et->poll_slot = i;
     et->poll_gen = qatomic_read(&lc->gen[i]);
@@ -405,13 +426,19 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
 }
 
 /*
- * A write to @pa that no round trip times (an ESR) was made: count it in
- * @lc's gen[] and wake the polls on it.
+ * A write to @pa that no round trip times (an ESR, a local atomic, a
+ * coherent store) took effect at @t: count it in @lc's gen[] and wake
+ * the polls on it, which see it no earlier than @t.
  */
 void etsoc1_sync_plain_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
-                               hwaddr pa)
+                               hwaddr pa, uint64_t t)
 {
-    qatomic_inc(&lc->gen[etsoc1_line_slot(pa)]);
+    unsigned i = etsoc1_line_slot(pa);
+
+    qatomic_set(&lc->plain_at[i], t);
+    qatomic_set(&lc->plain_line[i], pa / ETSOC1_LINE + 1);
+    smp_wmb();      /* a poll woken by gen[] reads plain_at[] after it */
+    qatomic_inc(&lc->gen[i]);
     etsoc1_sync_written(m, lc, pa);
 }
 

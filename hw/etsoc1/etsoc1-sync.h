@@ -53,9 +53,9 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                             hwaddr pa, const void *val, unsigned size,
-                            uint64_t arrive);
+                            uint64_t arrive, bool timed);
 void etsoc1_sync_plain_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
-                               hwaddr pa);
+                               hwaddr pa, uint64_t t);
 bool etsoc1_sync_enabled(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
                          hwaddr pa);

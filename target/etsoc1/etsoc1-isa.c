@@ -410,7 +410,7 @@ static bool etsoc1_local_poll(CPURISCVState *env, hwaddr pa, uint64_t old,
 
     return etsoc1_sync_enabled(cpu) && etsoc1_in(ETSOC1_DRAM, pa) &&
            etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa,
-                                  &le, size, etsoc1_arrival(cpu, 0));
+                                  &le, size, etsoc1_arrival(cpu, 0), false);
 }
 
 /* A local atomic or a coherent store wrote DRAM at @pa: wake its polls. */
@@ -420,7 +420,7 @@ void etsoc1_local_written(CPURISCVState *env, hwaddr pa)
     Etsoc1LineClock *lc;
 
     if (etsoc1_in(ETSOC1_DRAM, pa) && (lc = etsoc1_line_clock_of(cpu, pa))) {
-        etsoc1_sync_plain_written(cpu->shire->chip, lc, pa);
+        etsoc1_sync_plain_written(cpu->shire->chip, lc, pa, etsoc1_now(cpu));
     }
 }
 

@@ -628,7 +628,7 @@ static void vpu_poll(CPURISCVState *env, target_ulong va, bool global,
         etsoc1_sync_plain_read(cpu, etsoc1_line_clock_of(cpu, pa), pa, data,
                                NL * sizeof(*data),
                                global ? etsoc1_global_arrival(cpu, pa)
-                                      : etsoc1_arrival(cpu, 0))) {
+                                      : etsoc1_arrival(cpu, 0), false)) {
         riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
     }
 }

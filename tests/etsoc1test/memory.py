@@ -360,6 +360,13 @@ def sync_plain_test():
                if n in ('esr-pingpong', 'flwg-pingpong')]
         esr += [a for n, a in found if n == 'local-pingpong']
         local = [a for n, a in found if n == 'scp-local-handoff']
+        # a writer 2e5 cycles ahead: the poller sees the write no earlier
+        # than it took effect, and a few instructions after it
+        handoffs = [(n, a) for n, a in found
+                    if n in ('esr-handoff', 'local-handoff')]
+        bad += [f"{n}: written at cycle {a['write']}, seen at {a['seen']}"
+                for n, a in handoffs
+                if not a['write'] <= a['seen'] <= a['write'] + 100]
         # who polls: the ping-pongs' pairs (hart 0 of shires 0/1, 3/7, 4/6;
         # hart 2 of 2/5; hart 6 of 2/7; harts 8 and 10 of shire 1); one of
         # each pair at least must halt (one side may always find the
@@ -372,11 +379,15 @@ def sync_plain_test():
             re.search(rf'^(\d+@[\d.]+:)?etsoc1_sync_halt hart {h} halts '
                       rf'\(wait 7\)', halts, re.M) for h in g)]
         report(rc == 0 and len(pp) == 3 and not bad and len(esr) == 3 and
+               len(handoffs) == 2 and
                local and local[0]['seen'] == 1 and not quiet,
                f'{label}: remote scratchpad ping-pongs of '
                f'{", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)}'
                f' cycles per round trip, an ESR one, an flwg.ps one and '
                f'a shire-local one (amoorl.d, flwl.ps), a local write seen; '
+               f'ESR and local-atomic hand-offs seen '
+               f'{", ".join(str(a["seen"] - a["write"]) for _, a in handoffs)} '
+               f'cycles after the write; '
                f'polls halt ({wall:.1f} s)',
                '\n'.join(bad + [f'exit status {rc}'] +
                           [f'harts {g} never halted on a poll' for g in quiet])
