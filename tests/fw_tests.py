@@ -602,7 +602,7 @@ def _fw_tests(report, card, guest):
 
 
 # guest-kernels/host/abi.c: its modes and result bits
-ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR = range(3)
+ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD = range(4)
 ABI_BITS = ('FCC credits', 'FLB 3 count', 'fcsr', 'mask m0-m7',
             'trace control block', 'coop TensorLoad tensor_error')
 ABI_RAN = 1 << 63
@@ -633,6 +633,20 @@ def _abi_tests(report, card, guest):
     report(st == 0 and all(v == ABI_RAN for v in got),
            f'firmware: abi.elf leaves credits, a half-joined FLB, fcsr, m0 '
            f'and its trace block behind: status {st}', card.logs())
+    # hart 0 of each shire waits in a coop load its partner never joins
+    card.to_card(args, struct.pack('<QQ', ABI_COOP_HOLD, out))
+    tag = card.launch(entry, args, mask)
+    time.sleep(1)
+    try:
+        card.stash[(MM_CQ, tag)] = card.wait(tag, timeout=0.01)
+        early = True
+    except hl.LinkError:
+        early = False
+        card.command(MSG['kernel_abort'], struct.pack('<H6x', tag))
+    st = card.launch_status(tag)
+    report(not early and st == 4,
+           f'firmware: abi.elf held in a cooperative TensorLoad until the '
+           f'kernel abort: status {st} (4)', card.logs())
     st, _, got, _ = run(ABI_CHECK)
     bad = {}
     for h, v in enumerate(got):
@@ -642,7 +656,8 @@ def _abi_tests(report, card, guest):
     report(st == 0 and not bad,
            f'firmware: the next launch starts clean on shires 0-1 (no '
            f'credits, FLBs 0, fcsr 0, m0 0xff, U-mode trace disabled, L1 '
-           f'scratchpad on, coop TensorLoad allowed): status {st}' +
+           f'scratchpad on, coop TensorLoad allowed and not held behind '
+           f'the aborted one): status {st}' +
            ''.join(f'; {w}: {len(hs)} harts (first {hs[0]})'
                    for w, hs in bad.items()), card.logs())
     st, err, got, ctxs = run(ABI_BUS_ERROR)

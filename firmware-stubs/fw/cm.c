@@ -201,6 +201,16 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
     uint64_t bit = 1ULL << hart_shire(h), seen = 0;
 
     kernel_cleanup();
+    if ((how == CM_DONE_ABORTED || how == CM_DONE_EXCEPTION) &&
+        hart_thread(h) == 0) {
+        /*
+         * Stopped, perhaps in a cooperative TensorLoad whose partners never
+         * issue: turning the scratchpad off drops it (docs/isa.md), so it
+         * neither holds nor joins the next kernel's loads; kernel_setup
+         * turns it on again.  A kernel that ends normally keeps its loads.
+         */
+        csr_write(mcache_control, 1);
+    }
     if (how == CM_DONE_ERROR) {
         et_amoorg_d(&launch.error_shires, bit);
     }

@@ -15,11 +15,15 @@
  *  ABI_BUS_ERROR: hart 5 of each shire reads a missing ESR (as
  *    Esperanto's bus_error kernel does) and then waits for the
  *    interrupt: the firmware must end its kernel there (no out[5]).
+ *  ABI_COOP_HOLD (before ABI_CHECK): hart 0 of each shire issues a
+ *    cooperative TensorLoad with minion 1, which never joins, and waits
+ *    in it until the host aborts the kernel: ABI_CHECK's coop load on the
+ *    same FSM must not wait behind the abandoned one.
  */
 #include <stdint.h>
 #include "etsoc1.h"
 
-enum { ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR };
+enum { ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD };
 
 enum {
     ABI_BAD_FCC = 1 << 0,       /* fccnb not 0 */
@@ -108,6 +112,14 @@ int64_t entry_point(const struct abi_args *a)
             for (unsigned i = 0; i < 100000; i++) {
                 __asm__ volatile("");
             }
+        }
+        break;
+    case ABI_COOP_HOLD:
+        if (h % HARTS_PER_SHIRE == 0) {
+            /* neighbourhood 0, minions 0-1, group 2: minion 1 returns */
+            csr_write(tensor_coop, 1u << 16 | 3u << 8 | 2u);
+            csr_write_x31(tensor_load, TLOAD_COOP | (uint64_t)line, 64);
+            csr_write(tensor_wait, 0);      /* until the abort */
         }
         break;
     }

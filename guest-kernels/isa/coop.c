@@ -15,6 +15,14 @@
  * neighbourhood, they are two groups, and both complete (Esperanto's
  * coop_tl_tfma kernels draw such groups; a table per shire took 16 for
  * a conflict, ran it alone and left 17 waiting for ever).
+ *
+ * Last, a group abandoned half-issued, as a kernel aborted in it leaves
+ * one: minion 24 issues a load of group 11 (minions 24-25) that minion 25
+ * does not join, and turns its scratchpad off and on, which drops the
+ * held load.  A plain TensorLoad of the same FSM must then run (the
+ * dropped one held it for ever), and when the group is issued again,
+ * 25 first, 25 must wait for 24's new load (the dropped arrival used to
+ * complete the group at once, and 24's new one then waited for ever).
  */
 #include "etsoc1.h"
 #include "tap.h"
@@ -41,6 +49,12 @@ static const struct {
 static uint32_t out2[NPAIRS][ROWS][16] __attribute__((aligned(64)));
 static volatile uint32_t issued[MEMBERS], done[MEMBERS];
 static volatile uint32_t early;
+
+/* the abandoned group: minions 24-25, neighbourhood 3, group 11 */
+#define ABANDON_TCOOP (1u << 19 | 0x03u << 8 | 11u)
+static uint32_t src3[ROWS][16] __attribute__((aligned(64)));
+static uint32_t out3[3][ROWS][16] __attribute__((aligned(64)));
+static volatile uint32_t issued3, done3, early3;
 
 /* TensorLoad of @rows lines at @p into L1 SCP line 0, cooperative if @coop */
 static uint64_t tload(int coop, const void *p, unsigned rows)
@@ -115,6 +129,53 @@ static void pair_member(unsigned k)
     fcc_send(0, 0, 1, 1u << 0);             /* tell minion 0 */
 }
 
+/* Minion 24: issue, drop, load alone; then issue again after 25 has. */
+static void abandon_24(void)
+{
+    unsigned i, j;
+
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);
+    csr_write(0x804, ABANDON_TCOOP);
+    csr_write_x31(0x83f, tload(1, src, ROWS), 64);  /* 25 never joins */
+    csr_write(0x7e0, 1);                    /* scratchpad off: dropped */
+    csr_write(0x7e0, 3);
+    csr_write_x31(0x83f, tload(0, src, ROWS), 64);  /* same FSM, alone */
+    csr_write(0x830, 0);
+    csr_write_x31(0x87f, tstore_scp(out3[0], ROWS), 64);
+
+    fcc_send(0, 0, 0, 1u << 25);            /* 25: issue the group */
+    while (!issued3) {
+    }
+    for (i = 0; i < 200000; i++) {          /* time to run ahead, if wrong */
+        __asm__ volatile("");
+    }
+    early3 = done3;
+    for (i = 0; i < ROWS; i++) {
+        for (j = 0; j < 16; j++) {
+            src3[i][j] = 0x5ca70000 + i * 16 + j;
+        }
+    }
+    csr_write_x31(0x83f, tload(1, src3, ROWS), 64);
+    csr_write(0x830, 0);
+    csr_write_x31(0x87f, tstore_scp(out3[1], ROWS), 64);
+    fcc_send(0, 0, 1, 1u << 0);             /* tell minion 0 */
+}
+
+static void abandon_25(void)
+{
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);
+    csr_write(0x804, ABANDON_TCOOP);
+    fcc_wait(0);                            /* 24 has dropped its load */
+    issued3 = 1;
+    csr_write_x31(0x83f, tload(1, src3, ROWS), 64);
+    csr_write(0x830, 0);
+    done3 = 1;
+    csr_write_x31(0x87f, tstore_scp(out3[2], ROWS), 64);
+    fcc_send(0, 0, 1, 1u << 0);
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned i, j, m, k, bad;
@@ -129,6 +190,11 @@ int main(uint64_t hartid, const void *fdt)
             pair_member(k);
             return 0;
         }
+    }
+    if (hart_minion(hartid) == 24 || hart_minion(hartid) == 25) {
+        fcc_wait(0);                        /* phase 2 is over */
+        hart_minion(hartid) == 24 ? abandon_24() : abandon_25();
+        return 0;
     }
     if (hart_minion(hartid) >= MEMBERS) {
         return 0;
@@ -223,5 +289,27 @@ int main(uint64_t hartid, const void *fdt)
         }
     }
     CHECK(bad == 0, "... and each loaded the data (%u words wrong)", bad);
+
+    fcc_send(0, 0, 0, 1u << 24 | 1u << 25);
+    fcc_wait(1);
+    fcc_wait(1);
+    for (i = 0, bad = 0; i < ROWS; i++) {
+        for (j = 0; j < 16; j++) {
+            bad += out3[0][i][j] != src[i][j];
+        }
+    }
+    CHECK(bad == 0, "a coop load dropped by turning the scratchpad off: "
+          "a plain TensorLoad of its FSM then runs (%u words wrong)", bad);
+    CHECK_EQ(early3, 0, "the group issued again, 25 first: 25 waited for "
+             "24's new load (the dropped arrival does not count)");
+    for (m = 1, bad = 0; m < 3; m++) {
+        for (i = 0; i < ROWS; i++) {
+            for (j = 0; j < 16; j++) {
+                bad += out3[m][i][j] != 0x5ca70000 + i * 16 + j;
+            }
+        }
+    }
+    CHECK(bad == 0, "... and both loaded the data written just before 24 "
+          "issued (%u words wrong)", bad);
     return tap_done();
 }

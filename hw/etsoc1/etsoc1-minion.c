@@ -518,6 +518,7 @@ static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
  * anything else is ignored.  ucache_control shows the same [1:0]; thread 0
  * may change only SCPEnable through it, and only while D1Split is set.
  * Its other fields ([4:2] CacheOp rep rate, [10:6] CacheOp max) are its own.
+ * Turning the scratchpad off drops the minion's held cooperative loads.
  */
 static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
                                        target_ulong val)
@@ -539,6 +540,9 @@ static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
                       "control 0x%x -> 0x%x is not allowed; ignored\n",
                       (uint64_t)env->mhartid, *ctl, want);
         return;
+    }
+    if ((*ctl & CACHE_SCPENABLE) && !(want & CACHE_SCPENABLE)) {
+        etsoc1_coop_drop(cpu);
     }
     *ctl = want;
 }

@@ -122,6 +122,7 @@ typedef struct Etsoc1HartEt {
     uint16_t coop_mask[ETSOC1_TLOAD_FSMS];  /* rows, captured at issue */
     uint64_t coop_ctl[ETSOC1_TLOAD_FSMS];
     uint64_t coop_x31[ETSOC1_TLOAD_FSMS];
+    uint32_t coop_tcoop[ETSOC1_TLOAD_FSMS]; /* its group, tensor_coop */
     /*
      * Polls (etsoc1-sync.c, docs/timing.md "Polls"): the last value the
      * hart read or wrote with a global operation, and at which address;

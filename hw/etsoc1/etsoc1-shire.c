@@ -1056,8 +1056,8 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 
 static const VMStateDescription vmstate_etsoc1_hart_et = {
     .name = "etsoc1-hart",
-    .version_id = 2,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40 */
-    .minimum_version_id = 2,
+    .version_id = 3,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40; 3: coop_tcoop */
+    .minimum_version_id = 3,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(wait, Etsoc1HartEt),
         VMSTATE_UINT16_ARRAY(fcc, Etsoc1HartEt, 2),
@@ -1084,6 +1084,7 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT16_ARRAY(coop_mask, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT64_ARRAY(coop_ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT64_ARRAY(coop_x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT32_ARRAY(coop_tcoop, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -310,6 +310,7 @@ static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
 
     et->coop_ctl[fsm] = ctl;
     et->coop_x31[fsm] = x31;
+    et->coop_tcoop[fsm] = et->tensor_coop;
     et->coop_mask[fsm] = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     trace_etsoc1_tensor_coop_arrive(cpu->parent_obj.env.mhartid, fsm, group,
                                     all, *g_arrived | 1u << minion_of(cpu));
@@ -373,6 +374,60 @@ static bool coop_settle(Etsoc1MinionCPU *cpu, unsigned fsms)
         et->coop_wait = fsms;
     }
     return ready;
+}
+
+/*
+ * The minion's L1 scratchpad goes off (mcache_control without SCPEnable):
+ * its load FSMs go idle, as in Esperanto's simulator, which stops with an
+ * internal error when one of them is a cooperative load still held for its
+ * partners (isa.md section 3: "an error").  We log that, drop the held
+ * loads and take the minion's arrival back from its group, so that a group
+ * abandoned half-issued (a kernel aborted while its minions waited in it;
+ * our firmware turns the scratchpad off after such a kernel) neither holds
+ * the minion's next load nor completes a later group of the same id.
+ */
+void etsoc1_coop_drop(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1ShireState *s = cpu->shire;
+    unsigned m = minion_of(cpu);
+    Etsoc1MinionCPU *t0 = &s->hart[m * ETSOC1_THREADS];  /* tensor unit's */
+    Etsoc1HartEt *et = t0->et;
+    bool locked = qemu_mutex_iothread_locked();
+    bool dropped = false;
+    unsigned f;
+
+    if (!locked) {
+        qemu_mutex_lock_iothread();
+    }
+    for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
+        uint32_t tcoop = et->coop_tcoop[f];
+        unsigned group = FIELD_EX32(tcoop, TCOOP, GROUP);
+        uint32_t all = coop_minions(tcoop);
+        uint32_t *g_arrived = &s->coop_arrived[f][group];
+
+        if (qatomic_read(&et->coop_state[f]) == ETSOC1_COOP_WAITING) {
+            *g_arrived &= ~(1u << m);
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": L1 "
+                          "scratchpad turned off while its cooperative "
+                          "TensorLoad (FSM %u, tensor_coop 0x%x) waits for "
+                          "minions 0x%08x; dropped\n",
+                          (uint64_t)t0->parent_obj.env.mhartid, f, tcoop,
+                          all & ~*g_arrived & ~(1u << m));
+            trace_etsoc1_tensor_coop_drop(t0->parent_obj.env.mhartid, f,
+                                          group, all, *g_arrived);
+            if (!(*g_arrived & all)) {
+                s->coop_all[f][group] &= ~all;  /* nobody left in it */
+            }
+            dropped = true;
+        }
+        qatomic_set(&et->coop_state[f], ETSOC1_COOP_IDLE);
+    }
+    if (dropped && t0 != cpu) {
+        etsoc1_minion_wake(t0);     /* thread 1 did it: thread 0 may go */
+    }
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
 }
 
 /* For has_work: does the blocked hart still wait for partners? */

@@ -31,5 +31,6 @@ RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
 void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
 RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event);
 bool etsoc1_coop_waiting(Etsoc1MinionCPU *cpu);
+void etsoc1_coop_drop(Etsoc1MinionCPU *cpu);
 
 #endif
