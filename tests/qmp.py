@@ -3,19 +3,32 @@
 it to appear), negotiate, and run commands, skipping events."""
 
 import json
-import os
 import socket
 import time
 
 
+def connect_unix(path, timeout, wait=10.0):
+    """A stream socket connected to QEMU's server at @path, waiting up to
+    @wait s for it: the socket file appears at bind(), before QEMU
+    listens, and a connect in between is refused (seen under the
+    sanitizers)."""
+    deadline = time.monotonic() + wait
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Qmp:
     def __init__(self, path, timeout=30.0, wait=10.0):
-        deadline = time.monotonic() + wait
-        while not os.path.exists(path) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
+        self.sock = connect_unix(path, timeout, wait)
         self.buf = b''
         self._msg()                                 # greeting
         self.cmd('qmp_capabilities')

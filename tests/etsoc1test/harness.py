@@ -7,7 +7,6 @@ sanitizer reports, and main() for tests/run.py and each group run alone
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, TESTS)
 sys.path.insert(0, os.path.join(TESTS, 'fuzz'))
 import timing_ref  # noqa: E402,F401  (a module's r.timing_ref)
+from qmp import connect_unix  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(TESTS, '..', 'build'))
@@ -118,9 +118,7 @@ class Gdb:
     """Just enough of the gdb remote protocol to read and write registers."""
 
     def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(20)
-        self.sock.connect(path)
+        self.sock = connect_unix(path, 20)
         self.buf = b''
 
     def _read_packet(self):
