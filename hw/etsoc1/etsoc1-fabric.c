@@ -321,7 +321,6 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     unsigned func = FIELD_EX64(val, TREDUCE, FUNC);
     Etsoc1MinionCPU *partner;
     unsigned role, peer;
-
     uint64_t t_issue;
 
     if (op->state == ETSOC1_REDUCE_PENDING) {

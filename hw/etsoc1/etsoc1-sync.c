@@ -161,12 +161,30 @@ static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
 }
 
 /*
+ * Does the owner of the access at the gate at (@t, hart @index) (a
+ * sender, for a ready that reaches its bit) still act before it?  Its
+ * wake by another hart comes later than @t whenever that hart is within
+ * the lookahead of @t (etsoc1_sync_lookahead), so one look is enough.
+ */
+static bool etsoc1_owner_before(Etsoc1MinionCPU *owner, uint64_t t, int index)
+{
+    uint64_t u;
+    bool at_gate;
+
+    return owner && etsoc1_next_act(owner, &u, &at_gate) &&
+           (at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(owner)->cpu_index,
+                                         t, index)
+                    : u <= t);
+}
+
+/*
  * May @self go at @t with access @a?  Only when no other hart that runs
  * or is about to can still act before @t, and no hart at the gate before
  * it in (time, hart) order has an access that conflicts with @a, or can
  * act before @t once let go: a hart let go runs from its own time, and
- * may send or write what @self must see.  Harts halted on polls do not
- * hold the gate.
+ * may send or write what @self must see; nor while the access's owner
+ * (etsoc1_owner_before) can still act before it.  Harts halted on polls
+ * do not hold the gate.
  */
 static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
@@ -184,30 +202,12 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
         }
         if (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me) &&
                       (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
-                       etsoc1_may_precede(m, u, t) || cpu == a->owner)
-                    : etsoc1_may_precede(m, u, t) ||
-                      (cpu == a->owner && u <= t)) {
+                       etsoc1_may_precede(m, u, t))
+                    : etsoc1_may_precede(m, u, t)) {
             return false;
         }
     }
-    return true;
-}
-
-/*
- * Does the owner of the access at the gate at (@t, hart @index) (a
- * sender, for a ready that reaches its bit) still act before it?  Its
- * wake by another hart comes later than @t whenever that hart is within
- * the lookahead of @t (etsoc1_sync_lookahead), so one look is enough.
- */
-static bool etsoc1_owner_before(Etsoc1MinionCPU *owner, uint64_t t, int index)
-{
-    uint64_t u;
-    bool at_gate;
-
-    return owner && etsoc1_next_act(owner, &u, &at_gate) &&
-           (at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(owner)->cpu_index,
-                                         t, index)
-                    : u <= t);
+    return !etsoc1_owner_before(a->owner, t, me);
 }
 
 /*
