@@ -357,8 +357,7 @@ def sync_plain_test():
                            f"cycles per round trip, want {lo:.0f} to "
                            f"{2 * lo + 40:.0f}")
         esr = [a for n, a in found
-               if n in ('esr-pingpong', 'flwg-pingpong')]
-        esr += [a for n, a in found if n == 'local-pingpong']
+               if n in ('esr-pingpong', 'flwg-pingpong', 'local-pingpong')]
         local = [a for n, a in found if n == 'scp-local-handoff']
         # a writer 2e5 cycles ahead: the poller sees the write no earlier
         # than it took effect, and a few instructions after it
