@@ -602,7 +602,8 @@ def _fw_tests(report, card, guest):
 
 
 # guest-kernels/host/abi.c: its modes and result bits
-ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD = range(4)
+(ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD, ABI_LATE_CREDIT,
+ ABI_ENTRY_CREDIT) = range(6)
 ABI_BITS = ('FCC credits', 'FLB 3 count', 'fcsr', 'mask m0-m7',
             'trace control block', 'coop TensorLoad tensor_error')
 ABI_RAN = 1 << 63
@@ -647,6 +648,10 @@ def _abi_tests(report, card, guest):
     report(not early and st == 4,
            f'firmware: abi.elf held in a cooperative TensorLoad until the '
            f'kernel abort: status {st} (4)', card.logs())
+    st, _, got, _ = run(ABI_LATE_CREDIT)
+    report(st == 0 and all(v == ABI_RAN for v in got),
+           f'firmware: abi.elf credits hart 0 of each shire after its kernel '
+           f'returned: status {st}', card.logs())
     st, _, got, _ = run(ABI_CHECK)
     bad = {}
     for h, v in enumerate(got):
@@ -655,11 +660,17 @@ def _abi_tests(report, card, guest):
             bad.setdefault(what, []).append(h)
     report(st == 0 and not bad,
            f'firmware: the next launch starts clean on shires 0-1 (no '
-           f'credits, FLBs 0, fcsr 0, m0 0xff, U-mode trace disabled, L1 '
-           f'scratchpad on, coop TensorLoad allowed and not held behind '
+           f'credits, not even one sent after a hart had returned, FLBs 0, '
+           f'fcsr 0, m0 0xff, U-mode trace disabled, L1 scratchpad on,'
+           f' coop TensorLoad allowed and not held behind '
            f'the aborted one): status {st}' +
            ''.join(f'; {w}: {len(hs)} harts (first {hs[0]})'
                    for w, hs in bad.items()), card.logs())
+    st, _, got, _ = run(ABI_ENTRY_CREDIT)
+    report(st == 0 and all(v == ABI_RAN for v in got),
+           f'firmware: abi.elf credits the other shire\'s harts as it starts '
+           f'and waits for theirs (no credit lost to the set-up): status '
+           f'{st}', card.logs())
     st, err, got, ctxs = run(ABI_BUS_ERROR)
     bus = [h for h in range(harts) if h % 64 == ABI_BUS_ERROR_HART]
     esr = 0x1_0000_0000 | 0x10_0000 | 0x20     # neigh 0 MPROT at PP=U

@@ -140,11 +140,27 @@ static void save_context(unsigned h, uint64_t type, int64_t user_error,
  *    (mcache_control 3: tensor loads need it), tensor_mask, tensor_error
  *    and tensor_coop 0; thread 1: tensor_error 0;
  *  - mask m0 = 0xff (8 lanes), m1-m7 0; fcsr 0 (round to nearest even);
- *  - its U-mode trace control block disabled (trace_cb_disable).
+ *  - its U-mode trace control block disabled (trace_cb_disable);
+ *  - its FCC credit counters emptied (init_fcc), so that no credit a
+ *    kernel sent to a hart that had already returned passes a barrier of
+ *    the next; launch_barrier then keeps this launch's own credits from
+ *    being emptied.
  * The shire-wide part (shire_coop_mode, the FLB counters) is the KW's
  * (mm.c), before the launch's IPIs.
  */
 static void trace_cb_disable(unsigned h);
+
+static void fcc_drain(void)
+{
+    uint64_t n = csr_read(fccnb);
+
+    for (uint64_t i = n & 0xffff; i; i--) {
+        fcc_wait(0);
+    }
+    for (uint64_t i = n >> 16 & 0xffff; i; i--) {
+        fcc_wait(1);
+    }
+}
 
 static void kernel_setup(unsigned h)
 {
@@ -165,6 +181,7 @@ static void kernel_setup(unsigned h)
     __asm__ volatile("mova.m.x %0" :: "r"(scratch));
     csr_write(fcsr, 0);
     trace_cb_disable(h);
+    fcc_drain();
     /* a bus error from the kernel ends it on this hart (fw_trap) */
     csr_clear(mip, MIP_BUS_ERROR);
     csr_set(mie, MIP_BUS_ERROR);
@@ -172,26 +189,12 @@ static void kernel_setup(unsigned h)
 
 /*
  * After the kernel on this hart: no more bus-error interrupts (the idle
- * loop's WFI would wake on one), and its FCC credit counters emptied, as
- * Esperanto's worker does (init_fcc): a kernel that left credits behind
- * does not hand them to the next.  Their worker empties them before the
- * kernel too; here that would race with a faster hart of the same
- * launch that already sent this one a credit (2,000 harts on a few host
- * cores start far apart), so only after it.
+ * loop's WFI would wake on one).
  */
 static void kernel_cleanup(void)
 {
-    uint64_t n;
-
     csr_clear(mie, MIP_BUS_ERROR);
     csr_clear(mip, MIP_BUS_ERROR);
-    n = csr_read(fccnb);
-    for (uint64_t i = n & 0xffff; i; i--) {
-        fcc_wait(0);
-    }
-    for (uint64_t i = n >> 16 & 0xffff; i; i--) {
-        fcc_wait(1);
-    }
 }
 
 /* Report this hart's end of the kernel; the last one wakes the KW. */
@@ -239,6 +242,41 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
     fw_restart(cm_idle);
 }
 
+/*
+ * No hart of the launch enters the kernel before every hart of it has
+ * emptied its credits (kernel_setup), as Esperanto's worker synchronises
+ * the launch's shires (pre_launch_synchronize_shires): else a fast
+ * hart's first credit to a slow one would be emptied.  Theirs counts
+ * with local atomics and spins on them; here the shire's harts meet at a
+ * fast local barrier, whose last arrival counts the shire in with a
+ * global atomic and polls until every shire has, then credits its
+ * shire's harts: the FLB, the global-atomic poll and the credits are
+ * timed by the model, so the launch's timing does not depend on the
+ * order the host runs the harts in.  Every hart of the launch goes
+ * through it, one aborted before it started too, so that it always
+ * completes (no kernel runs yet).
+ */
+static void launch_barrier(unsigned h)
+{
+    unsigned s = hart_shire(h);
+    uint64_t shires = popcount64(launch.shire_mask);
+    int master = s == MASTER_SHIRE;
+    /* the sync minions are minions 16-31 */
+    uint32_t minions = master ? ~0u << (MINIONS_PER_SHIRE - SYNC_HARTS / 2)
+                              : ~0u;
+
+    if (flb_arrive(LAUNCH_FLB, master ? SYNC_HARTS : HARTS_PER_SHIRE)) {
+        if (et_amoaddg_d(&launch.arrived, 1) + 1 < shires) {
+            while (et_amoorg_d(&launch.arrived, 0) < shires) {
+                /* halted until the word changes */
+            }
+        }
+        fcc_send(s, 0, LAUNCH_FCC, minions);
+        fcc_send(s, 1, LAUNCH_FCC, minions);
+    }
+    fcc_wait(LAUNCH_FCC);
+}
+
 /* Esperanto's default: slot = hart id; a configured area: slot = rank */
 static uint64_t user_stack(unsigned h)
 {
@@ -284,10 +322,12 @@ void cm_idle(void)
             seen_gen[h] = gen;
             if (!(launch.shire_mask >> hart_shire(h) & 1)) {
                 /* not ours */
-            } else if (launch.abort_gen == gen) {
-                cm_report(h, CM_DONE_ABORTED, 0);   /* stopped before start */
             } else {
                 kernel_setup(h);
+                launch_barrier(h);
+                if (launch.abort_gen == gen) {
+                    cm_report(h, CM_DONE_ABORTED, 0);   /* before start */
+                }
                 kernel_start[h] = cycles();
                 enter_umode(launch.code, launch.args,
                             (uint64_t)&launch.env, user_stack(h));

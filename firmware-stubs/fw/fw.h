@@ -41,6 +41,15 @@
 #define FCC_WORK        0
 #define FCC_KW_FREE     1
 
+/*
+ * The launch barrier (cm.c): the fast local barrier and the credit
+ * counter it uses.  Any will do: every FLB is 0 when the barrier starts
+ * (the KW's shires_setup) and again when it ends, and each hart takes
+ * exactly the one credit it is sent.
+ */
+#define LAUNCH_FLB      31
+#define LAUNCH_FCC      0
+
 /* Kernel ABI (Esperanto's WorkerMinion + test-compute-kernels crt.S) */
 #define KERNEL_ENTRY_MIN        HOST_MANAGED_START
 #define UMODE_STACK_BASE        0x8005800000ULL   /* hart h: base - h*size */
@@ -103,6 +112,8 @@ struct launch_block {
     uint64_t exception_shires;  /* shires where a hart trapped */
     uint64_t error_shires;      /* shires where a kernel returned < 0 */
     uint64_t timed_out;         /* a hart is past the launch timeout */
+    /* shires through the launch barrier (cm.c); its own line: polled */
+    uint64_t arrived __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 
 extern struct launch_block launch;

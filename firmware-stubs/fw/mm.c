@@ -687,6 +687,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.exception_shires = 0;
         launch.error_shires = 0;
         launch.timed_out = 0;
+        launch.arrived = 0;
         shires_setup(kw.mask);
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);

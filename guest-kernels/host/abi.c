@@ -19,11 +19,22 @@
  *    cooperative TensorLoad with minion 1, which never joins, and waits
  *    in it until the host aborts the kernel: ABI_CHECK's coop load on the
  *    same FSM must not wait behind the abandoned one.
+ *  ABI_LATE_CREDIT (before ABI_CHECK): hart 0 of each shire returns at
+ *    once; hart 2 (minion 1) waits until hart 0 has said so, lets it get
+ *    well into the firmware (on the host too) and then sends it a credit
+ *    on each counter: one that arrives after hart 0's kernel ended, which
+ *    ABI_CHECK must not see.
+ *  ABI_ENTRY_CREDIT: every hart credits the hart in its place in the other
+ *    shire (counter 0) as soon as it starts, then waits for that hart's
+ *    credit: none may be lost to the other's set-up, however far apart
+ *    the host starts them.
  */
 #include <stdint.h>
 #include "etsoc1.h"
+#include "et-atomic.h"
 
-enum { ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD };
+enum { ABI_DIRTY, ABI_CHECK, ABI_BUS_ERROR, ABI_COOP_HOLD, ABI_LATE_CREDIT,
+       ABI_ENTRY_CREDIT };
 
 enum {
     ABI_BAD_FCC = 1 << 0,       /* fccnb not 0 */
@@ -38,6 +49,8 @@ enum {
 #define TRACE_CB_ENABLE(h)  (0x8004F23000ULL + (h) * 64 + 57)
 #define TLOAD_COOP          (1ULL << 62)
 #define BUS_ERROR_HART      5
+#define LATE_SENDER         2
+#define LATE_SPIN           200000  /* hart 0 reports long before this */
 
 struct abi_args {
     uint64_t mode;
@@ -121,6 +134,24 @@ int64_t entry_point(const struct abi_args *a)
             csr_write_x31(tensor_load, TLOAD_COOP | (uint64_t)line, 64);
             csr_write(tensor_wait, 0);      /* until the abort */
         }
+        break;
+    case ABI_LATE_CREDIT:
+        if (h % HARTS_PER_SHIRE == 0) {
+            et_amoorg_d(&a->out[h], ABI_RAN);
+        } else if (h % HARTS_PER_SHIRE == LATE_SENDER) {
+            while (!et_amoorg_d(&a->out[h - LATE_SENDER], 0)) {
+                /* halted until hart 0 writes */
+            }
+            for (unsigned i = 0; i < LATE_SPIN; i++) {
+                __asm__ volatile("");
+            }
+            fcc_send(hart_shire(h), 0, 0, 1u << 0);
+            fcc_send(hart_shire(h), 0, 1, 1u << 0);
+        }
+        break;
+    case ABI_ENTRY_CREDIT:
+        fcc_send(hart_shire(h) ^ 1, hart_thread(h), 0, 1u << hart_minion(h));
+        fcc_wait(0);
         break;
     }
     a->out[h] = v | ABI_RAN;
