@@ -103,7 +103,10 @@ static bool child_gone(Etsoc1Host *h)
     return false;
 }
 
-/* QEMU died at start: say how at the end of its log (a crash is silent). */
+/*
+ * QEMU is gone (reaped): say how at the end of its log, at a failed start
+ * or a stop (a crash is silent otherwise).
+ */
 static void note_exit(Etsoc1Host *h)
 {
     char *log = dup_printf("%s/qemu.log%s", h->run_dir, "");
@@ -351,7 +354,7 @@ out:
 
 int etsoc1_host_stop(Etsoc1Host *h)
 {
-    bool dead;
+    bool dead, ours;
     int r = 0;
 
     if (!h) {
@@ -367,7 +370,11 @@ int etsoc1_host_stop(Etsoc1Host *h)
         r = host_request(h, HL_STOP, NULL, 0, NULL, 0, NULL, 0);
     }
     /* QEMU exits after its reply; give it a bounded time. */
+    ours = h->pid > 0;
     kill_child(h, r == 0 ? HOST_STOP_WAIT_MS : 0);
+    if (ours && h->run_dir) {
+        note_exit(h);
+    }
     host_link_shutdown(h);
     return r;
 }

@@ -158,6 +158,9 @@ void etsoc1_trace_close(void)
 {
     uint32_t h;
 
+    if (!qatomic_read(&tr.f)) {
+        return;     /* no trace-json (tr.lock is not even initialised) */
+    }
     qemu_mutex_lock(&tr.lock);
     if (!tr.f) {
         qemu_mutex_unlock(&tr.lock);

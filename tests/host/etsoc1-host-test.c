@@ -1354,6 +1354,26 @@ static int orphan(const char *what)
     return 1;
 }
 
+/* The last line of a log in the run directory, in @line ("" if none). */
+static void last_line(const char *dir, const char *name, char *line,
+                      size_t size)
+{
+    char path[512], buf[256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    *line = 0;
+    f = fopen(path, "r");
+    if (!f) {
+        return;
+    }
+    while (fgets(buf, sizeof(buf), f)) {
+        snprintf(line, size, "%s", buf);
+    }
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+}
+
 /* The last lines of a log in the run directory, as TAP comments. */
 static void show_log(const char *dir, const char *name)
 {
@@ -1389,7 +1409,7 @@ int main(int argc, char **argv)
         "exception.elf", "kerror.elf",
     };
     Etsoc1HostOptions o = { .ready_timeout_ms = 120000 };
-    char run_dir[256];
+    char run_dir[256], exit_line[256];
     bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
     bool demo_mode = argc > 1 && !strcmp(argv[1], "--demo");
     const char *orphan_what = argc > 2 && !strcmp(argv[1], "--orphan")
@@ -1471,6 +1491,14 @@ int main(int argc, char **argv)
     r = etsoc1_host_stop(card);
     report(r == 0 && !link_err, "STOP (%s), no link error on the way (%s)",
            etsoc1_host_strerror(r), etsoc1_host_strerror(link_err));
+    /* a card the library started powers off when its link closes */
+    last_line(run_dir, "qemu.log", exit_line, sizeof(exit_line));
+    if (!report(!strcmp(exit_line, "libetsoc1-host: QEMU exited with "
+                        "status 0"),
+                "QEMU exits 0 after STOP, as its log's last line says "
+                "('%s')", exit_line)) {
+        show_log(run_dir, "qemu.log");
+    }
     etsoc1_host_close(card);
     printf("1..%d\n", test_no);
     free(arena);
