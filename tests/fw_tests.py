@@ -661,9 +661,9 @@ def _abi_tests(report, card, guest):
     report(st == 0 and not bad,
            f'firmware: the next launch starts clean on shires 0-1 (no '
            f'credits, not even one sent after a hart had returned, FLBs 0, '
-           f'fcsr 0, m0 0xff, U-mode trace disabled, L1 scratchpad on,'
-           f' coop TensorLoad allowed and not held behind '
-           f'the aborted one): status {st}' +
+           f'fcsr 0, m0 0xff, U-mode trace disabled, L1 scratchpad on, coop '
+           f'TensorLoad allowed and not held behind the aborted one): '
+           f'status {st}' +
            ''.join(f'; {w}: {len(hs)} harts (first {hs[0]})'
                    for w, hs in bad.items()), card.logs())
     st, _, got, _ = run(ABI_ENTRY_CREDIT)
