@@ -32,6 +32,12 @@
  *        hart 4 of shire A works W cycles, then writes a word of its own
  *        scratchpad as local memory, which hart 4 of shire B polls
  *        through A's window; S = 1 if B saw the value.
+ *   probe idle-poll shire=S harts=N reads=R done=D
+ *        harts 16.. of shire S each read fast local barrier 9's ESR
+ *        (0: nothing uses it) R times, so that they halt on polls that
+ *        nothing writes and are let go together, while hart 16 of shire
+ *        7 runs ahead of them through the gate (a global atomic in a
+ *        loop) until they are done; D of the N finished.
  *
  * The ping-pongs' figures must be the same on every run and under both
  * TCG modes: every write goes through the fabric.  The local hand-off's
@@ -57,6 +63,11 @@ static const unsigned local_pair[2] = { 3, 1 };
 static const unsigned flwg_pair[2] = { 2, 7 };
 static volatile uint64_t flwg_block[4] __attribute__((aligned(64)));
 #define POLL_SHIRE 1
+#define IDLE_SHIRE 6
+#define IDLE_HART0 16
+#define IDLE_HARTS 8
+#define IDLE_READS 3
+#define IDLE_RUNNER 7
 static volatile uint64_t local_block[4] __attribute__((aligned(64)));
 
 /* the figures, printed by hart 0 of shire 0 at the end */
@@ -65,7 +76,7 @@ static volatile uint64_t local_cycles;
 static volatile uint64_t handoff_word __attribute__((aligned(64)));
 static volatile uint64_t handoff_at[2][2];  /* [esr, local][written, seen] */
 static volatile uint64_t local_seen;
-static volatile uint64_t done_count;
+static volatile uint64_t done_count, idle_done;
 
 static volatile uint64_t *scp_word(unsigned shire, unsigned off)
 {
@@ -207,7 +218,7 @@ static void finished(void)
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shire = hartid / HARTS_PER_SHIRE, h = hartid % HARTS_PER_SHIRE;
-    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2 + 2 + 2;
+    unsigned p, jobs = 2 * NPAIRS + 2 + 2 + 2 + 2 + 2 + IDLE_HARTS + 1;
 
     (void)fdt;
     if (h == 0) {
@@ -241,6 +252,25 @@ int main(uint64_t hartid, const void *fdt)
         }
         *own = 0x5eed;
         finished();
+    } else if (shire == IDLE_SHIRE && h >= IDLE_HART0 &&
+               h < IDLE_HART0 + IDLE_HARTS) {
+        uint64_t v = 0;
+
+        for (p = 0; p < IDLE_READS; p++) {
+            v |= esr_read(ESR_OTHER(PP_U, IDLE_SHIRE, FLB(9)));
+        }
+        if (!v) {
+            et_amoaddg_d(&idle_done, 1);
+        }
+        finished();
+    } else if (shire == IDLE_RUNNER && h == IDLE_HART0) {
+        static uint64_t runner_count;
+
+        /* a plain load of idle_done: no poll, the loop keeps running */
+        while (*(volatile uint64_t *)&idle_done != IDLE_HARTS) {
+            et_amoaddg_d(&runner_count, 1);
+        }
+        finished();
     } else if (h == 4 && shire == local_pair[1]) {
         while (*scp_word(local_pair[0], 0x8000) != 0x5eed) {
         }
@@ -268,5 +298,7 @@ int main(uint64_t hartid, const void *fdt)
     }
     print("probe scp-local-handoff owner=%u poller=%u work=%u seen=%lu\n",
           local_pair[0], local_pair[1], WORK, local_seen);
+    print("probe idle-poll shire=%u harts=%u reads=%u done=%lu\n",
+          IDLE_SHIRE, IDLE_HARTS, IDLE_READS, idle_done);
     return 0;
 }

@@ -267,6 +267,15 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
         bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
 
         cpu->et->helper_access = false;     /* a lane of flwg.ps faulted */
+        /*
+         * A trap (a kernel's return, a syscall, a fault) ends any poll: a
+         * read after it is a new read, not the next of a loop.  Else a
+         * kernel that reads a word the hart's previous kernel read, with
+         * the same value, would halt as a poll (etsoc1-sync.c).
+         * Interrupts (the watchdog's looks) leave a poll alone.
+         */
+        cpu->et->poll_valid = false;
+        cpu->et->plain_valid = false;
         ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
         if (mcode) {
             /* the emulating handler gets the instruction in xtval */

@@ -49,6 +49,13 @@
  * value as of its effect time.  Off, a read sees what memory holds, as a
  * hart woken by the host (whose commands carry no time) must.
  */
+/* How a halted hart was let go (sync_released, and the trace event's) */
+enum {
+    ETSOC1_LET_GO = 1,          /* from the gate, or a lone poll's nap */
+    ETSOC1_HANDED_ON = 2,       /* by the access before it at the gate */
+    ETSOC1_PLAIN_LET_GO = 3,    /* a plain poll no writer can precede */
+};
+
 bool etsoc1_sync_enabled(Etsoc1MinionCPU *cpu)
 {
     return cpu->shire->chip->poll_halt;
@@ -373,7 +380,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     unsigned i = etsoc1_line_slot(pa);
-    bool repeat;
+    bool repeat, let_go;
 
     if (!m || !m->poll_halt || !lc || et->helper_access) {
         return false;
@@ -381,7 +388,13 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     if (qatomic_read(&et->wait) == ETSOC1_WAIT_POLL) {
         qatomic_set(&et->wait, ETSOC1_WAIT_NONE);      /* woken */
     }
-    qatomic_set(&et->sync_released, 0);
+    /*
+     * Let go by the scan (no writer can precede this read): this read
+     * goes on.  Halting it again because another poller let go in the
+     * same scan has not run yet would keep such pollers halting and
+     * letting each other go for ever under thread=single.
+     */
+    let_go = qatomic_xchg(&et->sync_released, 0) == ETSOC1_PLAIN_LET_GO;
     if (et->poll_bound > arrive) {
         etsoc1_stall(cpu, et->poll_bound - arrive);
         arrive = et->poll_bound;
@@ -413,7 +426,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     et->plain_pa = pa;
     et->plain_size = size;
     memcpy(et->plain_val, val, size);
-    if (!repeat || etsoc1_others_min(cpu, true) == UINT64_MAX) {
+    if (!repeat || let_go || etsoc1_others_min(cpu, true) == UINT64_MAX) {
         return false;
     }
     et->poll_lc = lc;
@@ -526,7 +539,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             continue;
         }
         if (!prev) {
-            etsoc1_sync_release(e[i].cpu, 1);
+            etsoc1_sync_release(e[i].cpu, ETSOC1_LET_GO);
             e[i].going = true;
         } else if (prev->going) {
             /* prev hands the line on once its access is done */
@@ -570,7 +583,7 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
         next = NULL;
     }
     if (next) {
-        etsoc1_sync_release(next, 2);
+        etsoc1_sync_release(next, ETSOC1_HANDED_ON);
     }
     qemu_mutex_unlock(&m->gate_lock);
 }
@@ -630,7 +643,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
             /* every hart that may act is past it (or none may): read again */
             if (writers == UINT64_MAX || writers > et->sync_t) {
                 et->poll_bound = writers == UINT64_MAX ? 0 : writers;
-                etsoc1_sync_release(cpu, 3);
+                etsoc1_sync_release(cpu, ETSOC1_PLAIN_LET_GO);
             }
         } else if (writers == UINT64_MAX) {
             int64_t due = et->sync_halted_ms +
@@ -638,7 +651,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 
             if (now_ms >= due) {
                 et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
-                etsoc1_sync_release(cpu, 1);
+                etsoc1_sync_release(cpu, ETSOC1_LET_GO);
             } else {
                 next_ms = MIN(next_ms, due);
             }

@@ -337,7 +337,9 @@ def sync_plain_test():
     seen, its round trip between the two remote round trips it is made
     of and that plus a poll of each side; a write the fabric does not
     see (the scratchpad's own shire writing it as local memory) still
-    ends its poll; and the pollers halted (trace)."""
+    ends its poll; harts polling an ESR that nothing writes all finish
+    (under thread=single they once let each other go and halted for
+    ever); and the pollers halted (trace)."""
     for accel in ('', 'thread=single'):
         with tempfile.TemporaryDirectory() as tmp:
             log = os.path.join(tmp, 'trace')
@@ -359,6 +361,9 @@ def sync_plain_test():
         esr = [a for n, a in found
                if n in ('esr-pingpong', 'flwg-pingpong', 'local-pingpong')]
         local = [a for n, a in found if n == 'scp-local-handoff']
+        idle = [a for n, a in found if n == 'idle-poll']
+        bad += [f"idle-poll: {a['done']} of {a['harts']} harts finished"
+                for a in idle if a['done'] != a['harts']]
         # a writer 2e5 cycles ahead: the poller sees the write no earlier
         # than it took effect, and a few instructions after it
         handoffs = [(n, a) for n, a in found
@@ -378,7 +383,7 @@ def sync_plain_test():
             re.search(rf'^(\d+@[\d.]+:)?etsoc1_sync_halt hart {h} halts '
                       rf'\(wait 7\)', halts, re.M) for h in g)]
         report(rc == 0 and len(pp) == 3 and not bad and len(esr) == 3 and
-               len(handoffs) == 2 and
+               len(handoffs) == 2 and len(idle) == 1 and
                local and local[0]['seen'] == 1 and not quiet,
                f'{label}: remote scratchpad ping-pongs of '
                f'{", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)}'
@@ -387,7 +392,8 @@ def sync_plain_test():
                f'ESR and local-atomic hand-offs seen '
                f'{", ".join(str(a["seen"] - a["write"]) for _, a in handoffs)} '
                f'cycles after the write; '
-               f'polls halt ({wall:.1f} s)',
+               f'{idle[0]["harts"] if idle else 0} harts polling an ESR '
+               f'that nothing writes finished; polls halt ({wall:.1f} s)',
                '\n'.join(bad + [f'exit status {rc}'] +
                           [f'harts {g} never halted on a poll' for g in quiet])
                + '\n' + out)
