@@ -165,7 +165,7 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
 /* The slot of line @pa in a line clock. */
 unsigned etsoc1_line_slot(hwaddr pa)
 {
-    return (pa / ETSOC1_LINE + 1) % ETSOC1_LINE_CLOCKS;
+    return etsoc1_line_tag(pa) % ETSOC1_LINE_CLOCKS;
 }
 
 /*
@@ -180,7 +180,7 @@ uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
 {
     unsigned i = etsoc1_line_slot(w->pa);
 
-    if (c->line[i] == w->pa / ETSOC1_LINE + 1 && c->at[i] > t &&
+    if (c->line[i] == etsoc1_line_tag(w->pa) && c->at[i] > t &&
         c->ver_pa[i] == w->pa && c->ver_size[i] == w->size) {
         return c->ver_old[i];
     }
@@ -223,8 +223,8 @@ Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa)
 static uint64_t line_clock(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive,
                            bool write)
 {
-    uint64_t line = pa / ETSOC1_LINE + 1;
-    unsigned i = line % ETSOC1_LINE_CLOCKS;
+    uint64_t line = etsoc1_line_tag(pa);
+    unsigned i = etsoc1_line_slot(pa);
     uint64_t t = arrive;
 
     if (c->line[i] == line) {

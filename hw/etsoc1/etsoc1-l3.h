@@ -96,6 +96,12 @@ typedef struct Etsoc1LineWord {
     uint64_t ret;
 } Etsoc1LineWord;
 
+/* How a line clock names line @pa (line[], plain_line[]): 0 is none. */
+static inline uint64_t etsoc1_line_tag(hwaddr pa)
+{
+    return pa / ETSOC1_LINE + 1;
+}
+
 unsigned etsoc1_line_slot(hwaddr pa);
 uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
                               uint64_t t);

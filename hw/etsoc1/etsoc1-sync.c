@@ -410,7 +410,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
          * the host ran that hart first): no earlier than the line's last
          * write took effect, as a timed read (line_clock).
          */
-        uint64_t line = pa / ETSOC1_LINE + 1, w = 0;
+        uint64_t line = etsoc1_line_tag(pa), w = 0;
 
         if (qatomic_read(&lc->plain_line[i]) == line) {
             w = qatomic_read(&lc->plain_at[i]);
@@ -449,7 +449,7 @@ void etsoc1_sync_plain_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
     unsigned i = etsoc1_line_slot(pa);
 
     qatomic_set(&lc->plain_at[i], t);
-    qatomic_set(&lc->plain_line[i], pa / ETSOC1_LINE + 1);
+    qatomic_set(&lc->plain_line[i], etsoc1_line_tag(pa));
     smp_wmb();      /* a poll woken by gen[] reads plain_at[] after it */
     qatomic_inc(&lc->gen[i]);
     etsoc1_sync_written(m, lc, pa);
