@@ -141,50 +141,41 @@ static uint64_t coherent_first(volatile uint64_t *block, int local)
     return w[0];
 }
 
-static uint64_t flwg_first(void)
+/* Write @v to the first word of @block with amoswapg.d or amoswapl.d */
+static void coherent_answer(volatile uint64_t *block, int local, uint64_t v)
 {
-    return coherent_first(flwg_block, 0);
+    if (local) {
+        et_amoswapl_d(&block[0], v);
+    } else {
+        et_amoswapg_d(&block[0], v);
+    }
 }
 
-static void local_pingpong(int pinger)
+/*
+ * probe flwg-pingpong (@local 0) and local-pingpong (@local 1): both
+ * sides answer with coherent_answer; the pinger polls with flwg.ps or
+ * flwl.ps, the ponger with flwg.ps or amoorl.d.
+ */
+static void coherent_pingpong(volatile uint64_t *block, int local,
+                              int pinger, volatile uint64_t *out)
 {
     uint64_t i, t0 = cycles();
 
     set_m0(0xff);
     for (i = 0; i < ROUNDS; i++) {
         if (pinger) {
-            et_amoswapl_d(&local_block[0], 2 * i + 1);
-            while (coherent_first(local_block, 1) != 2 * i + 2) {
+            coherent_answer(block, local, 2 * i + 1);
+            while (coherent_first(block, local) != 2 * i + 2) {
             }
         } else {
-            while (et_amoorl_d(&local_block[0], 0) != 2 * i + 1) {
+            while ((local ? et_amoorl_d(&block[0], 0)
+                          : coherent_first(block, 0)) != 2 * i + 1) {
             }
-            et_amoswapl_d(&local_block[0], 2 * i + 2);
+            coherent_answer(block, local, 2 * i + 2);
         }
     }
-    if (pinger) {
-        local_cycles = cycles() - t0;
-    }
-}
-
-static void flwg_pingpong(int pinger)
-{
-    uint64_t i, t0 = cycles();
-
-    set_m0(0xff);
-    for (i = 0; i < ROUNDS; i++) {
-        if (pinger) {
-            et_amoswapg_d(&flwg_block[0], 2 * i + 1);
-            while (flwg_first() != 2 * i + 2) {
-            }
-        } else {
-            while (flwg_first() != 2 * i + 1) {
-            }
-            et_amoswapg_d(&flwg_block[0], 2 * i + 2);
-        }
-    }
-    if (pinger) {
-        flwg_cycles = cycles() - t0;
+    if (out) {
+        *out = cycles() - t0;
     }
 }
 
@@ -234,10 +225,11 @@ int main(uint64_t hartid, const void *fdt)
                      shire == esr_pair[0]);
         finished();
     } else if (h == 6 && (shire == flwg_pair[0] || shire == flwg_pair[1])) {
-        flwg_pingpong(shire == flwg_pair[0]);
+        coherent_pingpong(flwg_block, 0, shire == flwg_pair[0],
+                          shire == flwg_pair[0] ? &flwg_cycles : 0);
         finished();
     } else if ((h == 8 || h == 10) && shire == POLL_SHIRE) {
-        local_pingpong(h == 8);
+        coherent_pingpong(local_block, 1, h == 8, h == 8 ? &local_cycles : 0);
         finished();
     } else if (h == 12 && (shire == 4 || shire == 5)) {
         handoff(shire == 4, 0);
