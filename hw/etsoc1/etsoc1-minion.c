@@ -24,6 +24,7 @@
 #include "exec/exec-all.h"
 #include "hw/core/tcg-cpu-ops.h"
 #include "sysemu/cpus.h"
+#include "sysemu/tcg.h"
 #include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
@@ -143,17 +144,19 @@ void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc)
 }
 
 /*
- * Wake @cpu after publishing the resource it waits for.  Called with the
- * BQL held.  From a vCPU (an ESR store by another hart) we signal the
- * sleeper and make the writer yield; a plain qemu_cpu_kick() would, under
- * single-threaded TCG, cpu_exit() every vCPU (blocking-harts.md, 4.2).
+ * Wake @cpu after publishing the resource it waits for.  Under MTTCG a
+ * kick wakes that hart's thread alone, without the BQL
+ * (qemu-patches/0011).  Under single-threaded TCG, from a vCPU (an ESR
+ * store by another hart), we signal the one thread and make the writer
+ * yield, so that the round goes on to the woken hart; from outside, a
+ * kick ends the round (qemu-patches/0010).
  */
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
 {
     CPUState *cs = CPU(cpu);
 
     trace_etsoc1_minion_wake(cpu->parent_obj.env.mhartid, cpu->et->wait);
-    if (current_cpu) {
+    if (current_cpu && !qemu_tcg_mttcg_enabled()) {
         qemu_cond_broadcast(cs->halt_cond);
         cpu_exit(current_cpu);
     } else {
