@@ -1044,6 +1044,11 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         cpu->shire = s;
         cpu->timing = s->timing;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
+        /*
+         * cpu_index = mhartid (the PLICs and the gdb threads count on it):
+         * given, cpu_list_add() need not look at every hart made so far
+         */
+        CPU(cpu)->cpu_index = cpu->parent_obj.env.mhartid;
         qdev_prop_set_uint64(DEVICE(cpu), "resetvec", s->reset_pc);
         object_property_set_link(OBJECT(cpu), "memory", OBJECT(&s->view),
                                  &error_abort);

@@ -460,12 +460,26 @@ static void etsoc1_sp_reset(void *opaque)
  * minions', with its SRAM, its UART0 (the third -serial) and its PLIC.  It
  * starts at the entry of the sp-firmware ELF (docs/firmware.md).
  */
-static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie)
+/* The SP's image, as a ROM in its SRAM; its entry is the SP's reset vector */
+static uint64_t etsoc1_load_sp_firmware(Etsoc1MachineState *s)
+{
+    uint64_t entry;
+
+    if (load_elf(s->sp_firmware, NULL, NULL, NULL, &entry, NULL, NULL, NULL,
+                 0, EM_RISCV, 1, 0) < 0) {
+        error_report("etsoc1: sp-firmware=%s: not a RISC-V ELF image",
+                     s->sp_firmware);
+        exit(1);
+    }
+    return entry;
+}
+
+static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie,
+                             uint64_t entry)
 {
     MemoryRegion *sysmem = get_system_memory();
     const MemMapEntry *sram = &etsoc1_memmap[ETSOC1_SP_SRAM];
     DeviceState *plic;
-    uint64_t entry;
 
     /* no owner: the machine is not a device, and RAM migrates by name */
     memory_region_init_ram(&s->sp_sram, NULL, "etsoc1.sp-sram",
@@ -473,13 +487,6 @@ static void etsoc1_sp_create(Etsoc1MachineState *s, DeviceState *pcie)
     memory_region_add_subregion(sysmem, sram->base, &s->sp_sram);
     serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_SP_UART0].base, 2, NULL,
                    ETSOC1_UART_CLOCK / 16, serial_hd(2), DEVICE_LITTLE_ENDIAN);
-    if (load_elf(s->sp_firmware, NULL, NULL, NULL, &entry, NULL, NULL, NULL,
-                 0, EM_RISCV, 1, 0) < 0) {
-        error_report("etsoc1: sp-firmware=%s: not a RISC-V ELF image",
-                     s->sp_firmware);
-        exit(1);
-    }
-
     object_initialize_child(OBJECT(s), "sp-cluster", &s->sp_cluster,
                             TYPE_CPU_CLUSTER);
     qdev_prop_set_uint32(DEVICE(&s->sp_cluster), "cluster-id", 1);
@@ -545,6 +552,70 @@ static void etsoc1_check_dram(MachineState *ms, uint64_t used_end,
                      used_end, DIV_ROUND_UP(need, 8 * KiB) * 8);
         exit(1);
     }
+}
+
+/*
+ * -bios and -kernel (ELF, or raw at the reset PC; the first one counts),
+ * then the device tree at the top of DRAM: loaded as ROMs, which are
+ * written at reset, so before the chip is built, and a file that cannot
+ * be loaded or a DRAM too small is refused before 2,176 harts exist.
+ */
+static void etsoc1_load_images(Etsoc1MachineState *s, MachineState *ms)
+{
+    hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
+    const char *images[2];
+    g_autofree char *used_what = NULL;
+    uint64_t used_end;
+    bool entry_checked;
+    void *fdt;
+    unsigned i;
+
+    images[0] = ms->firmware && strcmp(ms->firmware, "none") ? ms->firmware
+                                                              : NULL;
+    images[1] = ms->kernel_filename;
+    /* the lowest address the device tree may take, and what is below it */
+    used_end = dram;
+    used_what = g_strdup("the bottom of DRAM");
+    if (etsoc1_in_dram_window(s->reset_pc)) {
+        used_end = s->reset_pc + 4;
+        g_free(used_what);
+        used_what = g_strdup_printf("the reset PC 0x%" PRIx64, s->reset_pc);
+    }
+    for (i = 0, entry_checked = false; i < ARRAY_SIZE(images); i++) {
+        uint64_t entry, end;
+
+        if (!images[i]) {
+            continue;
+        }
+        entry = etsoc1_load(images[i], s->reset_pc, &end);
+        if (etsoc1_in_dram_window(end - 1)) {
+            if (end > dram + ms->ram_size) {
+                error_report("etsoc1: '%s' (up to 0x%" PRIx64 ") does not fit "
+                             "in DRAM (-m %" PRIu64 "K)", images[i], end,
+                             ms->ram_size / KiB);
+                exit(1);
+            }
+            if (end > used_end) {
+                used_end = end;
+                g_free(used_what);
+                used_what = g_strdup_printf("'%s'", images[i]);
+            }
+        }
+        if (!entry_checked && entry != s->reset_pc) {
+            warn_report("etsoc1: entry point of '%s' is not the reset PC "
+                        "0x%" PRIx64 "; harts start at the reset PC",
+                        images[i], s->reset_pc);
+        }
+        entry_checked = true;
+    }
+
+    /* The device tree goes at the top of DRAM; every hart gets it in a1. */
+    fdt = etsoc1_build_fdt(s, ms, &s->fdt_size);
+    ms->fdt = fdt;
+    etsoc1_check_dram(ms, used_end, used_what, s->fdt_size);
+    qemu_fdt_dumpdtb(fdt, s->fdt_size);
+    s->fdt_addr = QEMU_ALIGN_DOWN(dram + ms->ram_size - s->fdt_size, 64 * KiB);
+    rom_add_blob_fixed("etsoc1.fdt", fdt, s->fdt_size, s->fdt_addr);
 }
 
 /*
@@ -623,15 +694,12 @@ static void etsoc1_machine_init(MachineState *ms)
 {
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
     MemoryRegion *sysmem = get_system_memory();
-    const char *images[2];
     DeviceState *pcie, *timer, *edma;
-    bool entry_checked, sp;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
-    uint64_t used_end;
-    g_autofree char *used_what = NULL;
-    void *fdt;
+    uint64_t sp_entry = 0;
     unsigned i, pp;
     Error *err = NULL;
+    bool sp;
 
     /* -smp counts every CPU: 64 harts per shire, plus the SP if there is one */
     sp = !!s->sp_firmware;
@@ -667,6 +735,9 @@ static void etsoc1_machine_init(MachineState *ms)
                      "eDMA a host memory: choose one");
         exit(1);
     }
+    if (sp) {
+        sp_entry = etsoc1_load_sp_firmware(s);
+    }
 
     /* One L3 slice per compute shire's place on the chip, tags only. */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
@@ -678,6 +749,8 @@ static void etsoc1_machine_init(MachineState *ms)
         sysbus_realize_and_unref(SYS_BUS_DEVICE(l3), &error_fatal);
         s->l3[i] = ETSOC1_L3_SLICE(l3);
     }
+    /* the device tree gives the L3 slices' geometry */
+    etsoc1_load_images(s, ms);
 
     /* Before any hart is realized: realize asks every CSR predicate. */
     etsoc1_minion_register_csrs();
@@ -767,50 +840,10 @@ static void etsoc1_machine_init(MachineState *ms)
         }
     }
     if (s->sp_firmware) {
-        etsoc1_sp_create(s, pcie);
+        etsoc1_sp_create(s, pcie, sp_entry);
     }
 
     memory_region_transaction_commit();
-
-    /* -bios and -kernel: ELF, or raw at the reset PC; the first one counts */
-    images[0] = ms->firmware && strcmp(ms->firmware, "none") ? ms->firmware
-                                                              : NULL;
-    images[1] = ms->kernel_filename;
-    /* the lowest address the device tree may take, and what is below it */
-    used_end = dram;
-    used_what = g_strdup("the bottom of DRAM");
-    if (etsoc1_in_dram_window(s->reset_pc)) {
-        used_end = s->reset_pc + 4;
-        g_free(used_what);
-        used_what = g_strdup_printf("the reset PC 0x%" PRIx64, s->reset_pc);
-    }
-    for (i = 0, entry_checked = false; i < ARRAY_SIZE(images); i++) {
-        uint64_t entry, end;
-
-        if (!images[i]) {
-            continue;
-        }
-        entry = etsoc1_load(images[i], s->reset_pc, &end);
-        if (etsoc1_in_dram_window(end - 1)) {
-            if (end > dram + ms->ram_size) {
-                error_report("etsoc1: '%s' (up to 0x%" PRIx64 ") does not fit "
-                             "in DRAM (-m %" PRIu64 "K)", images[i], end,
-                             ms->ram_size / KiB);
-                exit(1);
-            }
-            if (end > used_end) {
-                used_end = end;
-                g_free(used_what);
-                used_what = g_strdup_printf("'%s'", images[i]);
-            }
-        }
-        if (!entry_checked && entry != s->reset_pc) {
-            warn_report("etsoc1: entry point of '%s' is not the reset PC "
-                        "0x%" PRIx64 "; harts start at the reset PC",
-                        images[i], s->reset_pc);
-        }
-        entry_checked = true;
-    }
 
     etsoc1_sync_start(s);
     /* only harts that run can hang: none do under -accel qtest */
@@ -818,13 +851,6 @@ static void etsoc1_machine_init(MachineState *ms)
         etsoc1_deadlock_start(s);
     }
 
-    /* The device tree goes at the top of DRAM; every hart gets it in a1. */
-    fdt = etsoc1_build_fdt(s, ms, &s->fdt_size);
-    ms->fdt = fdt;
-    etsoc1_check_dram(ms, used_end, used_what, s->fdt_size);
-    qemu_fdt_dumpdtb(fdt, s->fdt_size);
-    s->fdt_addr = QEMU_ALIGN_DOWN(dram + ms->ram_size - s->fdt_size, 64 * KiB);
-    rom_add_blob_fixed("etsoc1.fdt", fdt, s->fdt_size, s->fdt_addr);
     for (i = 0; i < s->num_shires; i++) {
         s->shire[i].fdt_addr = s->fdt_addr;
     }
