@@ -40,7 +40,7 @@ def dram_too_small_tests():
     refused, and the minimum the message names starts (dumpdtb exits)."""
     refused('-m 64K with 33 shires (the device tree does not fit)',
             ['-M', 'etsoc1,shires=33', '-smp', '2112', '-m', '64K'],
-            r'-m 64K? .*too small.*device tree')
+            r'-m 64K? .*too small.*device tree', max_wall=0.5)
     refused('-m 64K (the reset PC lies under the device tree)',
             ['-M', 'etsoc1', '-m', '64K'], r'too small.*reset PC')
     hello = os.path.join(GUEST, 'hello.elf')
@@ -70,7 +70,27 @@ def dram_too_small_tests():
                f'refused', diag)
 
 
+def full_chip_refused_early_tests():
+    """What a full chip's command line can get wrong is refused before its
+    2,176 harts are built (building them takes most of a second)."""
+    first = os.path.join(GUEST, 'first.elf')
+    full = ['-M', 'etsoc1,shires=34', '-smp', '2176']
+    refused('a full chip with -smp 2000', ['-M', 'etsoc1,shires=34', '-smp',
+            '2000'], r'34 shire\(s\) need -smp 2176', max_wall=0.5)
+    refused('a full chip with a -kernel that does not exist',
+            full + ['-kernel', '/nonexistent/k.elf'],
+            r"could not load '/nonexistent/k.elf'", max_wall=0.5)
+    refused('a full chip with a -bios that does not exist',
+            full + ['-bios', '/nonexistent/fw.elf'],
+            r"could not load '/nonexistent/fw.elf'", max_wall=0.5)
+    refused('a card with an sp-firmware that does not exist',
+            ['-M', 'etsoc1,shires=33,sp-firmware=/nonexistent/sp.elf',
+             '-smp', '2113', '-kernel', first],
+            r'sp-firmware=/nonexistent/sp.elf: not a RISC-V ELF', max_wall=0.5)
+
+
 def cli_tests():
+    full_chip_refused_early_tests()
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
     refused('on-idle=sometimes', ['-M', 'etsoc1,on-idle=sometimes'],

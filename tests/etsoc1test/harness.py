@@ -30,6 +30,33 @@ if os.environ.get('ETSOC1_QEMU_BUILD'):
 
 counts = {'passed': 0, 'failed': 0}
 
+# A fixed CPU loop took this long (best of five) on the machine the
+# wall-time bounds of the tests were set on (2 cores, 2026-12-05).
+SPEED_REF_S = 0.08
+
+
+def _slowdown():
+    """How much slower than that machine this one is, never below 1:
+    ETSOC1_TEST_SLOWDOWN, or the best of five runs of the loop against
+    SPEED_REF_S.  Wall-time bounds are multiplied by it (docs/testing.md)."""
+    env = os.environ.get('ETSOC1_TEST_SLOWDOWN')
+    if env:
+        try:
+            return max(1.0, float(env))
+        except ValueError:
+            sys.exit(f'ETSOC1_TEST_SLOWDOWN={env!r}: not a number')
+    best = None
+    for _ in range(5):
+        start, x = time.perf_counter(), 0
+        for i in range(2_000_000):
+            x ^= i
+        t = time.perf_counter() - start
+        best = t if best is None else min(best, t)
+    return max(1.0, best / SPEED_REF_S)
+
+
+SLOWDOWN = _slowdown()
+
 
 def report(ok, name, diag=None):
     counts['passed' if ok else 'failed'] += 1
@@ -67,6 +94,8 @@ def relay_tap(prefix, text):
 
 
 def run(cmd, timeout, env=None):
+    """Run @cmd; its @timeout (s) is scaled by SLOWDOWN."""
+    timeout = timeout * SLOWDOWN if timeout else timeout
     start = time.monotonic()
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -90,7 +119,10 @@ def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
 
 def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
           timeout=120, max_wall=None, loader='-kernel', extra=(), machine=''):
-    """Run @kernel; pass if the exit status and every @expect regex match."""
+    """Run @kernel; pass if the exit status and every @expect regex match,
+    within @max_wall seconds (scaled by SLOWDOWN) if given."""
+    if max_wall is not None:
+        max_wall = round(max_wall * SLOWDOWN, 1)
     rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, machine,
                                  extra=extra), timeout)
     label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
@@ -108,10 +140,22 @@ def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
     return out
 
 
-def refused(name, args, pattern):
-    rc, out, _ = run([QEMU, '-display', 'none', '-S'] + args, 30)
+# Under the sanitizers QEMU runs about three times slower.
+SANITIZED = bool(os.environ.get('ETSOC1_SAN_LOGS'))
+
+
+def refused(name, args, pattern, max_wall=None):
+    """@args must make QEMU exit non-zero with a message matching
+    @pattern, within @max_wall seconds if given (scaled by SLOWDOWN, and
+    by 3 under the sanitizers)."""
+    rc, out, wall = run([QEMU, '-display', 'none', '-S'] + args, 30)
     ok = rc not in (0, None) and re.search(pattern, out) is not None
-    report(ok, f'cli: {name} is refused with a message', out)
+    name = f'cli: {name} is refused with a message'
+    if max_wall is not None:
+        max_wall = round(max_wall * SLOWDOWN * (3 if SANITIZED else 1), 2)
+        ok = ok and wall <= max_wall
+        name += f' within {max_wall} s ({wall:.2f} s)'
+    report(ok, name, out)
 
 
 class Gdb:
