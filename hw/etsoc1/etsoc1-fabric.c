@@ -373,7 +373,7 @@ RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     t_issue = MAX(etsoc1_arrival(cpu, 0), op->t_done);
     if (m->handshake == ETSOC1_HANDSHAKE_RTL && !op_is_tree(kind) &&
         !etsoc1_reduce_gate(cpu, role, partner, t_issue)) {
-        return (RISCVException)ETSOC1_EXCP_WAIT;
+        return (RISCVException)etsoc1_halt_cause(cpu);
     }
 
     op->op = role;

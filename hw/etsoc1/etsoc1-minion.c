@@ -7,10 +7,11 @@
  * rv64imfc: no A, no D, no H, no bit-manipulation, no PMP, no Sstc.
  *
  * How a hart waits (no target/riscv patch): a CSR callback that finds its
- * resource missing records the reason in Etsoc1HartEt.wait and returns the
- * private cause ETSOC1_EXCP_WAIT.  The stock CSR helper raises it with its
- * own return address, so env->pc points at the CSR instruction.  Our
- * do_interrupt wrapper turns that cause into a halt.  has_work re-tests the
+ * resource missing records the reason in Etsoc1HartEt.wait and returns
+ * ETSOC1_EXCP_WAIT (etsoc1_halt_cause).  The stock CSR helper raises it with
+ * its own return address, so env->pc points at the CSR instruction.  The
+ * cause is above EXCP_INTERRUPT: cpu_exec() leaves at once, without the
+ * BQL, and our cpu_exec_exit hook halts the hart.  has_work re-tests the
  * resource itself (never a one-shot flag), so a credit that arrives between
  * the callback's test and the halt is not lost.  When the hart is woken it
  * re-executes the CSR instruction, which now succeeds.
@@ -265,31 +266,44 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
 {
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(cs);
     CPURISCVState *env = &cpu->parent_obj.env;
+    bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
 
-    if (cs->exception_index != ETSOC1_EXCP_WAIT) {
-        bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
-
-        cpu->et->helper_access = false;     /* a lane of flwg.ps faulted */
-        /*
-         * A trap (a kernel's return, a syscall, a fault) ends any poll: a
-         * read after it is a new read, not the next of a loop.  Else a
-         * kernel that reads a word the hart's previous kernel read, with
-         * the same value, would halt as a poll (etsoc1-sync.c).
-         * Interrupts (the watchdog's looks) leave a poll alone.
-         */
-        cpu->et->poll_valid = false;
-        cpu->et->plain_valid = false;
-        ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
-        if (mcode) {
-            /* the emulating handler gets the instruction in xtval */
-            if (env->priv == PRV_M) {
-                env->mtval = env->bins;
-            } else {
-                env->stval = env->bins;
-            }
+    cpu->et->helper_access = false;     /* a lane of flwg.ps faulted */
+    /*
+     * A trap (a kernel's return, a syscall, a fault) ends any poll: a
+     * read after it is a new read, not the next of a loop.  Else a
+     * kernel that reads a word the hart's previous kernel read, with
+     * the same value, would halt as a poll (etsoc1-sync.c).
+     * Interrupts (the watchdog's looks) leave a poll alone.
+     */
+    cpu->et->poll_valid = false;
+    cpu->et->plain_valid = false;
+    ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
+    if (mcode) {
+        /* the emulating handler gets the instruction in xtval */
+        if (env->priv == PRV_M) {
+            env->mtval = env->bins;
+        } else {
+            env->stval = env->bins;
         }
+    }
+}
+
+/*
+ * cpu_exec() ends, on the hart's thread, without the BQL.  After a CSR or
+ * helper raised ETSOC1_EXCP_WAIT (its instruction unwound, to run again
+ * when the hart is woken), the hart halts here: a halt takes no lock that
+ * every hart shares (the gate's scan, which may follow, takes the BQL).
+ */
+static void etsoc1_minion_exec_exit(CPUState *cs)
+{
+    Etsoc1MinionCPU *cpu = container_of(cs, Etsoc1MinionCPU,
+                                        parent_obj.parent_obj);
+
+    if (likely(!cpu->et->halting)) {
         return;
     }
+    cpu->et->halting = false;
     trace_etsoc1_minion_halt(cpu->parent_obj.env.mhartid, cpu->et->wait);
     if (cpu->et->wait == ETSOC1_WAIT_STALL) {
         /* stall completes, then sleeps like WFI: resume after the CSR insn */
@@ -298,9 +312,7 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
     etsoc1_sync_halting(cpu);   /* may let others, or itself, go */
-    cs->halted = 1;
-    cs->exception_index = EXCP_HLT;
-    cpu_loop_exit(cs);
+    qatomic_set(&cs->halted, 1);
 }
 
 /* An interrupt taken while blocked abandons the wait; mret re-executes it. */
@@ -325,12 +337,25 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
     return true;
 }
 
+/*
+ * The cause with which a CSR or helper of @cpu halts it, what it waits for
+ * recorded: the hart halts when cpu_exec() ends (etsoc1_minion_exec_exit).
+ * Only on the hart's own thread: a debugger's CSR access does not halt it.
+ */
+int etsoc1_halt_cause(Etsoc1MinionCPU *cpu)
+{
+    if (CPU(cpu) == current_cpu) {
+        cpu->et->halting = true;
+    }
+    return ETSOC1_EXCP_WAIT;
+}
+
 /* Record what the hart waits for; the stock helper then raises the cause. */
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 {
     qatomic_set(&cpu->et->wait, why);
     etsoc1_trace_wait_begin(cpu, why);
-    return (RISCVException)ETSOC1_EXCP_WAIT;
+    return (RISCVException)etsoc1_halt_cause(cpu);
 }
 
 /* ---- CSRs ---------------------------------------------------------------- */
@@ -622,7 +647,7 @@ static RISCVException etsoc1_fcc_wait(Etsoc1MinionCPU *cpu, unsigned n)
     if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->fcc[n])) {
         at = etsoc1_fcc_earliest(et, n);
         if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
-            return (RISCVException)ETSOC1_EXCP_WAIT;
+            return (RISCVException)etsoc1_halt_cause(cpu);
         }
     }
     if (!etsoc1_fcc_take(et, n)) {
@@ -1253,6 +1278,8 @@ static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
     mcc->parent_exec_interrupt = tcg_ops.cpu_exec_interrupt;
     tcg_ops.do_interrupt = etsoc1_minion_do_interrupt;
     tcg_ops.cpu_exec_interrupt = etsoc1_minion_exec_interrupt;
+    assert(!tcg_ops.cpu_exec_exit);     /* RISC-V has none to chain */
+    tcg_ops.cpu_exec_exit = etsoc1_minion_exec_exit;
     cc->tcg_ops = &tcg_ops;
 }
 

@@ -24,8 +24,12 @@
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
-/* The private cause with which a helper or CSR halts its hart */
-#define ETSOC1_EXCP_WAIT 24
+/*
+ * The cause with which a helper or CSR halts its hart (etsoc1_halt_cause):
+ * at or above EXCP_INTERRUPT, so cpu_exec() leaves with it at once,
+ * without do_interrupt() and the BQL.
+ */
+#define ETSOC1_EXCP_WAIT EXCP_HLT
 
 /* What a halted hart waits for (docs/architecture.md, "How a hart waits"). */
 typedef enum Etsoc1Wait {
@@ -163,6 +167,8 @@ typedef struct Etsoc1HartEt {
      * coherent vector load, which polls as a whole): not a poll
      */
     bool helper_access;
+    /* a CSR or helper raised ETSOC1_EXCP_WAIT: halt when cpu_exec() ends */
+    bool halting;
     /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its
@@ -321,5 +327,6 @@ bool etsoc1_minion_stalled_in_u(Etsoc1MinionCPU *cpu);
 void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc);
 
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why);
+int etsoc1_halt_cause(Etsoc1MinionCPU *cpu);
 
 #endif

@@ -660,7 +660,7 @@ static void esr_table_check(const Etsoc1EsrReg *regs, size_t n)
  */
 static G_NORETURN void etsoc1_poll_exit_io(Etsoc1MinionCPU *cpu)
 {
-    riscv_raise_exception(&cpu->parent_obj.env, ETSOC1_EXCP_WAIT,
+    riscv_raise_exception(&cpu->parent_obj.env, etsoc1_halt_cause(cpu),
                           CPU(cpu)->mem_io_pc);
 }
 

@@ -676,18 +676,53 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 }
 
 /*
- * @cpu halts in an ET wait (do_interrupt, BQL held).  A hart that halts
- * can let harts at the gate go; a poll that halts with none there has
- * nothing urgent to let go.  The scan costs a look at every hart, so
- * halts scan at most every ETSOC1_SYNC_SCAN_NS, or five times the last
- * scan's host time, and the timer comes back when that has passed.
+ * Scan for a halting @cpu if the last scan is ETSOC1_SYNC_SCAN_NS, or five
+ * times its host time, ago: scans from halts then take at most a fifth of
+ * a host CPU.  They are made one at a time, under the BQL, as the
+ * timer's are.  True if it scanned.
+ */
+static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
+{
+    bool locked, due;
+    int64_t now;
+
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (now - qatomic_read(&m->sync_scan_ns) <
+        qatomic_read(&m->sync_scan_gap_ns)) {
+        return false;
+    }
+    locked = qemu_mutex_iothread_locked();
+    if (!locked) {
+        qemu_mutex_lock_iothread();
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    due = now - m->sync_scan_ns >= m->sync_scan_gap_ns;   /* still? */
+    if (due) {
+        qatomic_set(&m->sync_scan_ns, now);
+        etsoc1_sync_scan(m, cpu);
+        qatomic_set(&m->sync_scan_gap_ns,
+                    MAX(ETSOC1_SYNC_SCAN_NS,
+                        5 * (qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - now)));
+    }
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    return due;
+}
+
+/*
+ * @cpu halts in an ET wait (etsoc1_minion_exec_exit: its own thread, no
+ * BQL).  A hart that halts can let harts at the gate go
+ * (etsoc1_sync_halt_scan, else the timer comes back when a scan is due);
+ * a poll that halts with none there has nothing urgent to let go.  A halt
+ * that does not scan takes no lock.
  */
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     uint32_t why = cpu->et->wait;
-    int64_t now;
     bool gated;
+    int64_t at;
 
     if (!m || !m->poll_halt) {
         return;
@@ -696,24 +731,17 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
     if (why != ETSOC1_WAIT_POLL && why != ETSOC1_WAIT_GATE && !gated) {
         return;
     }
-    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    if ((why == ETSOC1_WAIT_POLL && !gated) ||
-        now - m->sync_scan_ns < m->sync_scan_gap_ns) {
-        int64_t at = gated ? m->sync_scan_ns + m->sync_scan_gap_ns
-                           : now + ETSOC1_SYNC_TICK_MS * SCALE_MS;
-
-        if (!timer_pending(m->sync_timer) ||
-            timer_expire_time_ns(m->sync_timer) > at) {
-            timer_mod(m->sync_timer, at);
-        }
+    if ((why != ETSOC1_WAIT_POLL || gated) && etsoc1_sync_halt_scan(m, cpu)) {
         return;
     }
-    m->sync_scan_ns = now;
-    etsoc1_sync_scan(m, cpu);
-    /* scans from halts take at most a fifth of a host CPU */
-    m->sync_scan_gap_ns = MAX(ETSOC1_SYNC_SCAN_NS,
-                              5 * (qemu_clock_get_ns(QEMU_CLOCK_REALTIME) -
-                                   now));
+    at = gated ? qatomic_read(&m->sync_scan_ns) +
+                 qatomic_read(&m->sync_scan_gap_ns)
+               : qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                 ETSOC1_SYNC_TICK_MS * SCALE_MS;
+    if (!timer_pending(m->sync_timer) ||
+        timer_expire_time_ns(m->sync_timer) > at) {
+        timer_mod(m->sync_timer, at);
+    }
 }
 
 static void etsoc1_sync_tick(void *opaque)

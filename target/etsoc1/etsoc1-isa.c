@@ -136,7 +136,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
         Etsoc1GateAccess a = { .slot = &lc->gen[etsoc1_line_slot(pa)] };
 
         if (!etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa), &a)) {
-            riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+            riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
         }
         qemu_mutex_lock(&lc->lock);
         lc->locked_pa = pa;
@@ -386,7 +386,7 @@ static uint64_t etsoc1_amo_global(CPURISCVState *env, Etsoc1LineClock *lc,
     if (!write &&
         etsoc1_sync_read(cpu, lc, pa, size, old) == ETSOC1_READ_HALT) {
         etsoc1_amo_unlock(lc);
-        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+        riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
     }
     etsoc1_global_access(cpu, &w, write, write || pure);
     etsoc1_sync_note(cpu, pa, write ? res : w.ret);
@@ -456,7 +456,8 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
         /* swaps are writes by intent, even of the same value */
         if (!global && !changed && op != ETSOC1_AMO_SWAP &&
             etsoc1_local_poll(env, pa, old, bits / 8)) {
-            riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+            riscv_raise_exception(
+                env, etsoc1_halt_cause(ETSOC1_MINION_CPU(env_archcpu(env))), ra);
         }
         etsoc1_amo_timing(env, pa, bits / 8, global, true, changed, ra);
         if (!global && (changed || op == ETSOC1_AMO_SWAP)) {

@@ -629,7 +629,7 @@ static void vpu_poll(CPURISCVState *env, target_ulong va, bool global,
                                NL * sizeof(*data),
                                global ? etsoc1_global_arrival(cpu, pa)
                                       : etsoc1_arrival(cpu, 0), false)) {
-        riscv_raise_exception(env, ETSOC1_EXCP_WAIT, ra);
+        riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
     }
 }
 
