@@ -169,6 +169,8 @@ typedef struct Etsoc1HartEt {
     bool helper_access;
     /* a CSR or helper raised ETSOC1_EXCP_WAIT: halt when cpu_exec() ends */
     bool halting;
+    /* the hart that last kept this one at the gate: asked first (a hint) */
+    Etsoc1MinionCPU *gate_hint;
     /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its

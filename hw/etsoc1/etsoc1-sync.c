@@ -185,32 +185,52 @@ static bool etsoc1_owner_before(Etsoc1MinionCPU *owner, uint64_t t, int index)
 }
 
 /*
- * May @self go at @t with access @a?  Only when no other hart that runs
- * or is about to can still act before @t, and no hart at the gate before
- * it in (time, hart) order has an access that conflicts with @a, or can
- * act before @t once let go: a hart let go runs from its own time, and
- * may send or write what @self must see; nor while the access's owner
- * (etsoc1_owner_before) can still act before it.  Harts halted on polls
- * do not hold the gate.
+ * Does @cpu, another hart than @self (at the gate as hart @me), keep @self
+ * from going at @t with access @a?  If it runs or is about to and can
+ * still act before @t; if it is at the gate before @self in (time, hart)
+ * order with an access that conflicts with @a, or can act before @t once
+ * let go (a hart let go runs from its own time, and may send or write
+ * what @self must see).  Harts halted on polls do not hold the gate.
+ */
+static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
+                               uint64_t t, int me, const Etsoc1GateAccess *a)
+{
+    uint64_t u;
+    bool at_gate;
+
+    if (!etsoc1_next_act(cpu, &u, &at_gate)) {
+        return false;
+    }
+    return at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(cpu)->cpu_index,
+                                        t, me) &&
+                     (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
+                      etsoc1_may_precede(m, u, t))
+                   : etsoc1_may_precede(m, u, t);
+}
+
+/*
+ * May @self go at @t with access @a?  Only when no other hart keeps it
+ * (etsoc1_gate_blocks), nor the access's owner (etsoc1_owner_before) can
+ * still act before it.  The hart that kept it the last time is asked
+ * first (et->gate_hint): a hart that must halt finds out in one look,
+ * not a look at every hart, most of the time.
  */
 static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
 {
     Etsoc1MachineState *m = self->shire->chip;
+    Etsoc1MinionCPU *hint = self->et->gate_hint;
     int me = etsoc1_minion_cs(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
-    uint64_t u;
-    bool at_gate;
 
+    if (hint && etsoc1_gate_blocks(m, hint, t, me, a)) {
+        return false;
+    }
     ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (cpu == self || !etsoc1_next_act(cpu, &u, &at_gate)) {
-            continue;
-        }
-        if (at_gate ? etsoc1_gate_before(u, cs->cpu_index, t, me) &&
-                      (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
-                       etsoc1_may_precede(m, u, t))
-                    : etsoc1_may_precede(m, u, t)) {
+        if (cpu != self && cpu != hint &&
+            etsoc1_gate_blocks(m, cpu, t, me, a)) {
+            self->et->gate_hint = cpu;
             return false;
         }
     }
