@@ -171,8 +171,6 @@ typedef struct Etsoc1HartEt {
     bool halting;
     /* the hart that last kept this one at the gate: asked first (a hint) */
     Etsoc1MinionCPU *gate_hint;
-    /* the hart last found that may act (etsoc1_others_act): a hint */
-    Etsoc1MinionCPU *actor_hint;
     /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its

@@ -126,39 +126,13 @@ static void etsoc1_others_mins(Etsoc1MinionCPU *self, uint64_t *running,
     }
 }
 
-/* The running one of etsoc1_others_mins */
-static uint64_t etsoc1_others_running_min(Etsoc1MinionCPU *self)
+/* One of etsoc1_others_mins: harts at the gate count if @gated. */
+static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
 {
     uint64_t running, any;
 
     etsoc1_others_mins(self, &running, &any);
-    return running;
-}
-
-/*
- * May a minion hart other than @self still act (etsoc1_next_act)?  The
- * hart found the last time is asked first (et->actor_hint): a poll asks
- * this at every read, and a look at every hart each time was most of a
- * gated ping-pong's host time.
- */
-static bool etsoc1_others_act(Etsoc1MinionCPU *self)
-{
-    Etsoc1MinionCPU *hint = self->et->actor_hint, *cpu;
-    CPUState *cs;
-    uint64_t t;
-    bool at_gate;
-
-    if (hint && etsoc1_next_act(hint, &t, &at_gate)) {
-        return true;
-    }
-    ETSOC1_MINION_FOREACH(cs, cpu) {
-        if (cpu != self && cpu != hint &&
-            etsoc1_next_act(cpu, &t, &at_gate)) {
-            self->et->actor_hint = cpu;
-            return true;
-        }
-    }
-    return false;
+    return gated ? any : running;
 }
 
 /*
@@ -379,7 +353,7 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     }
     if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
         etsoc1_line_value_at(lc, &w, now) == cur) {
-        if (!etsoc1_others_act(cpu) &&
+        if (etsoc1_others_min(cpu, true) == UINT64_MAX &&
             et->poll_count < ETSOC1_POLL_BURST >> et->poll_naps) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
         }
@@ -472,7 +446,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     et->plain_pa = pa;
     et->plain_size = size;
     memcpy(et->plain_val, val, size);
-    if (!repeat || let_go || !etsoc1_others_act(cpu)) {
+    if (!repeat || let_go || etsoc1_others_min(cpu, true) == UINT64_MAX) {
         return false;
     }
     et->poll_lc = lc;
@@ -704,7 +678,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
     }
     /* the second look at the running harts: see etsoc1_gate_open */
-    etsoc1_gate_release(m, MIN(running, etsoc1_others_running_min(self)),
+    etsoc1_gate_release(m, MIN(running, etsoc1_others_min(self, false)),
                         m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
     m->gate_waiting = n > 0;
