@@ -456,8 +456,9 @@ target_ulong HELPER(etsoc1_amo)(CPURISCVState *env, target_ulong addr,
         /* swaps are writes by intent, even of the same value */
         if (!global && !changed && op != ETSOC1_AMO_SWAP &&
             etsoc1_local_poll(env, pa, old, bits / 8)) {
-            riscv_raise_exception(
-                env, etsoc1_halt_cause(ETSOC1_MINION_CPU(env_archcpu(env))), ra);
+            Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
+
+            riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
         }
         etsoc1_amo_timing(env, pa, bits / 8, global, true, changed, ra);
         if (!global && (changed || op == ETSOC1_AMO_SWAP)) {
