@@ -61,6 +61,11 @@ SLOWDOWN = _slowdown()
 SANITIZED = bool(os.environ.get('ETSOC1_SAN_LOGS'))
 
 
+def wall_bound(seconds):
+    """A bound on how fast QEMU is, for this machine and build."""
+    return round(seconds * SLOWDOWN * (3 if SANITIZED else 1), 2)
+
+
 def report(ok, name, diag=None):
     counts['passed' if ok else 'failed'] += 1
     n = counts['passed'] + counts['failed']
@@ -126,7 +131,7 @@ def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
     within @max_wall seconds if given (scaled by SLOWDOWN, and by 3 under
     the sanitizers)."""
     if max_wall is not None:
-        max_wall = round(max_wall * SLOWDOWN * (3 if SANITIZED else 1), 1)
+        max_wall = wall_bound(max_wall)
     rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, machine,
                                  extra=extra), timeout)
     label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
@@ -152,7 +157,7 @@ def refused(name, args, pattern, max_wall=None):
     ok = rc not in (0, None) and re.search(pattern, out) is not None
     name = f'cli: {name} is refused with a message'
     if max_wall is not None:
-        max_wall = round(max_wall * SLOWDOWN * (3 if SANITIZED else 1), 2)
+        max_wall = wall_bound(max_wall)
         ok = ok and wall <= max_wall
         name += f' within {max_wall} s ({wall:.2f} s)'
     report(ok, name, out)
