@@ -325,10 +325,10 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
         return false;
     }
     etsoc1_sync_done(cpu);     /* a wait at the gate is left */
+    etsoc1_sync_leave(cpu);     /* ... and any release of it taken */
     if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_STOPPED) {
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
-    qatomic_set(&cpu->et->sync_released, 0);
     if (cpu->parent_obj.env.mcause == (1ULL << 63 | IRQ_M_SOFT)) {
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);

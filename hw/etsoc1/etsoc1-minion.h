@@ -148,7 +148,7 @@ typedef struct Etsoc1HartEt {
     /* the hart at the gate it lets go when its access is done */
     struct Etsoc1MinionCPU *sync_next;
     uint32_t sync_next_seq; /* ... in that hart's gate wait number ... */
-    uint32_t gate_seq;      /* gate waits so far (under gate_lock) */
+    uint32_t wait_seq;      /* gate and poll waits so far (gate_lock) */
     /*
      * Plain polls (etsoc1_sync_plain_read): the last word the hart read
      * through a path the gate does not order, and its value (not

@@ -278,16 +278,42 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
         qatomic_set(&m->gate_waiting, true);
-        qemu_mutex_lock(&m->gate_lock);
-        cpu->et->gate_seq++;
-        qatomic_set(&cpu->et->wait, why);
-        qemu_mutex_unlock(&m->gate_lock);
-    } else {
-        qatomic_set(&cpu->et->wait, why);
     }
+    qemu_mutex_lock(&m->gate_lock);
+    qatomic_set(&cpu->et->wait_seq, cpu->et->wait_seq + 1);
+    smp_wmb();      /* the scan reads wait_seq, then wait */
+    qatomic_set(&cpu->et->wait, why);
+    qemu_mutex_unlock(&m->gate_lock);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
     etsoc1_trace_wait_begin(cpu, why);
     return ETSOC1_READ_HALT;
+}
+
+/*
+ * @cpu, on its own thread, leaves a wait at the gate or on a poll (if it
+ * is in one), under gate_lock: a release is made only to a hart still in
+ * the wait it was meant for (etsoc1_sync_release_locked), so it is taken
+ * here or never made.  A release that came after the hart left (a scan
+ * and the hand-on of the access before it both let it go, and it ran
+ * between the two) would let its next access pass the gate out of order.
+ * Returns how the wait was let go: 0 if it was not (woken by a write, or
+ * no wait).
+ */
+uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+    uint32_t why = qatomic_read(&et->wait);
+    uint8_t how;
+
+    if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
+        return 0;
+    }
+    qemu_mutex_lock(&m->gate_lock);
+    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    how = qatomic_xchg(&et->sync_released, 0);
+    qemu_mutex_unlock(&m->gate_lock);
+    return how;
 }
 
 /*
@@ -302,21 +328,13 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
     static const Etsoc1GateAccess credit;
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
-    bool gated, released;
+    bool released;
 
     if (!m || !m->poll_halt) {
         return true;
     }
-    /* out of the gate under gate_lock (etsoc1_sync_done) */
-    gated = qatomic_read(&et->wait) == ETSOC1_WAIT_GATE;
-    if (gated) {
-        qemu_mutex_lock(&m->gate_lock);
-    }
-    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    released = qatomic_xchg(&et->sync_released, 0);
-    if (gated) {
-        qemu_mutex_unlock(&m->gate_lock);
-    }
+    released = etsoc1_sync_leave(cpu);
+    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* any other wait is over */
     if (released) {
         return true;    /* let go from the gate, or a poll let go */
     }
@@ -405,16 +423,13 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     if (!m || !m->poll_halt || !lc || et->helper_access) {
         return false;
     }
-    if (qatomic_read(&et->wait) == ETSOC1_WAIT_POLL) {
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);      /* woken */
-    }
     /*
      * Let go by the scan (no writer can precede this read): this read
      * goes on.  Halting it again because another poller let go in the
      * same scan has not run yet would keep such pollers halting and
      * letting each other go for ever under thread=single.
      */
-    let_go = qatomic_xchg(&et->sync_released, 0) == ETSOC1_PLAIN_LET_GO;
+    let_go = etsoc1_sync_leave(cpu) == ETSOC1_PLAIN_LET_GO;
     if (et->poll_bound > arrive) {
         etsoc1_stall(cpu, et->poll_bound - arrive);
         arrive = et->poll_bound;
@@ -488,15 +503,35 @@ bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu)
             qatomic_read(&et->poll_lc->gen[et->poll_slot]) != et->poll_gen);
 }
 
-/* Let @cpu go (from the gate, or a poll that nothing can write now) */
-static void etsoc1_sync_release(Etsoc1MinionCPU *cpu, uint8_t how)
+/*
+ * Let @cpu go from its wait number @seq (at the gate, or a poll that
+ * nothing can write now) if it is still in that wait and was not let go
+ * yet (etsoc1_sync_leave).  With gate_lock held.
+ */
+static void etsoc1_sync_release_locked(Etsoc1MinionCPU *cpu, uint8_t how,
+                                       uint32_t seq)
 {
-    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how,
-                              cpu->et->sync_t);
-    qatomic_set(&cpu->et->sync_released, how);
+    Etsoc1HartEt *et = cpu->et;
+    uint32_t why = qatomic_read(&et->wait);
+
+    if ((why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) ||
+        et->wait_seq != seq || qatomic_read(&et->sync_released)) {
+        return;
+    }
+    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how, et->sync_t);
+    qatomic_set(&et->sync_released, how);
     if (CPU(cpu) != current_cpu) {
         etsoc1_minion_wake(cpu);
     }
+}
+
+/* etsoc1_sync_release_locked, for a scan (gate_lock not held) */
+static void etsoc1_sync_release(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
+                                uint8_t how, uint32_t seq)
+{
+    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_sync_release_locked(cpu, how, seq);
+    qemu_mutex_unlock(&m->gate_lock);
 }
 
 /* A hart at the gate, as the scan sees it */
@@ -506,7 +541,7 @@ typedef struct Etsoc1GateEntry {
     Etsoc1MinionCPU *cpu;
     bool may_release;       /* halted there, not let go yet */
     bool going;             /* let go, or handed on by the one before */
-    uint32_t seq;           /* its gate_seq when the scan saw it */
+    uint32_t seq;           /* its wait_seq when the scan saw it */
 } Etsoc1GateEntry;
 
 static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
@@ -559,7 +594,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             continue;
         }
         if (!prev) {
-            etsoc1_sync_release(e[i].cpu, ETSOC1_LET_GO);
+            etsoc1_sync_release(m, e[i].cpu, ETSOC1_LET_GO, e[i].seq);
             e[i].going = true;
         } else if (prev->going) {
             /* prev hands the line on once its access is done */
@@ -567,7 +602,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
 
             qemu_mutex_lock(&m->gate_lock);
             if (qatomic_read(&pet->wait) == ETSOC1_WAIT_GATE &&
-                pet->gate_seq == prev->seq && !pet->sync_next) {
+                pet->wait_seq == prev->seq && !pet->sync_next) {
                 pet->sync_next = e[i].cpu;
                 pet->sync_next_seq = e[i].seq;
                 e[i].going = true;
@@ -597,13 +632,8 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
     qemu_mutex_lock(&m->gate_lock);
     next = et->sync_next;
     et->sync_next = NULL;
-    if (next && (qatomic_read(&next->et->wait) != ETSOC1_WAIT_GATE ||
-                 next->et->gate_seq != et->sync_next_seq ||
-                 qatomic_read(&next->et->sync_released))) {
-        next = NULL;
-    }
-    if (next) {
-        etsoc1_sync_release(next, ETSOC1_HANDED_ON);
+    if (next && qatomic_read(&next->et->wait) == ETSOC1_WAIT_GATE) {
+        etsoc1_sync_release_locked(next, ETSOC1_HANDED_ON, et->sync_next_seq);
     }
     qemu_mutex_unlock(&m->gate_lock);
 }
@@ -633,7 +663,9 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     }
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
-        uint32_t why = qatomic_read(&et->wait);
+        /* a release for a wait the hart left is not made: wait_seq first */
+        uint32_t seq = qatomic_read(&et->wait_seq);
+        uint32_t why = (smp_rmb(), qatomic_read(&et->wait));
         bool released = qatomic_read(&et->sync_released);
 
         if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
@@ -648,7 +680,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
             }
             m->gate_entries[n++] = (Etsoc1GateEntry) {
                 .t = et->sync_t, .index = cs->cpu_index, .cpu = cpu,
-                .seq = et->gate_seq,
+                .seq = seq,
                 .may_release = !released &&
                                (cpu == self || qatomic_read(&cs->halted)),
             };
@@ -663,7 +695,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
             /* every hart that may act is past it (or none may): read again */
             if (writers == UINT64_MAX || writers > et->sync_t) {
                 et->poll_bound = writers == UINT64_MAX ? 0 : writers;
-                etsoc1_sync_release(cpu, ETSOC1_PLAIN_LET_GO);
+                etsoc1_sync_release(m, cpu, ETSOC1_PLAIN_LET_GO, seq);
             }
         } else if (writers == UINT64_MAX) {
             int64_t due = et->sync_halted_ms +
@@ -671,7 +703,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 
             if (now_ms >= due) {
                 et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
-                etsoc1_sync_release(cpu, ETSOC1_LET_GO);
+                etsoc1_sync_release(m, cpu, ETSOC1_LET_GO, seq);
             } else {
                 next_ms = MIN(next_ms, due);
             }
@@ -817,6 +849,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
 
     if (why == ETSOC1_WAIT_POLL || why == ETSOC1_WAIT_GATE) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
+        cpu->et->sync_released = 0;     /* it goes through the gate again */
         cpu->et->poll_lc = NULL;
         cpu->et->poll_plain = false;
         cpu->et->poll_bound = 0;
