@@ -54,6 +54,28 @@ def decoder_name(name):
     return 'et_' + name.replace('.', '_')
 
 
+def model_csr_rows():
+    """[(number, name, file)]: the ET CSR rows the units register
+    (hw/etsoc1/etsoc1-csr.h), their numbers resolved through the enum
+    constants and #defines of hw/etsoc1."""
+    hw = os.path.join(PROJ, 'hw', 'etsoc1')
+    consts, rows = {}, []
+    for f in sorted(os.listdir(hw)):
+        if not f.endswith(('.c', '.h')):
+            continue
+        text = open(os.path.join(hw, f)).read()
+        for m in re.finditer(r'^\s*(?:#define\s+)?(\w+)\s*=?\s*(0x[0-9a-fA-F]+)'
+                             r'\s*,?\s*$', text, re.M):
+            consts[m.group(1)] = int(m.group(2), 16)
+        for m in re.finditer(r'ETSOC1_CSR\(\s*(\w+),\s*"(\w+)"|'
+                             r'\.csrno = (\w+), \.name = "(\w+)"', text):
+            num, name = (m.group(1), m.group(2)) if m.group(1) else \
+                (m.group(3), m.group(4))
+            rows.append((num, name, f))
+    return [(consts.get(n, int(n, 0) if n.startswith('0x') else None),
+             name, f) for n, name, f in rows]
+
+
 def decoder_patterns():
     """{name: [(mask, match)]} from the decoder, target/etsoc1/XEtsoc1.decode."""
     pats = {}
@@ -265,6 +287,18 @@ def asm_tests(rt):
         report(not bad and len(pats) > 150,
                'asm: every encoding matches its pattern in the decoder '
                '(%d patterns)' % len(pats), '\n'.join(bad[:30]))
+        # --- the CSR rows against the table ------------------------------
+        rows = model_csr_rows()
+        bad = ['%s: %s is 0x%x in the model, %s in tools/et-insns.tsv'
+               % (f, name, num or 0, hex(table.csrs[name])
+                  if name in table.csrs else 'absent')
+               for num, name, f in rows if table.csrs.get(name) != num]
+        nums = [num for num, _, _ in rows]
+        bad += ['0x%x has two rows' % n for n in set(nums)
+                if nums.count(n) > 1]
+        report(len(rows) >= 37 and not bad,
+               'asm: the %d ET CSR rows of hw/etsoc1 have the numbers and '
+               'names of tools/et-insns.tsv' % len(rows), '\n'.join(bad))
         # --- et-objdump -------------------------------------------------
         dump = text_words(elf, os.path.join(ROOT, 'tools', 'bin',
                                             'et-objdump'))

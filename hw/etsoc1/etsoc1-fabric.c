@@ -40,6 +40,7 @@
 #include "exec/exec-all.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-csr.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
@@ -313,7 +314,7 @@ static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
 }
 
 /* CSR 0x800 written on thread 0; called with the BQL held. */
-RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
+static RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
@@ -423,7 +424,7 @@ bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
  * its round: whichever hart the host runs last, the barrier completes at
  * the same time (docs/timing.md, "Fast local barrier").
  */
-uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
+static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
 {
     Etsoc1ShireState *sh = cpu->shire;
     unsigned n = extract64(val, 0, 5);
@@ -1066,4 +1067,107 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     visit_check_struct(v, &error_abort);
     visit_end_struct(v, NULL);
     etsoc1_hang_scan_free(&h);
+}
+
+/* ---- CSRs (etsoc1-csr.h) ------------------------------------------------- */
+
+enum {
+    CSR_TENSOR_REDUCE = 0x800,
+    CSR_FLB = 0x820,
+    CSR_FCC = 0x821,
+    CSR_STALL = 0x822,
+    CSR_FCCNB = 0xcc0,
+};
+
+/* Take one credit from counter @n if there is one. */
+static bool fcc_take(Etsoc1HartEt *et, unsigned n)
+{
+    uint16_t old = qatomic_read(&et->fcc[n]);
+
+    while (old) {
+        uint16_t seen = qatomic_cmpxchg(&et->fcc[n], old, old - 1);
+        if (seen == old) {
+            return true;
+        }
+        old = seen;
+    }
+    return false;
+}
+
+/*
+ * fcc: take a credit on counter @n, halting until there is one; the wait
+ * ends when the credit arrives.  Credits are taken in the order they
+ * arrive in the model, not on the host: with poll-halt=on a credit from
+ * the hart's future waits at the gate until no hart can still send an
+ * earlier one.
+ */
+static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    Etsoc1HartEt *et = cpu->et;
+    unsigned n = val & 1;
+    uint64_t at;
+
+    if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->fcc[n])) {
+        at = etsoc1_fcc_earliest(et, n);
+        if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
+            return (RISCVException)etsoc1_halt_cause(cpu);
+        }
+    }
+    if (!fcc_take(et, n)) {
+        return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + n);
+    }
+    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    at = etsoc1_fcc_arrival(et, n);
+    trace_etsoc1_fcc_take(env->mhartid, n, etsoc1_now(cpu), at);
+    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + n, at, n);
+    etsoc1_advance_to(cpu, at);
+    etsoc1_trace_credits(env->mhartid, n, etsoc1_now(cpu),
+                         qatomic_read(&et->fcc[n]));
+    return RISCV_EXCP_NONE;
+}
+
+static uint64_t read_fccnb(Etsoc1MinionCPU *cpu, int csrno)
+{
+    return (uint64_t)qatomic_read(&cpu->et->fcc[1]) << 16 |
+           qatomic_read(&cpu->et->fcc[0]);
+}
+
+static RISCVException write_stall(Etsoc1MinionCPU *cpu, int csrno,
+                                  uint64_t val)
+{
+    return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
+}
+
+/* A reduction pairs harts across shires: under the BQL (etsoc1_reduce) */
+static RISCVException write_tensor_reduce(Etsoc1MinionCPU *cpu, int csrno,
+                                          uint64_t val)
+{
+    RISCVException r;
+    bool locked = qemu_mutex_iothread_locked();
+
+    if (!locked) {
+        qemu_mutex_lock_iothread();
+    }
+    r = etsoc1_tensor_reduce(cpu, val);
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    return r;
+}
+
+static const Etsoc1CsrReg fabric_csrs[] = {
+    ETSOC1_CSR(CSR_TENSOR_REDUCE, "tensor_reduce", etsoc1_pred_ml_t0, NULL,
+               write_tensor_reduce),
+    /* flb: csrrw returns 1 to the last hart to arrive */
+    { .csrno = CSR_FLB, .name = "flb", .predicate = etsoc1_pred_ml,
+      .swap = etsoc1_flb },
+    ETSOC1_CSR(CSR_FCC, "fcc", etsoc1_pred_ml, NULL, write_fcc),
+    ETSOC1_CSR(CSR_STALL, "stall", etsoc1_pred_ml, NULL, write_stall),
+    ETSOC1_CSR(CSR_FCCNB, "fccnb", etsoc1_pred_minion, read_fccnb, NULL),
+};
+
+void etsoc1_fabric_register_csrs(void)
+{
+    etsoc1_csr_register(fabric_csrs, ARRAY_SIZE(fabric_csrs));
 }

@@ -76,15 +76,11 @@ typedef enum {
 #define ETSOC1_IDLE_EXIT_STATUS     0
 #define ETSOC1_DEADLOCK_POLL_MS     250
 /* etsoc1-fabric.c */
-RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val);
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
 uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
-uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
-/* etsoc1-shire.c: trace a delivery */
-void etsoc1_event_trace(const Etsoc1Event *ev);
 
 #endif

@@ -29,7 +29,7 @@
 #include "exec/gdbstub.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
-#include "target/riscv/etsoc1/etsoc1-isa.h"
+#include "hw/etsoc1/etsoc1-csr.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
@@ -37,39 +37,16 @@
 /* the minion's "emulate in machine-mode code" exception (qemu-patches/0004) */
 #define ETSOC1_EXCP_MCODE 30
 
-/* ET CSR numbers (isa.md section 3). */
+/* The minion's own ET CSRs (isa.md section 3; the units': etsoc1-csr.h) */
 enum {
-    CSR_ET_CACHE_INVALIDATE = 0x7d0,
     CSR_ET_MENABLE_SHADOWS = 0x7d2,
     CSR_ET_MBUSADDR = 0x7d5,
-    CSR_ET_MCACHE_CONTROL = 0x7e0,
-    CSR_ET_EVICT_SW = 0x7f9,
-    CSR_ET_FLUSH_SW = 0x7fb,
-    CSR_ET_LOCK_SW = 0x7fd,
-    CSR_ET_UNLOCK_SW = 0x7ff,
-    CSR_ET_TENSOR_REDUCE = 0x800,
-    CSR_ET_TENSOR_CONV_SIZE = 0x802,
-    CSR_ET_TENSOR_CONV_CTRL = 0x803,
-    CSR_ET_TENSOR_COOP = 0x804,
-    CSR_ET_TENSOR_MASK = 0x805,
     CSR_ET_TEX_SEND = 0x807,
-    CSR_ET_TENSOR_ERROR = 0x808,
-    CSR_ET_UCACHE_CONTROL = 0x810,
-    CSR_ET_PREFETCH_VA = 0x81f,
-    CSR_ET_FLB = 0x820,
-    CSR_ET_FCC = 0x821,
-    CSR_ET_STALL = 0x822,
-    CSR_ET_TENSOR_WAIT = 0x830,
     CSR_ET_GSC_PROGRESS = 0x840,
-    CSR_ET_EVICT_VA = 0x89f,
-    CSR_ET_FLUSH_VA = 0x8bf,
-    CSR_ET_LOCK_VA = 0x8df,
-    CSR_ET_UNLOCK_VA = 0x8ff,
     CSR_ET_VALIDATION0 = 0x8d0,
     CSR_ET_VALIDATION1 = 0x8d1,
     CSR_ET_VALIDATION2 = 0x8d2,
     CSR_ET_VALIDATION3 = 0x8d3,
-    CSR_ET_FCCNB = 0xcc0,
     CSR_ET_HARTID = 0xcd0,
 };
 
@@ -78,11 +55,6 @@ enum {
 #define ETSOC1_VALIDATION_FAIL  0x50bad000
 #define ETSOC1_VALIDATION1_CMD_PUTCHAR 1
 #define ETSOC1_EOT 0x04
-
-/* mcache_control / ucache_control [1:0] (isa.md section 3) */
-#define CACHE_D1SPLIT   (1u << 0)
-#define CACHE_SCPENABLE (1u << 1)
-#define UCACHE_MASK     0x7df
 
 static Etsoc1MinionCPU *env_minion(CPURISCVState *env)
 {
@@ -360,64 +332,11 @@ RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 
 /* ---- CSRs ---------------------------------------------------------------- */
 
-static RISCVException etsoc1_pred_minion(CPURISCVState *env, int csrno)
-{
-    return etsoc1_minion_of(env_cpu(env)) ? RISCV_EXCP_NONE
-                                           : RISCV_EXCP_ILLEGAL_INST;
-}
-
-/* "ML" CSRs trap when minion_feature disables the ML/tensor features. */
-static RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
-{
-    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
-        (env_minion(env)->shire->minion_feature & MINION_FEATURE_ML_OFF)) {
-        return RISCV_EXCP_ILLEGAL_INST;
-    }
-    return RISCV_EXCP_NONE;
-}
-
 /* Graphics CSRs trap while minion_feature disables graphics. */
 static RISCVException etsoc1_pred_gfx(CPURISCVState *env, int csrno)
 {
     if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
         (env_minion(env)->shire->minion_feature & MINION_FEATURE_GFX_OFF)) {
-        return RISCV_EXCP_ILLEGAL_INST;
-    }
-    return RISCV_EXCP_NONE;
-}
-
-/* "T0" CSRs: thread 1 gets an illegal-instruction trap. */
-static RISCVException etsoc1_pred_ml_t0(CPURISCVState *env, int csrno)
-{
-    if (etsoc1_pred_ml(env, csrno) != RISCV_EXCP_NONE ||
-        (env->mhartid & 1)) {
-        return RISCV_EXCP_ILLEGAL_INST;
-    }
-    return RISCV_EXCP_NONE;
-}
-
-/* Cache-op CSRs: U-mode ones can be switched off by minion_feature. */
-static RISCVException etsoc1_pred_cacheop(CPURISCVState *env, int csrno)
-{
-    uint64_t off;
-
-    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE) {
-        return RISCV_EXCP_ILLEGAL_INST;
-    }
-    switch (csrno) {
-    case CSR_ET_UCACHE_CONTROL:
-        off = MINION_FEATURE_U_SCP_OFF;
-        break;
-    case CSR_ET_LOCK_VA:
-    case CSR_ET_UNLOCK_VA:
-        off = MINION_FEATURE_LOCK_VA_OFF | MINION_FEATURE_U_CACHEOPS_OFF;
-        break;
-    default:
-        off = MINION_FEATURE_U_CACHEOPS_OFF;
-        break;
-    }
-    if (env->priv == PRV_U && !env->debugger &&
-        (env_minion(env)->shire->minion_feature & off)) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
     return RISCV_EXCP_NONE;
@@ -438,73 +357,20 @@ static RISCVException etsoc1_pred_hartid(CPURISCVState *env, int csrno)
     return RISCV_EXCP_NONE;
 }
 
-/* Command CSRs read as zero; the write is the command. */
-static RISCVException etsoc1_read_zero(CPURISCVState *env, int csrno,
-                                       target_ulong *val)
+static uint64_t etsoc1_read_csr(Etsoc1MinionCPU *cpu, int csrno)
 {
-    *val = 0;
-    return RISCV_EXCP_NONE;
-}
-
-static RISCVException etsoc1_read_csr(CPURISCVState *env, int csrno,
-                                      target_ulong *val)
-{
-    Etsoc1MinionCPU *cpu = env_minion(env);
-    Etsoc1HartEt *et = cpu->et;
-
     switch (csrno) {
     case CSR_ET_MENABLE_SHADOWS:
-        *val = etsoc1_minion_state(cpu)->menable_shadows;
-        break;
+        return etsoc1_minion_state(cpu)->menable_shadows;
     case CSR_ET_MBUSADDR:
-        *val = et->mbusaddr;
-        break;
-    case CSR_ET_MCACHE_CONTROL:
-        *val = etsoc1_minion_state(cpu)->cache_ctl;
-        break;
-    case CSR_ET_UCACHE_CONTROL:
-        *val = etsoc1_minion_state(cpu)->ucache_ctl |
-               etsoc1_minion_state(cpu)->cache_ctl;
-        break;
-    case CSR_ET_TENSOR_MASK:
-        *val = et->tensor_mask;
-        break;
+        return cpu->et->mbusaddr;
     case CSR_ET_GSC_PROGRESS:
-        *val = et->gsc_progress;
-        break;
-    case CSR_ET_TENSOR_ERROR:
-        *val = et->tensor_error;
-        break;
-    case CSR_ET_FCCNB:
-        *val = (target_ulong)qatomic_read(&et->fcc[1]) << 16 |
-               qatomic_read(&et->fcc[0]);
-        break;
+        return cpu->et->gsc_progress;
     case CSR_ET_HARTID:
-        *val = env->mhartid;
-        break;
-    case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
-        *val = et->validation[csrno - CSR_ET_VALIDATION0];
-        break;
-    default:
-        g_assert_not_reached();
+        return cpu->parent_obj.env.mhartid;
+    default:    /* validation0-3: the rows say which */
+        return cpu->et->validation[csrno - CSR_ET_VALIDATION0];
     }
-    trace_etsoc1_minion_csr_read(env->mhartid, csrno, *val);
-    return RISCV_EXCP_NONE;
-}
-
-/* Take one credit from counter @n if there is one. */
-static bool etsoc1_fcc_take(Etsoc1HartEt *et, unsigned n)
-{
-    uint16_t old = qatomic_read(&et->fcc[n]);
-
-    while (old) {
-        uint16_t seen = qatomic_cmpxchg(&et->fcc[n], old, old - 1);
-        if (seen == old) {
-            return true;
-        }
-        old = seen;
-    }
-    return false;
 }
 
 static void G_NORETURN etsoc1_end_run(int status, uint64_t hartid)
@@ -549,232 +415,24 @@ static RISCVException etsoc1_write_validation(Etsoc1MinionCPU *cpu, int csrno,
     return RISCV_EXCP_NONE;
 }
 
-/*
- * mcache_control: legal values 0, 1 (D1Split) and 3 (D1Split + L1
- * scratchpad); from 0 the only move is to 1, from 1 or 3 any legal value;
- * anything else is ignored.  ucache_control shows the same [1:0]; thread 0
- * may change only SCPEnable through it, and only while D1Split is set.
- * Its other fields ([4:2] CacheOp rep rate, [10:6] CacheOp max) are its own.
- * Turning the scratchpad off drops the minion's held cooperative loads.
- */
-static void etsoc1_write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
-                                       target_ulong val)
+static RISCVException etsoc1_write_csr(Etsoc1MinionCPU *cpu, int csrno,
+                                       uint64_t val)
 {
-    CPURISCVState *env = &cpu->parent_obj.env;
-    Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
-    uint8_t *ctl = &ms->cache_ctl;
-    unsigned want = val & (CACHE_D1SPLIT | CACHE_SCPENABLE);
-
-    if (csrno == CSR_ET_UCACHE_CONTROL) {
-        ms->ucache_ctl = val & UCACHE_MASK & ~(CACHE_D1SPLIT | CACHE_SCPENABLE);
-        if ((env->mhartid & 1) || !(*ctl & CACHE_D1SPLIT)) {
-            return;
-        }
-        want = (*ctl & CACHE_D1SPLIT) | (want & CACHE_SCPENABLE);
-    }
-    if (want == CACHE_SCPENABLE || (*ctl == 0 && want != CACHE_D1SPLIT)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": cache "
-                      "control 0x%x -> 0x%x is not allowed; ignored\n",
-                      (uint64_t)env->mhartid, *ctl, want);
-        return;
-    }
-    if ((*ctl & CACHE_SCPENABLE) && !(want & CACHE_SCPENABLE)) {
-        etsoc1_coop_drop(cpu);
-    }
-    *ctl = want;
-}
-
-/*
- * evict_va, flush_va, prefetch_va: they run in the background; tensor_wait
- * 6 (evict, flush) or 4/5 (prefetch, id x31[0]) waits for the last one
- * issued.  A line that may not be named ends the op with tensor_error[7].
- */
-static void etsoc1_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
-                              target_ulong val)
-{
-    Etsoc1HartEt *et = cpu->et;
-    Etsoc1CacheOp op = csrno == CSR_ET_EVICT_VA ? ETSOC1_CACHEOP_EVICT :
-                       csrno == CSR_ET_FLUSH_VA ? ETSOC1_CACHEOP_FLUSH :
-                       ETSOC1_CACHEOP_PREFETCH;
-    unsigned t = op != ETSOC1_CACHEOP_PREFETCH ? ETSOC1_TT_CACHEOP :
-                 ETSOC1_TT_PREFETCH0 + (cpu->parent_obj.env.gpr[31] & 1);
-    uint64_t done;
-
-    if (!etsoc1_l3_cacheop_va(cpu, op, val, &done)) {
-        et->tensor_error |= ETSOC1_TENSOR_ERROR_FAULT;
-    }
-    et->t_tensor[t] = MAX(et->t_tensor[t], done);
-}
-
-/*
- * tensor_conv_size/ctrl: tensor_mask becomes the rows of a convolution
- * window that fall inside the image.  Row i (0-15) is at (row start +
- * i * srow, col start + i * scol) and is set when both lie in [0, nrow)
- * and [0, ncol); the steps and starts are signed (isa.md section 3).
- */
-static void etsoc1_tensor_conv_update(Etsoc1HartEt *et)
-{
-    int srow = (int8_t)extract64(et->tensor_conv_size, 56, 8);
-    int nrow = extract64(et->tensor_conv_size, 32, 16);
-    int scol = (int8_t)extract64(et->tensor_conv_size, 24, 8);
-    int ncol = extract64(et->tensor_conv_size, 0, 16);
-    int row = (int16_t)extract64(et->tensor_conv_ctrl, 32, 16);
-    int col = (int16_t)extract64(et->tensor_conv_ctrl, 0, 16);
-    uint64_t mask = 0;
-    unsigned i;
-
-    for (i = 0; i < 16; i++, row += srow, col += scol) {
-        if (row >= 0 && row < nrow && col >= 0 && col < ncol) {
-            mask |= 1u << i;
-        }
-    }
-    et->tensor_mask = mask;
-}
-
-/*
- * fcc: take a credit on counter @n, halting until there is one; the wait
- * ends when the credit arrives.  Credits are taken in the order they
- * arrive in the model, not on the host: with poll-halt=on a credit from
- * the hart's future waits at the gate until no hart can still send an
- * earlier one.
- */
-static RISCVException etsoc1_fcc_wait(Etsoc1MinionCPU *cpu, unsigned n)
-{
-    CPURISCVState *env = &cpu->parent_obj.env;
-    Etsoc1HartEt *et = cpu->et;
-    uint64_t at;
-
-    if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->fcc[n])) {
-        at = etsoc1_fcc_earliest(et, n);
-        if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
-            return (RISCVException)etsoc1_halt_cause(cpu);
-        }
-    }
-    if (!etsoc1_fcc_take(et, n)) {
-        return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + n);
-    }
-    qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    at = etsoc1_fcc_arrival(et, n);
-    trace_etsoc1_fcc_take(env->mhartid, n, etsoc1_now(cpu), at);
-    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + n, at, n);
-    etsoc1_advance_to(cpu, at);
-    etsoc1_trace_credits(env->mhartid, n, etsoc1_now(cpu),
-                         qatomic_read(&et->fcc[n]));
-    return RISCV_EXCP_NONE;
-}
-
-static RISCVException etsoc1_write_csr(CPURISCVState *env, int csrno,
-                                       target_ulong val)
-{
-    Etsoc1MinionCPU *cpu = env_minion(env);
-    Etsoc1HartEt *et = cpu->et;
-
-    trace_etsoc1_minion_csr_write(env->mhartid, csrno, val);
-    if (env->debugger) {
-        /* gdb and the monitor never trigger commands or block */
-        return RISCV_EXCP_NONE;
-    }
     switch (csrno) {
     case CSR_ET_MENABLE_SHADOWS:
         etsoc1_minion_state(cpu)->menable_shadows = val & 1;
         break;
     case CSR_ET_MBUSADDR:
-        et->mbusaddr = val & MAKE_64BIT_MASK(0, 40);
-        break;
-    case CSR_ET_TENSOR_ERROR:
-        et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
-        break;
-    case CSR_ET_FCC:
-        return etsoc1_fcc_wait(cpu, val & 1);
-    case CSR_ET_STALL:
-        return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
-    case CSR_ET_MCACHE_CONTROL:
-    case CSR_ET_UCACHE_CONTROL:
-        etsoc1_write_cache_control(cpu, csrno, val);
-        break;
-    case CSR_ET_TENSOR_MASK:
-        et->tensor_mask = val & 0xffff;
+        cpu->et->mbusaddr = val & MAKE_64BIT_MASK(0, 40);
         break;
     case CSR_ET_GSC_PROGRESS:
-        et->gsc_progress = val & 7;
-        break;
-    case CSR_ET_CACHE_INVALIDATE:
-    case CSR_ET_EVICT_SW:
-    case CSR_ET_FLUSH_SW:
-    case CSR_ET_LOCK_SW:
-    case CSR_ET_UNLOCK_SW:
-    case CSR_ET_LOCK_VA:
-    case CSR_ET_UNLOCK_VA:
-        /*
-         * Cache maintenance on the L1 and by set/way.  QEMU's memory is
-         * always coherent and its translations follow stores to code, so
-         * these complete at once (lock_sw never fails).
-         */
-        trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
-        break;
-    case CSR_ET_PREFETCH_VA:
-    case CSR_ET_EVICT_VA:
-    case CSR_ET_FLUSH_VA:
-        trace_etsoc1_minion_cacheop(env->mhartid, csrno, val);
-        etsoc1_cacheop_va(cpu, csrno, val);
-        break;
-    case CSR_ET_TENSOR_CONV_SIZE:
-        et->tensor_conv_size = val & 0xff00ffffff00ffffULL;
-        etsoc1_tensor_conv_update(et);
-        break;
-    case CSR_ET_TENSOR_CONV_CTRL:
-        et->tensor_conv_ctrl = val & 0x0000ffff0000ffffULL;
-        etsoc1_tensor_conv_update(et);
+        cpu->et->gsc_progress = val & 7;
         break;
     case CSR_ET_TEX_SEND:
         /* a texture sample request: no texture unit, nothing to do */
         break;
-    case CSR_ET_TENSOR_REDUCE: {
-        RISCVException r;
-        bool locked = qemu_mutex_iothread_locked();
-
-        if (!locked) {
-            qemu_mutex_lock_iothread();
-        }
-        r = etsoc1_tensor_reduce(cpu, val);
-        if (!locked) {
-            qemu_mutex_unlock_iothread();
-        }
-        return r;
-    }
-    case ETSOC1_CSR_TENSOR_FMA:
-    case ETSOC1_CSR_TENSOR_QUANT:
-    case ETSOC1_CSR_TENSOR_LOAD:
-    case ETSOC1_CSR_TENSOR_STORE:
-        return etsoc1_tensor_op(cpu, csrno, val);
-    case ETSOC1_CSR_TENSOR_LOAD_L2:
-        etsoc1_tensor_load_l2(cpu, val);
-        break;
-    case CSR_ET_TENSOR_WAIT:
-        return etsoc1_tensor_wait(cpu, val & 0xf);
-    case CSR_ET_TENSOR_COOP:
-        et->tensor_coop = val & 0xfff1f;   /* reads as zero */
-        break;
-    case CSR_ET_VALIDATION0 ... CSR_ET_VALIDATION3:
+    default:    /* validation0-3: the rows say which */
         return etsoc1_write_validation(cpu, csrno, val);
-    default:
-        g_assert_not_reached();
-    }
-    return RISCV_EXCP_NONE;
-}
-
-/* flb (0x820): csrrw returns 1 to the last hart to arrive. */
-static RISCVException etsoc1_rmw_flb(CPURISCVState *env, int csrno,
-                                     target_ulong *ret, target_ulong new_val,
-                                     target_ulong mask)
-{
-    uint64_t last = 0;
-
-    if (mask && !env->debugger) {
-        last = etsoc1_flb(env_minion(env), new_val);
-    }
-    if (ret) {
-        *ret = last;
     }
     return RISCV_EXCP_NONE;
 }
@@ -817,78 +475,25 @@ static RISCVException etsoc1_rmw_mip(CPURISCVState *env, int csrno,
     return r;
 }
 
-typedef struct Etsoc1Csr {
-    int csrno;
-    const char *name;
-    riscv_csr_predicate_fn predicate;
-    riscv_csr_read_fn read;
-    bool writable;
-} Etsoc1Csr;
-
-/* The ET CSRs this model implements (isa.md section 3). */
-static const Etsoc1Csr etsoc1_csrs[] = {
-    { CSR_ET_CACHE_INVALIDATE, "cache_invalidate", etsoc1_pred_minion,
-      etsoc1_read_zero, true },
-    { CSR_ET_MCACHE_CONTROL, "mcache_control", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_EVICT_SW, "evict_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
-    { CSR_ET_FLUSH_SW, "flush_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
-    { CSR_ET_LOCK_SW, "lock_sw", etsoc1_pred_minion, etsoc1_read_zero, true },
-    { CSR_ET_UNLOCK_SW, "unlock_sw", etsoc1_pred_minion, etsoc1_read_zero,
-      true },
-    { CSR_ET_TENSOR_MASK, "tensor_mask", etsoc1_pred_ml, etsoc1_read_csr,
-      true },
-    { CSR_ET_TENSOR_CONV_SIZE, "tensor_conv_size", etsoc1_pred_ml,
-      etsoc1_read_zero, true },
-    { CSR_ET_TENSOR_CONV_CTRL, "tensor_conv_ctrl", etsoc1_pred_ml,
-      etsoc1_read_zero, true },
-    { CSR_ET_TEX_SEND, "tex_send", etsoc1_pred_gfx, etsoc1_read_zero, true },
-    { CSR_ET_GSC_PROGRESS, "gsc_progress", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_UCACHE_CONTROL, "ucache_control", etsoc1_pred_cacheop,
-      etsoc1_read_csr, true },
-    { CSR_ET_PREFETCH_VA, "prefetch_va", etsoc1_pred_cacheop, etsoc1_read_zero,
-      true },
-    { CSR_ET_EVICT_VA, "evict_va", etsoc1_pred_cacheop, etsoc1_read_zero,
-      true },
-    { CSR_ET_FLUSH_VA, "flush_va", etsoc1_pred_cacheop, etsoc1_read_zero,
-      true },
-    { CSR_ET_LOCK_VA, "lock_va", etsoc1_pred_cacheop, etsoc1_read_zero, true },
-    { CSR_ET_UNLOCK_VA, "unlock_va", etsoc1_pred_cacheop, etsoc1_read_zero,
-      true },
-    { CSR_ET_MENABLE_SHADOWS, "menable_shadows", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_MBUSADDR, "mbusaddr", etsoc1_pred_minion, etsoc1_read_csr, true },
-    { CSR_ET_TENSOR_ERROR, "tensor_error", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_TENSOR_REDUCE, "tensor_reduce", etsoc1_pred_ml_t0,
-      etsoc1_read_zero, true },
-    { ETSOC1_CSR_TENSOR_FMA, "tensor_fma", etsoc1_pred_ml_t0, etsoc1_read_zero,
-      true },
-    { CSR_ET_TENSOR_COOP, "tensor_coop", etsoc1_pred_ml_t0, etsoc1_read_zero,
-      true },
-    { ETSOC1_CSR_TENSOR_QUANT, "tensor_quant", etsoc1_pred_ml_t0,
-      etsoc1_read_zero, true },
-    { ETSOC1_CSR_TENSOR_LOAD, "tensor_load", etsoc1_pred_ml_t0,
-      etsoc1_read_zero, true },
-    { ETSOC1_CSR_TENSOR_STORE, "tensor_store", etsoc1_pred_ml_t0,
-      etsoc1_read_zero, true },
-    { ETSOC1_CSR_TENSOR_LOAD_L2, "tensor_load_l2", etsoc1_pred_ml,
-      etsoc1_read_zero, true },
-    { CSR_ET_FCC, "fcc", etsoc1_pred_ml, etsoc1_read_zero, true },
-    { CSR_ET_STALL, "stall", etsoc1_pred_ml, etsoc1_read_zero, true },
-    { CSR_ET_TENSOR_WAIT, "tensor_wait", etsoc1_pred_minion, etsoc1_read_zero,
-      true },
-    { CSR_ET_VALIDATION0, "validation0", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_VALIDATION1, "validation1", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_VALIDATION2, "validation2", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_VALIDATION3, "validation3", etsoc1_pred_minion,
-      etsoc1_read_csr, true },
-    { CSR_ET_FCCNB, "fccnb", etsoc1_pred_minion, etsoc1_read_csr, false },
-    { CSR_ET_HARTID, "hartid", etsoc1_pred_hartid, etsoc1_read_csr, false },
+static const Etsoc1CsrReg minion_csrs[] = {
+    ETSOC1_CSR(CSR_ET_MENABLE_SHADOWS, "menable_shadows", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_MBUSADDR, "mbusaddr", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_TEX_SEND, "tex_send", etsoc1_pred_gfx, NULL,
+               etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_GSC_PROGRESS, "gsc_progress", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_VALIDATION0, "validation0", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_VALIDATION1, "validation1", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_VALIDATION2, "validation2", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_VALIDATION3, "validation3", etsoc1_pred_minion,
+               etsoc1_read_csr, etsoc1_write_csr),
+    ETSOC1_CSR(CSR_ET_HARTID, "hartid", etsoc1_pred_hartid, etsoc1_read_csr,
+               NULL),
 };
 
 /*
@@ -1066,19 +671,7 @@ void etsoc1_minion_register_csrs(void)
     if (etsoc1_std_mie.op) {
         return;
     }
-    for (i = 0; i < ARRAY_SIZE(etsoc1_csrs); i++) {
-        riscv_csr_operations ops = {
-            .name = etsoc1_csrs[i].name,
-            .predicate = etsoc1_csrs[i].predicate,
-            .read = etsoc1_csrs[i].read,
-            .write = etsoc1_csrs[i].writable ? etsoc1_write_csr : NULL,
-        };
-        riscv_set_csr_ops(etsoc1_csrs[i].csrno, &ops);
-    }
-
-    riscv_set_csr_ops(CSR_ET_FLB, &(riscv_csr_operations) {
-        .name = "flb", .predicate = etsoc1_pred_ml, .op = etsoc1_rmw_flb,
-    });
+    etsoc1_csr_register(minion_csrs, ARRAY_SIZE(minion_csrs));
 
     for (i = 0; i < ARRAY_SIZE(etsoc1_std_counter); i++) {
         riscv_csr_operations *std = &etsoc1_std_counter[i];

@@ -311,7 +311,6 @@ static inline void etsoc1_advance_to(Etsoc1MinionCPU *cpu, uint64_t t)
     }
 }
 
-void etsoc1_minion_register_csrs(void);
 bool etsoc1_minion_va_to_pa(Etsoc1MinionCPU *cpu, target_ulong va,
                             MMUAccessType access, hwaddr *pa);
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu);

@@ -113,5 +113,7 @@ uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev);
+/* Trace a delivery (a credit, an IPI, a fabric event) */
+void etsoc1_event_trace(const Etsoc1Event *ev);
 
 #endif

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Esperanto ET-Minion tensor compute: the L1 scratchpad, TensorLoad,
- * TensorFMA (fp32 and int8), TensorStore and TensorQuant.
+ * TensorFMA (fp32, fp16 and int8), TensorStore and TensorQuant, and the
+ * tensor CSRs (etsoc1-csr.h).
  *
  * From isa.md section 10 and docs/research/vpu-tensor-facts.md.  Each
- * operation is a CSR write on thread 0 and runs to completion at issue:
- * the tensor unit's in-order queue is kept by making the issuing hart wait
- * first for a pending tensor_reduce (which shares the queue), and with no
- * latency model an operation that has run is one tensor_wait finds idle.
- * A cooperative TensorLoad is the exception: it waits for its partners.
+ * operation is a CSR write on thread 0; its data moves at issue, and its
+ * time is the unit's (tensor_timing, docs/timing.md): tensor_wait and a
+ * read of its f registers wait for it.  The in-order queue is kept by
+ * making the issuing hart wait first for a pending tensor_reduce (which
+ * shares the queue).  A cooperative TensorLoad waits for its partners.
  *
  * Per minion: 48 L1 scratchpad lines of 64 bytes (available when
  * mcache_control = 3), and TenC, the 32 x 8 x int32 accumulators of int8
@@ -25,7 +26,7 @@
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-shire.h"
-#include "target/riscv/etsoc1/etsoc1-isa.h"
+#include "hw/etsoc1/etsoc1-csr.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
@@ -588,7 +589,7 @@ FIELD(TLOADL2, LINE_HI, 48, 15)
  * with [63].  Lines are addressed through the local-shire window, so a line
  * past the shire's scratchpad RAM is a bus error: tensor_error[7], stop.
  */
-void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
+static void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     target_ulong addr = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
@@ -981,7 +982,8 @@ static void tensor_quant(Etsoc1MinionCPU *cpu, uint64_t ctl)
  * A tensor CSR written on thread 0.  Returns an exception to raise (the
  * ETSOC1 wait cause while a reduce ahead of it in the queue is pending).
  */
-RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl)
+static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
+                                       uint64_t ctl)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
 
@@ -1059,7 +1061,8 @@ static const int8_t twait_time[16] = {
  * an event id with no engine returns at once.  On thread 1 only the
  * TensorLoadL2 events do anything (isa.md section 10).
  */
-RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
+static RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu,
+                                         unsigned event)
 {
     bool thread1 = cpu->parent_obj.env.mhartid & 1;
 
@@ -1084,4 +1087,117 @@ RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event)
     }
     etsoc1_trace_wait_end(cpu);
     return RISCV_EXCP_NONE;
+}
+
+/* ---- CSRs (etsoc1-csr.h) ------------------------------------------------- */
+
+enum {
+    CSR_TENSOR_CONV_SIZE = 0x802,
+    CSR_TENSOR_CONV_CTRL = 0x803,
+    CSR_TENSOR_COOP = 0x804,
+    CSR_TENSOR_MASK = 0x805,
+    CSR_TENSOR_ERROR = 0x808,
+    CSR_TENSOR_WAIT = 0x830,
+};
+
+static uint64_t read_tensor(Etsoc1MinionCPU *cpu, int csrno)
+{
+    return csrno == CSR_TENSOR_MASK ? cpu->et->tensor_mask
+                                    : cpu->et->tensor_error;
+}
+
+/*
+ * tensor_conv_size/ctrl: tensor_mask becomes the rows of a convolution
+ * window that fall inside the image.  Row i (0-15) is at (row start +
+ * i * srow, col start + i * scol) and is set when both lie in [0, nrow)
+ * and [0, ncol); the steps and starts are signed (isa.md section 3).
+ */
+static void tensor_conv_update(Etsoc1HartEt *et)
+{
+    int srow = (int8_t)extract64(et->tensor_conv_size, 56, 8);
+    int nrow = extract64(et->tensor_conv_size, 32, 16);
+    int scol = (int8_t)extract64(et->tensor_conv_size, 24, 8);
+    int ncol = extract64(et->tensor_conv_size, 0, 16);
+    int row = (int16_t)extract64(et->tensor_conv_ctrl, 32, 16);
+    int col = (int16_t)extract64(et->tensor_conv_ctrl, 0, 16);
+    uint64_t mask = 0;
+    unsigned i;
+
+    for (i = 0; i < 16; i++, row += srow, col += scol) {
+        if (row >= 0 && row < nrow && col >= 0 && col < ncol) {
+            mask |= 1u << i;
+        }
+    }
+    et->tensor_mask = mask;
+}
+
+/* The tensor unit's registers that hold values */
+static RISCVException write_tensor_reg(Etsoc1MinionCPU *cpu, int csrno,
+                                       uint64_t val)
+{
+    Etsoc1HartEt *et = cpu->et;
+
+    switch (csrno) {
+    case CSR_TENSOR_MASK:
+        et->tensor_mask = val & 0xffff;
+        break;
+    case CSR_TENSOR_ERROR:
+        et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
+        break;
+    case CSR_TENSOR_COOP:
+        et->tensor_coop = val & 0xfff1f;   /* reads as zero */
+        break;
+    case CSR_TENSOR_CONV_SIZE:
+        et->tensor_conv_size = val & 0xff00ffffff00ffffULL;
+        tensor_conv_update(et);
+        break;
+    default:    /* CSR_TENSOR_CONV_CTRL: the rows say which */
+        et->tensor_conv_ctrl = val & 0x0000ffff0000ffffULL;
+        tensor_conv_update(et);
+        break;
+    }
+    return RISCV_EXCP_NONE;
+}
+
+static RISCVException write_tensor_load_l2(Etsoc1MinionCPU *cpu, int csrno,
+                                           uint64_t val)
+{
+    etsoc1_tensor_load_l2(cpu, val);
+    return RISCV_EXCP_NONE;
+}
+
+static RISCVException write_tensor_wait(Etsoc1MinionCPU *cpu, int csrno,
+                                        uint64_t val)
+{
+    return etsoc1_tensor_wait(cpu, val & 0xf);
+}
+
+static const Etsoc1CsrReg tensor_csrs[] = {
+    ETSOC1_CSR(ETSOC1_CSR_TENSOR_FMA, "tensor_fma", etsoc1_pred_ml_t0, NULL,
+               etsoc1_tensor_op),
+    ETSOC1_CSR(CSR_TENSOR_CONV_SIZE, "tensor_conv_size", etsoc1_pred_ml,
+               NULL, write_tensor_reg),
+    ETSOC1_CSR(CSR_TENSOR_CONV_CTRL, "tensor_conv_ctrl", etsoc1_pred_ml,
+               NULL, write_tensor_reg),
+    ETSOC1_CSR(CSR_TENSOR_COOP, "tensor_coop", etsoc1_pred_ml_t0, NULL,
+               write_tensor_reg),
+    ETSOC1_CSR(CSR_TENSOR_MASK, "tensor_mask", etsoc1_pred_ml, read_tensor,
+               write_tensor_reg),
+    ETSOC1_CSR(ETSOC1_CSR_TENSOR_QUANT, "tensor_quant", etsoc1_pred_ml_t0,
+               NULL, etsoc1_tensor_op),
+    ETSOC1_CSR(CSR_TENSOR_ERROR, "tensor_error", etsoc1_pred_minion,
+               read_tensor, write_tensor_reg),
+    ETSOC1_CSR(CSR_TENSOR_WAIT, "tensor_wait", etsoc1_pred_minion, NULL,
+               write_tensor_wait),
+    ETSOC1_CSR(ETSOC1_CSR_TENSOR_LOAD, "tensor_load", etsoc1_pred_ml_t0,
+               NULL, etsoc1_tensor_op),
+    ETSOC1_CSR(ETSOC1_CSR_TENSOR_LOAD_L2, "tensor_load_l2", etsoc1_pred_ml,
+               NULL, write_tensor_load_l2),
+    ETSOC1_CSR(ETSOC1_CSR_TENSOR_STORE, "tensor_store", etsoc1_pred_ml_t0,
+               NULL, etsoc1_tensor_op),
+};
+
+void etsoc1_tensor_register_csrs(void)
+{
+    etsoc1_csr_register(tensor_csrs, ARRAY_SIZE(tensor_csrs));
 }

@@ -26,10 +26,7 @@
 #define ETSOC1_CSR_TENSOR_LOAD  0x83f
 #define ETSOC1_CSR_TENSOR_LOAD_L2 0x85f
 #define ETSOC1_CSR_TENSOR_STORE 0x87f
-/* etsoc1-tensor.c */
-RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl);
-void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl);
-RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu, unsigned event);
+/* etsoc1-tensor.c; its CSRs: etsoc1_tensor_register_csrs (etsoc1-csr.h) */
 bool etsoc1_coop_waiting(Etsoc1MinionCPU *cpu);
 void etsoc1_coop_drop(Etsoc1MinionCPU *cpu);
 

@@ -12,7 +12,6 @@
 #include "qom/object.h"
 
 #define ETSOC1_DEFAULT_CLOCK_MHZ 600
-#define ETSOC1_TRACE_MAX_EVENTS  1000000  /* trace-json-max-events */
 
 /* The rows of the timing table; each cites its source in timing.md. */
 typedef enum Etsoc1TimingId {

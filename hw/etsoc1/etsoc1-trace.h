@@ -17,6 +17,9 @@
 typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
 typedef struct Etsoc1Event Etsoc1Event;
 
+/* trace-json-max-events: the default bound of a trace file */
+#define ETSOC1_TRACE_MAX_EVENTS 1000000
+
 /* Called once by the machine before any hart runs. */
 bool etsoc1_trace_open(const char *path, uint64_t max_events,
                        uint32_t clock_mhz, Error **errp);

@@ -34,6 +34,7 @@
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-csr.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "hw/etsoc1/etsoc1-sync.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
@@ -754,6 +755,9 @@ static void etsoc1_machine_init(MachineState *ms)
 
     /* Before any hart is realized: realize asks every CSR predicate. */
     etsoc1_minion_register_csrs();
+    etsoc1_tensor_register_csrs();
+    etsoc1_fabric_register_csrs();
+    etsoc1_cache_register_csrs();
 
     /*
      * Build the whole map in one memory transaction: otherwise every

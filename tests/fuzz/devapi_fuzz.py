@@ -32,7 +32,6 @@ fourth round a DMA round trip (data checked) and vecadd.elf on shire 0
 (N rounds per seed, R seeds from S; docs/robustness.md).
 """
 
-import argparse
 import collections
 import os
 import random
@@ -40,6 +39,7 @@ import struct
 import sys
 import time
 
+import fuzz_seeds
 from fuzz_seeds import each_seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -414,22 +414,8 @@ def fuzz(root, seed, count, runs, log=print):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--build', default=os.path.join(HERE, '..', '..',
-                                                    'build'))
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--count', type=int, default=100)
-    ap.add_argument('--runs', type=int, default=1)
-    a = ap.parse_args()
-    t0 = time.monotonic()
-    failures, commands, stats = fuzz(os.path.abspath(a.build), a.seed,
-                                     a.count, a.runs)
-    for k, v in sorted(stats.items()):
-        print(f'  {k}: {v}')
-    print(f'devapi_fuzz: seeds {a.seed}..{a.seed + a.runs - 1} x {a.count} '
-          f'rounds: {commands} commands, {len(failures)} failing seed(s), '
-          f'{time.monotonic() - t0:.1f} s')
-    return 1 if failures else 0
+    return fuzz_seeds.main(__doc__, 'devapi_fuzz', 100, 'commands',
+                           lambda a: fuzz(a.build, a.seed, a.count, a.runs))
 
 
 if __name__ == '__main__':

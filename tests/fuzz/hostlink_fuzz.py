@@ -27,7 +27,6 @@ the command that replays it:
 (N connections per seed, R seeds from S; docs/robustness.md).
 """
 
-import argparse
 import collections
 import os
 import random
@@ -35,8 +34,8 @@ import socket
 import struct
 import sys
 import threading
-import time
 
+import fuzz_seeds
 from fuzz_seeds import each_seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -428,22 +427,8 @@ def fuzz(root, seed, count, runs, log=print):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--build', default=os.path.join(HERE, '..', '..',
-                                                    'build'))
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--count', type=int, default=200)
-    ap.add_argument('--runs', type=int, default=1)
-    a = ap.parse_args()
-    t0 = time.monotonic()
-    failures, frames, stats = fuzz(os.path.abspath(a.build), a.seed,
-                                   a.count, a.runs)
-    for k, v in sorted(stats.items()):
-        print(f'  {k}: {v}')
-    print(f'hostlink_fuzz: seeds {a.seed}..{a.seed + a.runs - 1} x '
-          f'{a.count} connections: {frames} frames, {len(failures)} failing '
-          f'seed(s), {time.monotonic() - t0:.1f} s')
-    return 1 if failures else 0
+    return fuzz_seeds.main(__doc__, 'hostlink_fuzz', 200, 'frames',
+                           lambda a: fuzz(a.build, a.seed, a.count, a.runs))
 
 
 if __name__ == '__main__':

@@ -17,15 +17,14 @@ hart's heartbeat advanced.  A failing seed is printed with its replay:
 (N instruction words per seed, R seeds from S; docs/robustness.md).
 """
 
-import argparse
 import os
 import random
 import re
 import subprocess
 import sys
 import tempfile
-import time
 
+import fuzz_seeds
 from fuzz_seeds import each_seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -158,20 +157,10 @@ def fuzz(qemu, build, seed, count, runs, log=print, accel=''):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--build', default=os.path.join(PROJ, 'build'))
-    ap.add_argument('--qemu', default=os.environ.get('ETSOC1_QEMU'))
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--count', type=int, default=20000)
-    ap.add_argument('--runs', type=int, default=1)
-    ap.add_argument('--accel', default='', help="e.g. thread=single")
-    a = ap.parse_args()
-    qemu = a.qemu or os.path.join(a.build, 'qemu-build', 'qemu-system-riscv64')
-    t0 = time.monotonic()
-    failures, n = fuzz(qemu, a.build, a.seed, a.count, a.runs, accel=a.accel)
-    print(f'insn_fuzz: seeds {a.seed}..{a.seed + a.runs - 1}: {n} instructions, '
-          f'{len(failures)} failing seed(s), {time.monotonic() - t0:.1f} s')
-    return 1 if failures else 0
+    return fuzz_seeds.main(__doc__, 'insn_fuzz', 20000, 'instructions',
+                           lambda a: fuzz(a.qemu, a.build, a.seed, a.count,
+                                          a.runs, accel=a.accel) + (None,),
+                           accel=True)
 
 
 if __name__ == '__main__':

@@ -25,7 +25,6 @@ with its replay:
 (N corrupted streams per seed, R seeds from S; docs/robustness.md).
 """
 
-import argparse
 import collections
 import os
 import random
@@ -35,6 +34,7 @@ import sys
 import tempfile
 import time
 
+import fuzz_seeds
 from fuzz_seeds import each_seed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -341,25 +341,9 @@ def fuzz(qemu, build, seed, count, runs, log=print):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--build', default=os.path.join(HERE, '..', '..',
-                                                    'build'))
-    ap.add_argument('--qemu', default=None)
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--count', type=int, default=100)
-    ap.add_argument('--runs', type=int, default=1)
-    a = ap.parse_args()
-    build = os.path.abspath(a.build)
-    qemu = a.qemu or os.environ.get('ETSOC1_QEMU') or os.path.join(
-        build, 'qemu-build', 'qemu-system-riscv64')
-    t0 = time.monotonic()
-    failures, streams, stats = fuzz(qemu, build, a.seed, a.count, a.runs)
-    for k, v in sorted(stats.items()):
-        print(f'  {k}: {v}')
-    print(f'migrate_fuzz: seeds {a.seed}..{a.seed + a.runs - 1}: {streams} '
-          f'damaged streams, {len(failures)} failing seed(s), '
-          f'{time.monotonic() - t0:.1f} s')
-    return 1 if failures else 0
+    return fuzz_seeds.main(__doc__, 'migrate_fuzz', 100, 'damaged streams',
+                           lambda a: fuzz(a.qemu, a.build, a.seed, a.count,
+                                          a.runs))
 
 
 if __name__ == '__main__':

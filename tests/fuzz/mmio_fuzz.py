@@ -18,7 +18,6 @@ SIGTERM must end QEMU with status 0.  A failing seed is printed with the
 command that replays it (docs/robustness.md).
 """
 
-import argparse
 import os
 import random
 import select
@@ -28,6 +27,7 @@ import sys
 import tempfile
 import time
 
+import fuzz_seeds
 from fuzz_seeds import each_seed
 
 DRAM = 0x8000000000
@@ -235,21 +235,11 @@ def fuzz(qemu, seed, count, runs, log=print):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--qemu', default=os.environ.get('ETSOC1_QEMU') or
-                    os.path.join(here, '..', '..', 'build', 'qemu-build',
-                                 'qemu-system-riscv64'))
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--count', type=int, default=20000)
-    ap.add_argument('--runs', type=int, default=1)
-    a = ap.parse_args()
-    t0 = time.monotonic()
-    failures, ops, cmds = fuzz(a.qemu, a.seed, a.count, a.runs)
-    print(f'mmio_fuzz: seeds {a.seed}..{a.seed + a.runs - 1}: {ops} operations '
-          f'({cmds} qtest commands), {len(failures)} failing seed(s), '
-          f'{time.monotonic() - t0:.1f} s')
-    return 1 if failures else 0
+    def run(a):
+        failures, ops, cmds = fuzz(a.qemu, a.seed, a.count, a.runs)
+        return failures, ops, {'qtest commands': cmds}
+
+    return fuzz_seeds.main(__doc__, 'mmio_fuzz', 20000, 'operations', run)
 
 
 if __name__ == '__main__':
