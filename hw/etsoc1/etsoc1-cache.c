@@ -132,9 +132,9 @@ static RISCVException write_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
 
     trace_etsoc1_minion_cacheop(cpu->parent_obj.env.mhartid, csrno, val);
     if (!etsoc1_l3_cacheop_va(cpu, op, val, &done)) {
-        et->tensor_error |= ETSOC1_TENSOR_ERROR_FAULT;
+        et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
     }
-    et->t_tensor[t] = MAX(et->t_tensor[t], done);
+    et->tensor.t[t] = MAX(et->tensor.t[t], done);
     return RISCV_EXCP_NONE;
 }
 

@@ -123,8 +123,8 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: tensor send of %u registers "
                       "from minion %u meets a receive of %u at minion %u\n",
                       s->count, etsoc1_gid(snd), r->count, etsoc1_gid(rcv));
-        snd->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
-        rcv->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
+        snd->et->tensor.error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
+        rcv->et->tensor.error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
         return;
     }
     set_float_rounding_mode(etsoc1_rm(r->frm), st);
@@ -204,9 +204,9 @@ void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
     etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_REDUCE,
                             MAX(etsoc1_reduce_of(cpu)->t_done,
-                                cpu->et->t_tensor[ETSOC1_TT_FREG]), 0);
+                                cpu->et->tensor.t[ETSOC1_TT_FREG]), 0);
     etsoc1_advance_to(cpu, MAX(etsoc1_reduce_of(cpu)->t_done,
-                               cpu->et->t_tensor[ETSOC1_TT_FREG]));
+                               cpu->et->tensor.t[ETSOC1_TT_FREG]));
 }
 
 /* Deliver if sender @snd and its named partner can now complete. */
@@ -309,7 +309,7 @@ static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_reduce "
                   "0x%" PRIx64 ": %s\n", (uint64_t)cpu->parent_obj.env.mhartid,
                   val, why);
-    cpu->et->tensor_error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
+    cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_SEND_RECV;
     return RISCV_EXCP_NONE;
 }
 
@@ -388,7 +388,7 @@ static RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     etsoc1_advance_to(cpu, op->t_issue +
                       etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;
-    cpu->et->tensor_insns[ETSOC1_TI_REDUCE]++;
+    cpu->et->tensor.insns[ETSOC1_TI_REDUCE]++;
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 1);
     trace_etsoc1_reduce_issue(me, role == TR_SEND ? "send" : "recv", peer,
                               op->count, op->start);
@@ -1082,10 +1082,10 @@ enum {
 /* Take one credit from counter @n if there is one. */
 static bool fcc_take(Etsoc1HartEt *et, unsigned n)
 {
-    uint16_t old = qatomic_read(&et->fcc[n]);
+    uint16_t old = qatomic_read(&et->credit.fcc[n]);
 
     while (old) {
-        uint16_t seen = qatomic_cmpxchg(&et->fcc[n], old, old - 1);
+        uint16_t seen = qatomic_cmpxchg(&et->credit.fcc[n], old, old - 1);
         if (seen == old) {
             return true;
         }
@@ -1108,7 +1108,7 @@ static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
     unsigned n = val & 1;
     uint64_t at;
 
-    if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->fcc[n])) {
+    if (etsoc1_sync_enabled(cpu) && qatomic_read(&et->credit.fcc[n])) {
         at = etsoc1_fcc_earliest(et, n);
         if (at > etsoc1_now(cpu) && !etsoc1_sync_gate(cpu, at, NULL)) {
             return (RISCVException)etsoc1_halt_cause(cpu);
@@ -1123,14 +1123,14 @@ static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
     etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + n, at, n);
     etsoc1_advance_to(cpu, at);
     etsoc1_trace_credits(env->mhartid, n, etsoc1_now(cpu),
-                         qatomic_read(&et->fcc[n]));
+                         qatomic_read(&et->credit.fcc[n]));
     return RISCV_EXCP_NONE;
 }
 
 static uint64_t read_fccnb(Etsoc1MinionCPU *cpu, int csrno)
 {
-    return (uint64_t)qatomic_read(&cpu->et->fcc[1]) << 16 |
-           qatomic_read(&cpu->et->fcc[0]);
+    return (uint64_t)qatomic_read(&cpu->et->credit.fcc[1]) << 16 |
+           qatomic_read(&cpu->et->credit.fcc[0]);
 }
 
 static RISCVException write_stall(Etsoc1MinionCPU *cpu, int csrno,

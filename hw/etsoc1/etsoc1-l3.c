@@ -257,7 +257,7 @@ static uint64_t line_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
     if (then == w->old) {
         return line_clock(c, w->pa, arrive, false);
     }
-    if (et->poll_valid && et->poll_pa == w->pa && et->poll_val == then) {
+    if (et->poll.valid && et->poll.pa == w->pa && et->poll.val == then) {
         return c->at[etsoc1_line_slot(w->pa)];
     }
     w->ret = then;
@@ -676,7 +676,7 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
         hwaddr pa;
 
         if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
-            !(cpu->et->tensor_mask >> i & 1)) {
+            !(cpu->et->tensor.mask >> i & 1)) {
             continue;
         }
         if (!etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
@@ -709,15 +709,15 @@ static void etsoc1_scp_remote(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
     if (target == shire || target >= m->num_shires) {
         return;     /* our own L2: no mesh */
     }
-    if (!each && cpu->et->scp_last_insn == insn &&
-        cpu->et->scp_last_now == etsoc1_now(cpu)) {
+    if (!each && cpu->et->scp_last.insn == insn &&
+        cpu->et->scp_last.now == etsoc1_now(cpu)) {
         return;     /* another lane or row of the same instruction */
     }
     hops = etsoc1_hops(shire, target);
     cycles = round_trip(cpu, &m->shire[target].scp_written, pa,
                         scp_path(cpu, pa), write);
-    cpu->et->scp_last_insn = insn;
-    cpu->et->scp_last_now = etsoc1_now(cpu);
+    cpu->et->scp_last.insn = insn;
+    cpu->et->scp_last.now = etsoc1_now(cpu);
     trace_etsoc1_scp_remote(hartid, target, hops, cycles);
 }
 

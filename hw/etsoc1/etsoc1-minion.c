@@ -189,7 +189,7 @@ bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why)
     switch (why) {
     case ETSOC1_WAIT_FCC0:
     case ETSOC1_WAIT_FCC1:
-        over = qatomic_read(&cpu->et->fcc[why - ETSOC1_WAIT_FCC0]);
+        over = qatomic_read(&cpu->et->credit.fcc[why - ETSOC1_WAIT_FCC0]);
         break;
     case ETSOC1_WAIT_REDUCE:
         over = etsoc1_reduce_done(cpu);
@@ -240,7 +240,7 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
     CPURISCVState *env = &cpu->parent_obj.env;
     bool mcode = cs->exception_index == ETSOC1_EXCP_MCODE;
 
-    cpu->et->helper_access = false;     /* a lane of flwg.ps faulted */
+    cpu->et->poll.helper_access = false;     /* a lane of flwg.ps faulted */
     /*
      * A trap (a kernel's return, a syscall, a fault) ends any poll: a
      * read after it is a new read, not the next of a loop.  Else a
@@ -248,8 +248,8 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
      * the same value, would halt as a poll (etsoc1-sync.c).
      * Interrupts (the watchdog's looks) leave a poll alone.
      */
-    cpu->et->poll_valid = false;
-    cpu->et->plain_valid = false;
+    cpu->et->poll.valid = false;
+    cpu->et->poll.plain_valid = false;
     ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
     if (mcode) {
         /* the emulating handler gets the instruction in xtval */
@@ -581,15 +581,15 @@ static uint64_t etsoc1_pmu_value(Etsoc1MinionCPU *cpu, unsigned event)
         /* the other thread's count may be a TB behind */
         return qatomic_read(&h->parent_obj.env.et_insns) - (h == cpu);
     case PMU_TL_INST:
-        return t0->et->tensor_insns[ETSOC1_TI_LOAD];
+        return t0->et->tensor.insns[ETSOC1_TI_LOAD];
     case PMU_TS_INST:
-        return t0->et->tensor_insns[ETSOC1_TI_STORE];
+        return t0->et->tensor.insns[ETSOC1_TI_STORE];
     case PMU_TFMA_INST:
-        return t0->et->tensor_insns[ETSOC1_TI_FMA];
+        return t0->et->tensor.insns[ETSOC1_TI_FMA];
     case PMU_TREDUCE_INST:
-        return t0->et->tensor_insns[ETSOC1_TI_REDUCE];
+        return t0->et->tensor.insns[ETSOC1_TI_REDUCE];
     case PMU_TQUANT_INST:
-        return t0->et->tensor_insns[ETSOC1_TI_QUANT];
+        return t0->et->tensor.insns[ETSOC1_TI_QUANT];
     default:
         return 0;
     }
@@ -625,23 +625,23 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
     cpu = env_minion(env);
     if (csrno >= CSR_MHPMEVENT3 && csrno <= CSR_MHPMEVENT3 + 5) {
         /* a new event keeps the counter's value */
-        now = cpu->et->pmu_event[i];
+        now = cpu->et->pmu.event[i];
         val = (now & ~mask) | (new_val & mask);
         if (ret) {
             *ret = now;
         }
         if (mask) {
             uint64_t count = etsoc1_pmu_value(cpu, now) -
-                             cpu->et->pmu_base[i];
+                             cpu->et->pmu.base[i];
 
-            cpu->et->pmu_event[i] = val & 0xff;
-            cpu->et->pmu_base[i] = etsoc1_pmu_value(cpu, val & 0xff) - count;
+            cpu->et->pmu.event[i] = val & 0xff;
+            cpu->et->pmu.base[i] = etsoc1_pmu_value(cpu, val & 0xff) - count;
         }
         return RISCV_EXCP_NONE;
     }
     if (k >= 4) {
-        now = etsoc1_pmu_value(cpu, cpu->et->pmu_event[i]) -
-              cpu->et->pmu_base[i];
+        now = etsoc1_pmu_value(cpu, cpu->et->pmu.event[i]) -
+              cpu->et->pmu.base[i];
     } else {
         now = cycles ? etsoc1_now(cpu) -
                        etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM)
@@ -653,7 +653,7 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
     if (mask) {
         val = (now & ~mask) | (new_val & mask);
         if (k >= 4) {
-            cpu->et->pmu_base[i] += now - val;
+            cpu->et->pmu.base[i] += now - val;
         } else if (cycles) {
             cpu->et->stall = val - env->et_insns - env->et_cycles;
         } else {

@@ -17,6 +17,7 @@
 #define HW_ETSOC1_MINION_H
 
 #include "target/riscv/cpu.h"
+#include "target/riscv/etsoc1/etsoc1-insn-class.h"
 #include "fpu/softfloat.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-timing.h"
@@ -91,94 +92,121 @@ typedef enum Etsoc1CoopState {
     ETSOC1_COOP_WAITING,    /* issued; partners have not all issued */
     ETSOC1_COOP_RELEASED,   /* every partner issued: the load may run */
 } Etsoc1CoopState;
-/* Per-hart ET state that is not part of RISCVCPU (the minion CPU's et_state) */
-typedef struct Etsoc1HartEt {
-    uint32_t wait;          /* Etsoc1Wait */
+/*
+ * A hart's credits (the fcc CSRs): the two counters, and the arrival
+ * times of its pending credits, per counter, in a few slots of (time,
+ * credits): a wait takes the earliest.  Full slots merge into the latest
+ * one, which can only delay a wait.
+ */
+typedef struct Etsoc1HartCredits {
     uint16_t fcc[2];        /* fast credit counters */
-    uint64_t tensor_error;  /* sticky error bits (CSR 0x808) */
-    uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
-    uint64_t stall_pc;      /* pc after the last stall CSR write */
-    uint64_t tensor_mask;   /* CSR 0x805 */
-    uint64_t tensor_conv_size;  /* CSR 0x802, which recomputes tensor_mask */
-    uint64_t tensor_conv_ctrl;  /* CSR 0x803, likewise */
-    uint8_t m[8];           /* packed mask registers m0-m7 */
-    uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
-    uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
-    uint64_t stall;         /* cycles the timing model charged this hart */
-    /*
-     * Arrival times of this hart's pending credits, per counter, in a few
-     * slots of (time, credits): a wait takes the earliest.  Full slots
-     * merge into the latest one, which can only delay a wait.
-     */
-    QemuSpin fcc_lock;
-    uint64_t fcc_at[2][ETSOC1_FCC_SLOTS];
-    uint16_t fcc_n[2][ETSOC1_FCC_SLOTS];
-    uint64_t ipi_at;        /* arrival of the latest IPI */
-    uint64_t t_tensor[ETSOC1_TT_COUNT]; /* tensor unit times (Etsoc1TensorT) */
-    /* ET performance counters: tensor instructions issued, hpm 3-8 */
-    uint64_t tensor_insns[ETSOC1_TI_COUNT];
-    uint8_t pmu_event[6];
-    uint64_t pmu_base[6];
-    /* cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
-    uint32_t tensor_coop;   /* CSR 0x804 */
-    uint8_t coop_state[ETSOC1_TLOAD_FSMS];  /* Etsoc1CoopState */
-    uint8_t coop_wait;      /* FSMs the blocked hart waits for */
-    uint16_t coop_mask[ETSOC1_TLOAD_FSMS];  /* rows, captured at issue */
-    uint64_t coop_ctl[ETSOC1_TLOAD_FSMS];
-    uint64_t coop_x31[ETSOC1_TLOAD_FSMS];
-    uint32_t coop_tcoop[ETSOC1_TLOAD_FSMS]; /* its group, tensor_coop */
-    /*
-     * Polls (etsoc1-sync.c, docs/timing.md "Polls"): the last value the
-     * hart read or wrote with a global operation, and at which address;
-     * what a halted poll or gated read waits for.
-     */
-    bool poll_valid;
-    uint64_t poll_pa;
-    uint64_t poll_val;
-    uint64_t sync_t;        /* the read's clock when it halted */
-    uint8_t sync_released;  /* the wait the gate or poll bound let go */
-    uint32_t poll_gen;      /* the line's write count when it halted */
-    uint32_t poll_count;    /* reads in a row that saw poll_val */
+    QemuSpin lock;
+    uint64_t slot_at[2][ETSOC1_FCC_SLOTS];
+    uint16_t slot_n[2][ETSOC1_FCC_SLOTS];
+} Etsoc1HartCredits;
+
+/* The tensor unit as one hart sees it (etsoc1-tensor.c) */
+typedef struct Etsoc1HartTensor {
+    uint64_t error;         /* tensor_error: sticky error bits (CSR 0x808) */
+    uint64_t mask;          /* tensor_mask (CSR 0x805) */
+    uint64_t conv_size;     /* CSR 0x802, which recomputes mask */
+    uint64_t conv_ctrl;     /* CSR 0x803, likewise */
+    uint32_t coop;          /* tensor_coop (CSR 0x804) */
+    uint64_t t[ETSOC1_TT_COUNT];        /* the unit's times (Etsoc1TensorT) */
+    uint64_t insns[ETSOC1_TI_COUNT];    /* instructions issued, for the PMU */
+} Etsoc1HartTensor;
+
+/* Cooperative TensorLoads, one per load FSM (id 0, id 1, TenB) */
+typedef struct Etsoc1HartCoop {
+    uint8_t state[ETSOC1_TLOAD_FSMS];   /* Etsoc1CoopState */
+    uint8_t wait;                       /* FSMs the blocked hart waits for */
+    uint16_t mask[ETSOC1_TLOAD_FSMS];   /* rows, captured at issue */
+    uint64_t ctl[ETSOC1_TLOAD_FSMS];
+    uint64_t x31[ETSOC1_TLOAD_FSMS];
+    uint32_t tcoop[ETSOC1_TLOAD_FSMS];  /* its group, tensor_coop */
+} Etsoc1HartCoop;
+
+/* The ET performance counters hpm 3-8: their events and bases */
+typedef struct Etsoc1HartPmu {
+    uint8_t event[6];
+    uint64_t base[6];
+} Etsoc1HartPmu;
+
+/*
+ * Polls (etsoc1-sync.c, docs/timing.md "Polls"): the last value the hart
+ * read or wrote with a global operation, and at which address; what a
+ * halted poll waits for.
+ */
+typedef struct Etsoc1HartPoll {
+    bool valid;
+    uint64_t pa;
+    uint64_t val;
+    uint32_t gen;           /* the line's write count when it halted */
+    uint32_t count;         /* reads in a row that saw val */
     /* not migrated: rebuilt when a loaded poll runs again */
-    struct Etsoc1LineClock *poll_lc;
-    uint32_t poll_slot;
-    int64_t sync_halted_ms; /* host time of the halt (idle release) */
-    uint8_t poll_naps;      /* naps in a row with no write: backs off */
-    Etsoc1GateAccess sync_at;   /* at the gate: what it waits to do */
-    /* the hart at the gate it lets go when its access is done */
-    struct Etsoc1MinionCPU *sync_next;
-    uint32_t sync_next_seq; /* ... in that hart's gate wait number ... */
-    uint32_t wait_seq;      /* gate and poll waits so far (gate_lock) */
+    struct Etsoc1LineClock *lc;
+    uint32_t slot;
+    uint8_t naps;           /* naps in a row with no write: backs off */
+    bool plain;             /* a halted poll is a plain one (below) */
+    uint64_t bound;         /* the time a plain poll let go reads at */
     /*
      * Plain polls (etsoc1_sync_plain_read): the last word the hart read
      * through a path the gate does not order, and its value (not
-     * migrated: the first read after a load is never a poll); a halted
-     * one is such a poll (else an atomic's); the time the scan let it go
-     * at, to which its next read's arrival moves.
+     * migrated: the first read after a load is never a poll).
      */
     bool plain_valid;
     uint64_t plain_pa;
     uint8_t plain_val[32];  /* a word, or a coherent vector load's 8 lanes */
     uint8_t plain_size;
-    bool poll_plain;
-    uint64_t poll_bound;
     /*
      * a read the hart's own helper makes (a tensor load, the lanes of a
      * coherent vector load, which polls as a whole): not a poll
      */
     bool helper_access;
+} Etsoc1HartPoll;
+
+/* A wait at the gate or on a poll (etsoc1-sync.c) */
+typedef struct Etsoc1HartGate {
+    uint64_t t;             /* the read's clock when it halted */
+    uint8_t released;       /* how the gate or poll bound let it go */
+    int64_t halted_ms;      /* host time of the halt (idle release) */
+    Etsoc1GateAccess access;    /* at the gate: what it waits to do */
+    /* the hart at the gate it lets go when its access is done */
+    struct Etsoc1MinionCPU *next;
+    uint32_t next_seq;      /* ... in that hart's gate wait number ... */
+    uint32_t wait_seq;      /* gate and poll waits so far (gate_lock) */
+    /* the hart that last kept this one at the gate: asked first (a hint) */
+    struct Etsoc1MinionCPU *hint;
+} Etsoc1HartGate;
+
+/* Per-hart ET state that is not part of RISCVCPU (the minion CPU's et_state) */
+typedef struct Etsoc1HartEt {
+    uint32_t wait;          /* Etsoc1Wait */
     /* a CSR or helper raised ETSOC1_EXCP_WAIT: halt when cpu_exec() ends */
     bool halting;
-    /* the hart that last kept this one at the gate: asked first (a hint) */
-    Etsoc1MinionCPU *gate_hint;
+    uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
+    uint64_t stall_pc;      /* pc after the last stall CSR write */
+    uint8_t m[8];           /* packed mask registers m0-m7 */
+    uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
+    uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
+    uint64_t stall;         /* cycles the timing model charged this hart */
+    uint64_t ipi_at;        /* arrival of the latest IPI */
+    Etsoc1HartCredits credit;
+    Etsoc1HartTensor tensor;
+    Etsoc1HartCoop coop;
+    Etsoc1HartPmu pmu;
+    Etsoc1HartPoll poll;
+    Etsoc1HartGate gate;
     /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its
      * clock right after; the other lanes and rows of that instruction
      * cost nothing more.  Not migrated: only a repeat could skip.
      */
-    uintptr_t scp_last_insn;
-    uint64_t scp_last_now;
+    struct {
+        uintptr_t insn;
+        uint64_t now;
+    } scp_last;
 } Etsoc1HartEt;
 
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")

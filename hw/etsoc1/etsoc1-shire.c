@@ -185,11 +185,11 @@ void etsoc1_event_trace(const Etsoc1Event *ev)
 /* Record that a credit on @counter arrives at time @t (0: no constraint). */
 static void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
 {
-    uint64_t *at = et->fcc_at[counter];
-    uint16_t *n = et->fcc_n[counter];
+    uint64_t *at = et->credit.slot_at[counter];
+    uint16_t *n = et->credit.slot_n[counter];
     unsigned i, last = 0;
 
-    qemu_spin_lock(&et->fcc_lock);
+    qemu_spin_lock(&et->credit.lock);
     for (i = 0; i < ETSOC1_FCC_SLOTS && n[i]; i++) {
         last = at[i] > at[last] ? i : last;
     }
@@ -199,7 +199,7 @@ static void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
     }
     at[i] = t;
     n[i]++;
-    qemu_spin_unlock(&et->fcc_lock);
+    qemu_spin_unlock(&et->credit.lock);
 }
 
 /* The slot of the earliest pending credit, or ETSOC1_FCC_SLOTS. */
@@ -222,18 +222,18 @@ static unsigned etsoc1_fcc_first(const uint64_t *at, const uint16_t *n)
 static uint64_t etsoc1_fcc_pending(Etsoc1HartEt *et, unsigned counter,
                                    bool take)
 {
-    uint64_t *at = et->fcc_at[counter];
-    uint16_t *n = et->fcc_n[counter];
+    uint64_t *at = et->credit.slot_at[counter];
+    uint16_t *n = et->credit.slot_n[counter];
     unsigned first;
     uint64_t t = 0;
 
-    qemu_spin_lock(&et->fcc_lock);
+    qemu_spin_lock(&et->credit.lock);
     first = etsoc1_fcc_first(at, n);
     if (first < ETSOC1_FCC_SLOTS) {
         t = at[first];
         n[first] -= take;
     }
-    qemu_spin_unlock(&et->fcc_lock);
+    qemu_spin_unlock(&et->credit.lock);
     return t;
 }
 
@@ -256,11 +256,11 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
 {
     unsigned hart = ev->dst % ETSOC1_HARTS_PER_SHIRE;
     Etsoc1HartEt *et = &s->hart[hart].et_state;
-    uint16_t old = qatomic_read(&et->fcc[counter]), seen;
+    uint16_t old = qatomic_read(&et->credit.fcc[counter]), seen;
 
     etsoc1_event_trace(ev);
     etsoc1_fcc_arrive(et, counter, ev->time);   /* before the credit shows */
-    while ((seen = qatomic_cmpxchg(&et->fcc[counter], old,
+    while ((seen = qatomic_cmpxchg(&et->credit.fcc[counter], old,
                                    (uint16_t)(old + 1))) != old) {
         old = seen;
     }
@@ -272,7 +272,7 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
     if (old == UINT16_MAX) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: shire %u hart %u fcc%u "
                       "overflow\n", s->shire_id, hart, counter);
-        et->tensor_error |= ETSOC1_TENSOR_ERROR_FCC_WRAP;
+        et->tensor.error |= ETSOC1_TENSOR_ERROR_FCC_WRAP;
         return false;
     }
     return true;
@@ -1065,31 +1065,31 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
     .minimum_version_id = 3,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(wait, Etsoc1HartEt),
-        VMSTATE_UINT16_ARRAY(fcc, Etsoc1HartEt, 2),
-        VMSTATE_UINT64(tensor_error, Etsoc1HartEt),
+        VMSTATE_UINT16_ARRAY(credit.fcc, Etsoc1HartEt, 2),
+        VMSTATE_UINT64(tensor.error, Etsoc1HartEt),
         VMSTATE_UINT64(mbusaddr, Etsoc1HartEt),
         VMSTATE_UINT64(stall_pc, Etsoc1HartEt),
-        VMSTATE_UINT64(tensor_mask, Etsoc1HartEt),
-        VMSTATE_UINT64(tensor_conv_size, Etsoc1HartEt),
-        VMSTATE_UINT64(tensor_conv_ctrl, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor.mask, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor.conv_size, Etsoc1HartEt),
+        VMSTATE_UINT64(tensor.conv_ctrl, Etsoc1HartEt),
         VMSTATE_UINT8_ARRAY(m, Etsoc1HartEt, 8),
         VMSTATE_UINT8(gsc_progress, Etsoc1HartEt),
         VMSTATE_UINT64_ARRAY(validation, Etsoc1HartEt, 4),
         VMSTATE_UINT64(stall, Etsoc1HartEt),
-        VMSTATE_UINT64_2DARRAY(fcc_at, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
-        VMSTATE_UINT16_2DARRAY(fcc_n, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
+        VMSTATE_UINT64_2DARRAY(credit.slot_at, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
+        VMSTATE_UINT16_2DARRAY(credit.slot_n, Etsoc1HartEt, 2, ETSOC1_FCC_SLOTS),
         VMSTATE_UINT64(ipi_at, Etsoc1HartEt),
-        VMSTATE_UINT64_ARRAY(t_tensor, Etsoc1HartEt, ETSOC1_TT_COUNT),
-        VMSTATE_UINT64_ARRAY(tensor_insns, Etsoc1HartEt, ETSOC1_TI_COUNT),
-        VMSTATE_UINT8_ARRAY(pmu_event, Etsoc1HartEt, 6),
-        VMSTATE_UINT64_ARRAY(pmu_base, Etsoc1HartEt, 6),
-        VMSTATE_UINT32(tensor_coop, Etsoc1HartEt),
-        VMSTATE_UINT8_ARRAY(coop_state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
-        VMSTATE_UINT8(coop_wait, Etsoc1HartEt),
-        VMSTATE_UINT16_ARRAY(coop_mask, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
-        VMSTATE_UINT64_ARRAY(coop_ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
-        VMSTATE_UINT64_ARRAY(coop_x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
-        VMSTATE_UINT32_ARRAY(coop_tcoop, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT64_ARRAY(tensor.t, Etsoc1HartEt, ETSOC1_TT_COUNT),
+        VMSTATE_UINT64_ARRAY(tensor.insns, Etsoc1HartEt, ETSOC1_TI_COUNT),
+        VMSTATE_UINT8_ARRAY(pmu.event, Etsoc1HartEt, 6),
+        VMSTATE_UINT64_ARRAY(pmu.base, Etsoc1HartEt, 6),
+        VMSTATE_UINT32(tensor.coop, Etsoc1HartEt),
+        VMSTATE_UINT8_ARRAY(coop.state, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT8(coop.wait, Etsoc1HartEt),
+        VMSTATE_UINT16_ARRAY(coop.mask, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT64_ARRAY(coop.ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT64_ARRAY(coop.x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        VMSTATE_UINT32_ARRAY(coop.tcoop, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1175,11 +1175,11 @@ static const VMStateDescription vmstate_etsoc1_hart_sync = {
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
-        VMSTATE_BOOL(poll_valid, Etsoc1HartEt),
-        VMSTATE_UINT64(poll_pa, Etsoc1HartEt),
-        VMSTATE_UINT64(poll_val, Etsoc1HartEt),
-        VMSTATE_UINT64(sync_t, Etsoc1HartEt),
-        VMSTATE_UINT8(sync_released, Etsoc1HartEt),
+        VMSTATE_BOOL(poll.valid, Etsoc1HartEt),
+        VMSTATE_UINT64(poll.pa, Etsoc1HartEt),
+        VMSTATE_UINT64(poll.val, Etsoc1HartEt),
+        VMSTATE_UINT64(gate.t, Etsoc1HartEt),
+        VMSTATE_UINT8(gate.released, Etsoc1HartEt),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1233,7 +1233,7 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
         cpu->parent_obj.env.et_tensor_busy =
             s->minion[m].reduce.state == ETSOC1_REDUCE_PENDING ||
             s->minion[m].reduce.t_done > now ||
-            cpu->et->t_tensor[ETSOC1_TT_FREG] > now;
+            cpu->et->tensor.t[ETSOC1_TT_FREG] > now;
     }
     return 0;
 }
@@ -1312,7 +1312,7 @@ static void etsoc1_shire_get_fcc(Object *obj, Visitor *v, const char *name,
     for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
         visit_start_list(v, NULL, NULL, 0, &error_abort);
         for (n = 0; n < 2; n++) {
-            uint16_t c = qatomic_read(&s->hart[h].et_state.fcc[n]);
+            uint16_t c = qatomic_read(&s->hart[h].et_state.credit.fcc[n]);
 
             visit_type_uint16(v, NULL, &c, &error_abort);
         }

@@ -49,7 +49,7 @@
  * value as of its effect time.  Off, a read sees what memory holds, as a
  * hart woken by the host (whose commands carry no time) must.
  */
-/* How a halted hart was let go (sync_released, and the trace event's) */
+/* How a halted hart was let go (gate.released, and the trace event's) */
 enum {
     ETSOC1_LET_GO = 1,          /* from the gate, or a lone poll's nap */
     ETSOC1_HANDED_ON = 2,       /* by the access before it at the gate */
@@ -92,7 +92,7 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
 
     *gated = why == ETSOC1_WAIT_GATE;
     if (*gated) {
-        *t = cpu->et->sync_t;
+        *t = cpu->et->gate.t;
     } else if (!qatomic_read(&etsoc1_minion_cs(cpu)->halted) ||
                etsoc1_woken(cpu, why)) {
         *t = etsoc1_clock_peek(cpu);
@@ -203,7 +203,7 @@ static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
     }
     return at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(cpu)->cpu_index,
                                         t, me) &&
-                     (etsoc1_gate_conflict(a, &cpu->et->sync_at) ||
+                     (etsoc1_gate_conflict(a, &cpu->et->gate.access) ||
                       etsoc1_may_precede(m, u, t))
                    : etsoc1_may_precede(m, u, t);
 }
@@ -212,14 +212,14 @@ static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
  * May @self go at @t with access @a?  Only when no other hart keeps it
  * (etsoc1_gate_blocks), nor the access's owner (etsoc1_owner_before) can
  * still act before it.  The hart that kept it the last time is asked
- * first (et->gate_hint): a hart that must halt finds out in one look,
+ * first (et->gate.hint): a hart that must halt finds out in one look,
  * not a look at every hart, most of the time.
  */
 static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
 {
     Etsoc1MachineState *m = self->shire->chip;
-    Etsoc1MinionCPU *hint = self->et->gate_hint;
+    Etsoc1MinionCPU *hint = self->et->gate.hint;
     int me = etsoc1_minion_cs(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
@@ -230,7 +230,7 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
     ETSOC1_MINION_FOREACH(cs, cpu) {
         if (cpu != self && cpu != hint &&
             etsoc1_gate_blocks(m, cpu, t, me, a)) {
-            self->et->gate_hint = cpu;
+            self->et->gate.hint = cpu;
             return false;
         }
     }
@@ -257,15 +257,15 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val)
 {
     Etsoc1HartEt *et = cpu->et;
 
-    if (et->poll_valid && et->poll_pa == pa && et->poll_val == val) {
-        et->poll_count++;
+    if (et->poll.valid && et->poll.pa == pa && et->poll.val == val) {
+        et->poll.count++;
     } else {
-        et->poll_count = 0;
-        et->poll_naps = 0;      /* something changed: full pace again */
+        et->poll.count = 0;
+        et->poll.naps = 0;      /* something changed: full pace again */
     }
-    et->poll_valid = true;
-    et->poll_pa = pa;
-    et->poll_val = val;
+    et->poll.valid = true;
+    et->poll.pa = pa;
+    et->poll.val = val;
 }
 
 static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
@@ -273,14 +273,14 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
 {
     Etsoc1MachineState *m = cpu->shire->chip;
 
-    cpu->et->sync_t = t;
-    cpu->et->sync_halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    cpu->et->gate.t = t;
+    cpu->et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
         qatomic_set(&m->gate_waiting, true);
     }
     qemu_mutex_lock(&m->gate_lock);
-    qatomic_set(&cpu->et->wait_seq, cpu->et->wait_seq + 1);
+    qatomic_set(&cpu->et->gate.wait_seq, cpu->et->gate.wait_seq + 1);
     smp_wmb();      /* the scan reads wait_seq, then wait */
     qatomic_set(&cpu->et->wait, why);
     qemu_mutex_unlock(&m->gate_lock);
@@ -311,7 +311,7 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
     }
     qemu_mutex_lock(&m->gate_lock);
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
-    how = qatomic_xchg(&et->sync_released, 0);
+    how = qatomic_xchg(&et->gate.released, 0);
     qemu_mutex_unlock(&m->gate_lock);
     return how;
 }
@@ -344,7 +344,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
     if (etsoc1_gate_open(cpu, t, a)) {
         return true;
     }
-    et->sync_at = *a;
+    et->gate.access = *a;
     etsoc1_sync_halt(cpu, ETSOC1_WAIT_GATE, t);
     return false;
 }
@@ -369,18 +369,18 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     if (!m->poll_halt) {
         return ETSOC1_READ_DONE;
     }
-    if (et->poll_valid && et->poll_pa == pa && et->poll_val == cur &&
+    if (et->poll.valid && et->poll.pa == pa && et->poll.val == cur &&
         etsoc1_line_value_at(lc, &w, now) == cur) {
         if (etsoc1_others_min(cpu, true) == UINT64_MAX &&
-            et->poll_count < ETSOC1_POLL_BURST >> et->poll_naps) {
+            et->poll.count < ETSOC1_POLL_BURST >> et->poll.naps) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
         }
         i = etsoc1_line_slot(pa);
-        et->poll_lc = lc;
-        et->poll_slot = i;
-        et->poll_gen = qatomic_read(&lc->gen[i]);
-        et->poll_count = 0;
-        et->poll_plain = false;
+        et->poll.lc = lc;
+        et->poll.slot = i;
+        et->poll.gen = qatomic_read(&lc->gen[i]);
+        et->poll.count = 0;
+        et->poll.plain = false;
         qatomic_set(&lc->polled[i], true);
         return etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, now);
     }
@@ -420,7 +420,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     unsigned i = etsoc1_line_slot(pa);
     bool repeat, let_go;
 
-    if (!m || !m->poll_halt || !lc || et->helper_access) {
+    if (!m || !m->poll_halt || !lc || et->poll.helper_access) {
         return false;
     }
     /*
@@ -430,14 +430,14 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
      * letting each other go for ever under thread=single.
      */
     let_go = etsoc1_sync_leave(cpu) == ETSOC1_PLAIN_LET_GO;
-    if (et->poll_bound > arrive) {
-        etsoc1_stall(cpu, et->poll_bound - arrive);
-        arrive = et->poll_bound;
+    if (et->poll.bound > arrive) {
+        etsoc1_stall(cpu, et->poll.bound - arrive);
+        arrive = et->poll.bound;
     }
-    et->poll_bound = 0;
-    assert(size <= sizeof(et->plain_val));
-    repeat = et->plain_valid && et->plain_pa == pa &&
-             et->plain_size == size && !memcmp(et->plain_val, val, size);
+    et->poll.bound = 0;
+    assert(size <= sizeof(et->poll.plain_val));
+    repeat = et->poll.plain_valid && et->poll.plain_pa == pa &&
+             et->poll.plain_size == size && !memcmp(et->poll.plain_val, val, size);
     if (!repeat) {
         /*
          * It may see a write that another hart made ahead in time (the
@@ -457,17 +457,17 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
             etsoc1_stall(cpu, w - arrive);
         }
     }
-    et->plain_valid = true;
-    et->plain_pa = pa;
-    et->plain_size = size;
-    memcpy(et->plain_val, val, size);
+    et->poll.plain_valid = true;
+    et->poll.plain_pa = pa;
+    et->poll.plain_size = size;
+    memcpy(et->poll.plain_val, val, size);
     if (!repeat || let_go || etsoc1_others_min(cpu, true) == UINT64_MAX) {
         return false;
     }
-    et->poll_lc = lc;
-    et->poll_slot = i;
-    et->poll_gen = qatomic_read(&lc->gen[i]);
-    et->poll_plain = true;
+    et->poll.lc = lc;
+    et->poll.slot = i;
+    et->poll.gen = qatomic_read(&lc->gen[i]);
+    et->poll.plain = true;
     qatomic_set(&lc->polled[i], true);
     etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, arrive);
     return true;
@@ -495,12 +495,12 @@ bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu)
 {
     Etsoc1HartEt *et = cpu->et;
 
-    if (qatomic_read(&et->sync_released)) {
+    if (qatomic_read(&et->gate.released)) {
         return true;
     }
     return qatomic_read(&et->wait) == ETSOC1_WAIT_POLL &&
-           (!et->poll_lc ||
-            qatomic_read(&et->poll_lc->gen[et->poll_slot]) != et->poll_gen);
+           (!et->poll.lc ||
+            qatomic_read(&et->poll.lc->gen[et->poll.slot]) != et->poll.gen);
 }
 
 /*
@@ -515,11 +515,11 @@ static void etsoc1_sync_release_locked(Etsoc1MinionCPU *cpu, uint8_t how,
     uint32_t why = qatomic_read(&et->wait);
 
     if ((why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) ||
-        et->wait_seq != seq || qatomic_read(&et->sync_released)) {
+        et->gate.wait_seq != seq || qatomic_read(&et->gate.released)) {
         return;
     }
-    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how, et->sync_t);
-    qatomic_set(&et->sync_released, how);
+    trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how, et->gate.t);
+    qatomic_set(&et->gate.released, how);
     if (CPU(cpu) != current_cpu) {
         etsoc1_minion_wake(cpu);
     }
@@ -575,11 +575,11 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     }
     g_hash_table_remove_all(m->gate_slots);
     for (i = 0; i < n; i++) {
-        const void *slot = e[i].cpu->et->sync_at.slot;
+        const void *slot = e[i].cpu->et->gate.access.slot;
         Etsoc1GateEntry *prev = NULL;
 
         e[i].going = !e[i].may_release &&
-                     qatomic_read(&e[i].cpu->et->sync_released);
+                     qatomic_read(&e[i].cpu->et->gate.released);
         if (etsoc1_may_precede(m, running, e[i].t) ||
             (i && etsoc1_may_precede(m, e[0].t, e[i].t))) {
             break;      /* the window's end */
@@ -589,7 +589,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
         }
         if (!e[i].may_release ||
-            etsoc1_owner_before(e[i].cpu->et->sync_at.owner, e[i].t,
+            etsoc1_owner_before(e[i].cpu->et->gate.access.owner, e[i].t,
                                 e[i].index)) {
             continue;
         }
@@ -602,9 +602,9 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
 
             qemu_mutex_lock(&m->gate_lock);
             if (qatomic_read(&pet->wait) == ETSOC1_WAIT_GATE &&
-                pet->wait_seq == prev->seq && !pet->sync_next) {
-                pet->sync_next = e[i].cpu;
-                pet->sync_next_seq = e[i].seq;
+                pet->gate.wait_seq == prev->seq && !pet->gate.next) {
+                pet->gate.next = e[i].cpu;
+                pet->gate.next_seq = e[i].seq;
                 e[i].going = true;
             }
             qemu_mutex_unlock(&m->gate_lock);
@@ -625,15 +625,15 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
     Etsoc1MachineState *m;
     Etsoc1MinionCPU *next;
 
-    if (!et || !qatomic_read(&et->sync_next)) {
+    if (!et || !qatomic_read(&et->gate.next)) {
         return;
     }
     m = cpu->shire->chip;
     qemu_mutex_lock(&m->gate_lock);
-    next = et->sync_next;
-    et->sync_next = NULL;
+    next = et->gate.next;
+    et->gate.next = NULL;
     if (next && qatomic_read(&next->et->wait) == ETSOC1_WAIT_GATE) {
-        etsoc1_sync_release_locked(next, ETSOC1_HANDED_ON, et->sync_next_seq);
+        etsoc1_sync_release_locked(next, ETSOC1_HANDED_ON, et->gate.next_seq);
     }
     qemu_mutex_unlock(&m->gate_lock);
 }
@@ -659,14 +659,14 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 
     etsoc1_others_mins(self, &running, &writers);
     if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
-        writers = MIN(writers, self->et->sync_t);   /* it will run */
+        writers = MIN(writers, self->et->gate.t);   /* it will run */
     }
     ETSOC1_MINION_FOREACH(cs, cpu) {
         Etsoc1HartEt *et = cpu->et;
         /* a release for a wait the hart left is not made: wait_seq first */
-        uint32_t seq = qatomic_read(&et->wait_seq);
+        uint32_t seq = qatomic_read(&et->gate.wait_seq);
         uint32_t why = (smp_rmb(), qatomic_read(&et->wait));
-        bool released = qatomic_read(&et->sync_released);
+        bool released = qatomic_read(&et->gate.released);
 
         if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
             continue;
@@ -679,7 +679,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
                                           m->gate_entries_len);
             }
             m->gate_entries[n++] = (Etsoc1GateEntry) {
-                .t = et->sync_t, .index = cs->cpu_index, .cpu = cpu,
+                .t = et->gate.t, .index = cs->cpu_index, .cpu = cpu,
                 .seq = seq,
                 .may_release = !released &&
                                (cpu == self || qatomic_read(&cs->halted)),
@@ -691,18 +691,18 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
-        } else if (et->poll_plain) {
+        } else if (et->poll.plain) {
             /* every hart that may act is past it (or none may): read again */
-            if (writers == UINT64_MAX || writers > et->sync_t) {
-                et->poll_bound = writers == UINT64_MAX ? 0 : writers;
+            if (writers == UINT64_MAX || writers > et->gate.t) {
+                et->poll.bound = writers == UINT64_MAX ? 0 : writers;
                 etsoc1_sync_release(m, cpu, ETSOC1_PLAIN_LET_GO, seq);
             }
         } else if (writers == UINT64_MAX) {
-            int64_t due = et->sync_halted_ms +
-                          (ETSOC1_POLL_IDLE_MS << et->poll_naps);
+            int64_t due = et->gate.halted_ms +
+                          (ETSOC1_POLL_IDLE_MS << et->poll.naps);
 
             if (now_ms >= due) {
-                et->poll_naps = MIN(et->poll_naps + 1, ETSOC1_POLL_BACKOFF);
+                et->poll.naps = MIN(et->poll.naps + 1, ETSOC1_POLL_BACKOFF);
                 etsoc1_sync_release(m, cpu, ETSOC1_LET_GO, seq);
             } else {
                 next_ms = MIN(next_ms, due);
@@ -823,7 +823,7 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
     }
     ETSOC1_MINION_FOREACH(cs, cpu) {
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
-            (!lc || (cpu->et->poll_lc == lc && cpu->et->poll_slot == i))) {
+            (!lc || (cpu->et->poll.lc == lc && cpu->et->poll.slot == i))) {
             found = true;
             if (cpu != etsoc1_current_minion() && etsoc1_sync_has_work(cpu)) {
                 etsoc1_minion_wake(cpu);
@@ -849,13 +849,13 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
 
     if (why == ETSOC1_WAIT_POLL || why == ETSOC1_WAIT_GATE) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
-        cpu->et->sync_released = 0;     /* it goes through the gate again */
-        cpu->et->poll_lc = NULL;
-        cpu->et->poll_plain = false;
-        cpu->et->poll_bound = 0;
+        cpu->et->gate.released = 0;     /* it goes through the gate again */
+        cpu->et->poll.lc = NULL;
+        cpu->et->poll.plain = false;
+        cpu->et->poll.bound = 0;
         CPU(cpu)->halted = 0;
     }
-    cpu->et->sync_next = NULL;  /* every hart at the gate goes through again */
+    cpu->et->gate.next = NULL;  /* every hart at the gate goes through again */
 }
 
 /*

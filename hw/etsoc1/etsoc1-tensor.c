@@ -96,13 +96,13 @@ static void tensor_error(Etsoc1MinionCPU *cpu, uint32_t bit, const char *what)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": %s\n",
                   (uint64_t)cpu->parent_obj.env.mhartid, what);
-    cpu->et->tensor_error |= bit;
+    cpu->et->tensor.error |= bit;
 }
 
 /* Rows an operation touches: tensor_mask when its mask bit is set. */
 static uint16_t tensor_rows(Etsoc1MinionCPU *cpu, bool use_mask)
 {
-    return use_mask ? cpu->et->tensor_mask : 0xffff;
+    return use_mask ? cpu->et->tensor.mask : 0xffff;
 }
 
 /* 64-bit guest VA fields are 48-bit, sign-extended */
@@ -133,12 +133,12 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
         (etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
          etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
         /* not a load instruction: no poll, and mem_io_pc is not ours */
-        cpu->et->helper_access = true;
+        cpu->et->poll.helper_access = true;
         r = write ? address_space_write(CPU(cpu)->as, pa,
                                         MEMTXATTRS_UNSPECIFIED, buf, len)
                   : address_space_read(CPU(cpu)->as, pa,
                                        MEMTXATTRS_UNSPECIFIED, tmp, len);
-        cpu->et->helper_access = false;
+        cpu->et->poll.helper_access = false;
     }
     if (r == MEMTX_OK && !write) {
         memcpy(buf, tmp, len);
@@ -147,7 +147,7 @@ static bool tensor_access(Etsoc1MinionCPU *cpu, target_ulong va, void *buf,
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor "
                       "access at 0x" TARGET_FMT_lx " faults; aborted\n",
                       (uint64_t)env->mhartid, va);
-        cpu->et->tensor_error |= ETSOC1_TENSOR_ERROR_FAULT;
+        cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
         return false;
     }
     return true;
@@ -302,30 +302,30 @@ static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
     Etsoc1ShireState *s = cpu->shire;
     Etsoc1HartEt *et = cpu->et;
     unsigned fsm = tload_fsm(ctl, x31);
-    unsigned group = FIELD_EX32(et->tensor_coop, TCOOP, GROUP);
-    uint32_t all = coop_minions(et->tensor_coop);
+    unsigned group = FIELD_EX32(et->tensor.coop, TCOOP, GROUP);
+    uint32_t all = coop_minions(et->tensor.coop);
     uint32_t *g_all = &s->coop_all[fsm][group];
     uint32_t *g_arrived = &s->coop_arrived[fsm][group];
-    uint32_t held = *g_all & coop_span(et->tensor_coop);
+    uint32_t held = *g_all & coop_span(et->tensor.coop);
     unsigned m;
 
-    et->coop_ctl[fsm] = ctl;
-    et->coop_x31[fsm] = x31;
-    et->coop_tcoop[fsm] = et->tensor_coop;
-    et->coop_mask[fsm] = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
+    et->coop.ctl[fsm] = ctl;
+    et->coop.x31[fsm] = x31;
+    et->coop.tcoop[fsm] = et->tensor.coop;
+    et->coop.mask[fsm] = tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK));
     trace_etsoc1_tensor_coop_arrive(cpu->parent_obj.env.mhartid, fsm, group,
                                     all, *g_arrived | 1u << minion_of(cpu));
     if (!(all >> minion_of(cpu) & 1) || (held && held != all)) {
         /* sysemu stops here; we run the load alone and go on */
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": tensor_coop "
                       "0x%x names minions 0x%08x: %s; loading alone\n",
-                      (uint64_t)cpu->parent_obj.env.mhartid, et->tensor_coop,
+                      (uint64_t)cpu->parent_obj.env.mhartid, et->tensor.coop,
                       all, held ? "group in use with another set"
                                 : "not this minion");
-        qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_RELEASED);
+        qatomic_set(&et->coop.state[fsm], ETSOC1_COOP_RELEASED);
         return;
     }
-    qatomic_set(&et->coop_state[fsm], ETSOC1_COOP_WAITING);
+    qatomic_set(&et->coop.state[fsm], ETSOC1_COOP_WAITING);
     *g_all |= all;
     *g_arrived |= 1u << minion_of(cpu);
     if ((*g_arrived & all) != all) {
@@ -337,7 +337,7 @@ static void coop_arrive(Etsoc1MinionCPU *cpu, uint64_t ctl, uint64_t x31)
         Etsoc1MinionCPU *h = &s->hart[m * ETSOC1_THREADS];
 
         if (all >> m & 1) {
-            qatomic_store_release(&h->et->coop_state[fsm],
+            qatomic_store_release(&h->et->coop.state[fsm],
                                   ETSOC1_COOP_RELEASED);
             if (h != cpu) {
                 etsoc1_minion_wake(h);
@@ -360,19 +360,19 @@ static bool coop_settle(Etsoc1MinionCPU *cpu, unsigned fsms)
         if (!(fsms >> f & 1)) {
             continue;
         }
-        switch (qatomic_load_acquire(&et->coop_state[f])) {
+        switch (qatomic_load_acquire(&et->coop.state[f])) {
         case ETSOC1_COOP_WAITING:
             ready = false;
             break;
         case ETSOC1_COOP_RELEASED:
-            et->coop_state[f] = ETSOC1_COOP_IDLE;
-            tensor_load(cpu, et->coop_ctl[f], et->coop_x31[f],
-                        et->coop_mask[f]);
+            et->coop.state[f] = ETSOC1_COOP_IDLE;
+            tensor_load(cpu, et->coop.ctl[f], et->coop.x31[f],
+                        et->coop.mask[f]);
             break;
         }
     }
     if (!ready) {
-        et->coop_wait = fsms;
+        et->coop.wait = fsms;
     }
     return ready;
 }
@@ -401,12 +401,12 @@ void etsoc1_coop_drop(Etsoc1MinionCPU *cpu)
         qemu_mutex_lock_iothread();
     }
     for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
-        uint32_t tcoop = et->coop_tcoop[f];
+        uint32_t tcoop = et->coop.tcoop[f];
         unsigned group = FIELD_EX32(tcoop, TCOOP, GROUP);
         uint32_t all = coop_minions(tcoop);
         uint32_t *g_arrived = &s->coop_arrived[f][group];
 
-        if (qatomic_read(&et->coop_state[f]) == ETSOC1_COOP_WAITING) {
+        if (qatomic_read(&et->coop.state[f]) == ETSOC1_COOP_WAITING) {
             *g_arrived &= ~(1u << m);
             qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": L1 "
                           "scratchpad turned off while its cooperative "
@@ -421,7 +421,7 @@ void etsoc1_coop_drop(Etsoc1MinionCPU *cpu)
             }
             dropped = true;
         }
-        qatomic_set(&et->coop_state[f], ETSOC1_COOP_IDLE);
+        qatomic_set(&et->coop.state[f], ETSOC1_COOP_IDLE);
     }
     if (dropped && t0 != cpu) {
         etsoc1_minion_wake(t0);     /* thread 1 did it: thread 0 may go */
@@ -437,8 +437,8 @@ bool etsoc1_coop_waiting(Etsoc1MinionCPU *cpu)
     unsigned f;
 
     for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
-        if ((cpu->et->coop_wait >> f & 1) &&
-            qatomic_read(&cpu->et->coop_state[f]) == ETSOC1_COOP_WAITING) {
+        if ((cpu->et->coop.wait >> f & 1) &&
+            qatomic_read(&cpu->et->coop.state[f]) == ETSOC1_COOP_WAITING) {
             return true;
         }
     }
@@ -526,7 +526,7 @@ static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
                           uint64_t x31)
 {
     const Etsoc1Timing *tm = cpu->timing;
-    uint64_t *t = cpu->et->t_tensor;
+    uint64_t *t = cpu->et->tensor.t;
     /* in the unit's queue behind a tensor_reduce of the same minion */
     uint64_t issue = MAX(etsoc1_arrival(cpu, 0),
                          csrno == ETSOC1_CSR_TENSOR_LOAD ||
@@ -1021,7 +1021,7 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
         return RISCV_EXCP_ILLEGAL_INST;
     }
     tensor_timing(cpu, csrno, ctl, env->gpr[31]);
-    cpu->et->tensor_insns[csrno == ETSOC1_CSR_TENSOR_LOAD ? ETSOC1_TI_LOAD :
+    cpu->et->tensor.insns[csrno == ETSOC1_CSR_TENSOR_LOAD ? ETSOC1_TI_LOAD :
                           csrno == ETSOC1_CSR_TENSOR_STORE ? ETSOC1_TI_STORE :
                           csrno == ETSOC1_CSR_TENSOR_FMA ? ETSOC1_TI_FMA :
                           ETSOC1_TI_QUANT]++;
@@ -1082,8 +1082,8 @@ static RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu,
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     if (twait_time[event] >= 0) {
         etsoc1_trace_span(cpu, "TensorWait", etsoc1_now(cpu),
-                          cpu->et->t_tensor[twait_time[event]], event);
-        etsoc1_advance_to(cpu, cpu->et->t_tensor[twait_time[event]]);
+                          cpu->et->tensor.t[twait_time[event]], event);
+        etsoc1_advance_to(cpu, cpu->et->tensor.t[twait_time[event]]);
     }
     etsoc1_trace_wait_end(cpu);
     return RISCV_EXCP_NONE;
@@ -1102,8 +1102,8 @@ enum {
 
 static uint64_t read_tensor(Etsoc1MinionCPU *cpu, int csrno)
 {
-    return csrno == CSR_TENSOR_MASK ? cpu->et->tensor_mask
-                                    : cpu->et->tensor_error;
+    return csrno == CSR_TENSOR_MASK ? cpu->et->tensor.mask
+                                    : cpu->et->tensor.error;
 }
 
 /*
@@ -1114,12 +1114,12 @@ static uint64_t read_tensor(Etsoc1MinionCPU *cpu, int csrno)
  */
 static void tensor_conv_update(Etsoc1HartEt *et)
 {
-    int srow = (int8_t)extract64(et->tensor_conv_size, 56, 8);
-    int nrow = extract64(et->tensor_conv_size, 32, 16);
-    int scol = (int8_t)extract64(et->tensor_conv_size, 24, 8);
-    int ncol = extract64(et->tensor_conv_size, 0, 16);
-    int row = (int16_t)extract64(et->tensor_conv_ctrl, 32, 16);
-    int col = (int16_t)extract64(et->tensor_conv_ctrl, 0, 16);
+    int srow = (int8_t)extract64(et->tensor.conv_size, 56, 8);
+    int nrow = extract64(et->tensor.conv_size, 32, 16);
+    int scol = (int8_t)extract64(et->tensor.conv_size, 24, 8);
+    int ncol = extract64(et->tensor.conv_size, 0, 16);
+    int row = (int16_t)extract64(et->tensor.conv_ctrl, 32, 16);
+    int col = (int16_t)extract64(et->tensor.conv_ctrl, 0, 16);
     uint64_t mask = 0;
     unsigned i;
 
@@ -1128,7 +1128,7 @@ static void tensor_conv_update(Etsoc1HartEt *et)
             mask |= 1u << i;
         }
     }
-    et->tensor_mask = mask;
+    et->tensor.mask = mask;
 }
 
 /* The tensor unit's registers that hold values */
@@ -1139,20 +1139,20 @@ static RISCVException write_tensor_reg(Etsoc1MinionCPU *cpu, int csrno,
 
     switch (csrno) {
     case CSR_TENSOR_MASK:
-        et->tensor_mask = val & 0xffff;
+        et->tensor.mask = val & 0xffff;
         break;
     case CSR_TENSOR_ERROR:
-        et->tensor_error = val & MAKE_64BIT_MASK(0, 10);
+        et->tensor.error = val & MAKE_64BIT_MASK(0, 10);
         break;
     case CSR_TENSOR_COOP:
-        et->tensor_coop = val & 0xfff1f;   /* reads as zero */
+        et->tensor.coop = val & 0xfff1f;   /* reads as zero */
         break;
     case CSR_TENSOR_CONV_SIZE:
-        et->tensor_conv_size = val & 0xff00ffffff00ffffULL;
+        et->tensor.conv_size = val & 0xff00ffffff00ffffULL;
         tensor_conv_update(et);
         break;
     default:    /* CSR_TENSOR_CONV_CTRL: the rows say which */
-        et->tensor_conv_ctrl = val & 0x0000ffff0000ffffULL;
+        et->tensor.conv_ctrl = val & 0x0000ffff0000ffffULL;
         tensor_conv_update(et);
         break;
     }

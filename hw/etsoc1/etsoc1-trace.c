@@ -310,10 +310,10 @@ void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why)
             w->arg = why - ETSOC1_WAIT_FCC0;
             break;
         case ETSOC1_WAIT_POLL:
-            w->arg = cpu->et->poll_pa;
+            w->arg = cpu->et->poll.pa;
             break;
         case ETSOC1_WAIT_GATE:
-            w->arg = cpu->et->sync_t;
+            w->arg = cpu->et->gate.t;
             break;
         default:
             w->arg = 0;

@@ -670,13 +670,13 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
         if (x1 & 31) {
             vpu_access_fault(env, x1, false, ra);
         }
-        et->helper_access = true;       /* the load polls as a whole */
+        et->poll.helper_access = true;       /* the load polls as a whole */
         for (e = 0; e < NL; e++) {
             if (active & (1u << e)) {
                 data[e] = cpu_ldl_le_data_ra(env, x1 + 4 * e, ra);
             }
         }
-        et->helper_access = false;
+        et->poll.helper_access = false;
         vpu_poll(env, x1, f7 & 1, data, ra);            /* may halt */
         set_lanes(env, rd, data, active);
         return;
