@@ -7,13 +7,16 @@ body; a call is its name followed by '(' anywhere in another file's code
 (comments and strings removed; calls through headers' inline functions
 and function pointers are not seen).  Prints each file's callees, then the
 strongly connected components of more than one file: the cycles of calls.
-Usage: tools/callgraph.py [DIR] (default hw/etsoc1)."""
+With --nature, the edges a CPU and its devices have by nature are left
+out first (below).
+Usage: tools/callgraph.py [--nature] [DIR] (default hw/etsoc1)."""
 import os
 import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DIR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'hw', 'etsoc1')
+ARGS = [a for a in sys.argv[1:] if not a.startswith('--')]
+DIR = ARGS[0] if ARGS else os.path.join(ROOT, 'hw', 'etsoc1')
 
 
 def code(path):
@@ -39,6 +42,15 @@ for f, text in files.items():
             edges[f].add(g)
 for f in files:
     print(f'{f} -> {", ".join(sorted(edges[f])) or "-"}')
+
+# --nature: leave out the edges that are the nature of a CPU and its
+# devices (issue 26): a unit's calls of the minion (units block, wake and
+# clock a hart; the shire owns its harts) and a global write waking the
+# polls on its line (l3 -> sync).  The minion's own calls stay.
+if '--nature' in sys.argv:
+    for f in edges:
+        edges[f] = {g for g in edges[f] if g != 'minion' and
+                    (f, g) != ('l3', 'sync')}
 
 # Tarjan's strongly connected components
 index, low, stack, on, sccs = {}, {}, [], set(), []

@@ -1069,6 +1069,80 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     etsoc1_hang_scan_free(&h);
 }
 
+/* ---- deliveries and credit slots ----------------------------------------- */
+
+/* Trace a delivery (a credit, an IPI, a fabric event) */
+void etsoc1_event_trace(const Etsoc1Event *ev)
+{
+    trace_etsoc1_event(ev->kind, ev->src, ev->dst, ev->time);
+    etsoc1_trace_json(ev);
+}
+
+/* Record that a credit on @counter arrives at time @t (0: no constraint). */
+void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
+{
+    uint64_t *at = et->credit.slot_at[counter];
+    uint16_t *n = et->credit.slot_n[counter];
+    unsigned i, last = 0;
+
+    qemu_spin_lock(&et->credit.lock);
+    for (i = 0; i < ETSOC1_FCC_SLOTS && n[i]; i++) {
+        last = at[i] > at[last] ? i : last;
+    }
+    if (i == ETSOC1_FCC_SLOTS) {
+        i = last;                       /* merge into the latest */
+        t = MAX(t, at[i]);
+    }
+    at[i] = t;
+    n[i]++;
+    qemu_spin_unlock(&et->credit.lock);
+}
+
+/* The slot of the earliest pending credit, or ETSOC1_FCC_SLOTS. */
+static unsigned etsoc1_fcc_first(const uint64_t *at, const uint16_t *n)
+{
+    unsigned i, first = ETSOC1_FCC_SLOTS;
+
+    for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
+        if (n[i] && (first == ETSOC1_FCC_SLOTS || at[i] < at[first])) {
+            first = i;
+        }
+    }
+    return first;
+}
+
+/*
+ * When did the earliest pending credit on @counter arrive (0: none, or
+ * no constraint)?  With @take, a wait took it.  Called by the hart itself.
+ */
+static uint64_t etsoc1_fcc_pending(Etsoc1HartEt *et, unsigned counter,
+                                   bool take)
+{
+    uint64_t *at = et->credit.slot_at[counter];
+    uint16_t *n = et->credit.slot_n[counter];
+    unsigned first;
+    uint64_t t = 0;
+
+    qemu_spin_lock(&et->credit.lock);
+    first = etsoc1_fcc_first(at, n);
+    if (first < ETSOC1_FCC_SLOTS) {
+        t = at[first];
+        n[first] -= take;
+    }
+    qemu_spin_unlock(&et->credit.lock);
+    return t;
+}
+
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter)
+{
+    return etsoc1_fcc_pending(et, counter, true);
+}
+
+uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter)
+{
+    return etsoc1_fcc_pending(et, counter, false);
+}
+
 /* ---- CSRs (etsoc1-csr.h) ------------------------------------------------- */
 
 enum {

@@ -82,5 +82,14 @@ uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
+/* Trace a delivery (a credit, an IPI, a fabric event) */
+void etsoc1_event_trace(const Etsoc1Event *ev);
+/*
+ * A hart's credit slots (Etsoc1HartCredits): a credit on @counter arrives
+ * at @t; when the earliest pending one arrived (0: none), and taking it.
+ */
+void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t);
+uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
+uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 
 #endif

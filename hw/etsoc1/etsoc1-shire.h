@@ -109,11 +109,7 @@ static inline Etsoc1MinionState *etsoc1_minion_state(Etsoc1MinionCPU *cpu)
 
 /* etsoc1-shire.c */
 void etsoc1_minion_state_reset(Etsoc1MinionState *m);
-uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
-uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
 bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
                          const Etsoc1Event *ev);
-/* Trace a delivery (a credit, an IPI, a fabric event) */
-void etsoc1_event_trace(const Etsoc1Event *ev);
 
 #endif

@@ -574,6 +574,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
     }
     g_hash_table_remove_all(m->gate_slots);
+    qemu_mutex_lock(&m->gate_lock);     /* once for the batch */
     for (i = 0; i < n; i++) {
         const void *slot = e[i].cpu->et->gate.access.slot;
         Etsoc1GateEntry *prev = NULL;
@@ -594,22 +595,21 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             continue;
         }
         if (!prev) {
-            etsoc1_sync_release(m, e[i].cpu, ETSOC1_LET_GO, e[i].seq);
+            etsoc1_sync_release_locked(e[i].cpu, ETSOC1_LET_GO, e[i].seq);
             e[i].going = true;
         } else if (prev->going) {
             /* prev hands the line on once its access is done */
             Etsoc1HartEt *pet = prev->cpu->et;
 
-            qemu_mutex_lock(&m->gate_lock);
             if (qatomic_read(&pet->wait) == ETSOC1_WAIT_GATE &&
                 pet->gate.wait_seq == prev->seq && !pet->gate.next) {
                 pet->gate.next = e[i].cpu;
                 pet->gate.next_seq = e[i].seq;
                 e[i].going = true;
             }
-            qemu_mutex_unlock(&m->gate_lock);
         }
     }
+    qemu_mutex_unlock(&m->gate_lock);
 }
 
 /*
