@@ -246,8 +246,12 @@ BAD = [
 ]
 
 
-def asm_tests(rt):
+def asm_tests(rt=None):
+    """The asm group.  @rt: the harness (ROOT, report), by default
+    tests/etsoc1test/harness.py."""
     global ROOT
+    if rt is None:
+        from etsoc1test import harness as rt
     ROOT = rt.ROOT
     table = etisa.Table()
     report = rt.report

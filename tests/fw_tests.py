@@ -7,7 +7,7 @@ minion firmware, host link); this file plays the host over
 tests/hostlink.py: DIRs, the MM and SP queues, DMA lists, kernels.
 
     python3 tests/fw_tests.py BUILD_ROOT      standalone, prints TAP
-    fw_tests(report, root)                    from tests/run.py
+    fw_tests()                                the fw group of tests/run.py
 """
 
 import ctypes
@@ -250,7 +250,13 @@ class Card:
         return struct.unpack_from('<I', rsp, 32)[0]
 
 
-def fw_tests(report, root=None):
+def fw_tests(report=None, root=None):
+    """The fw group: by default with the harness's report and build root
+    (tests/etsoc1test/harness.py), or @report (ok, name, diag) and @root
+    when run standalone."""
+    if report is None:
+        from etsoc1test import harness
+        report, root = harness.report, harness.ROOT
     root = os.path.abspath(root or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', 'build'))
     guest = os.path.join(root, 'guest')

@@ -265,8 +265,11 @@ def idle_tests(run):
                    f'under on-deadlock=exit ({mode})', out)
 
 
-def hang_tests(run, runs=20, spin_runs=5):
-    """@run is tests/run.py (qemu_cmd, run, report)."""
+def hang_tests(run=None, runs=20, spin_runs=5):
+    """The hang group.  @run: the harness (qemu_cmd, run, report), by
+    default tests/etsoc1test/harness.py, as for every group of run.py."""
+    if run is None:
+        from etsoc1test import harness as run
     for accel in ('', 'thread=single'):
         for loaded in (False, True):
             repeated(run, 'naive2d', accel, loaded, runs)

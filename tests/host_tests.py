@@ -23,8 +23,11 @@ FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
             'exception.elf', 'kerror.elf')
 
 
-def host_tests(r):
-    """@r is run.py (QEMU, GUEST, run, relay_tap, report)."""
+def host_tests(r=None):
+    """The host group.  @r: the harness (QEMU, GUEST, run, relay_tap,
+    report), by default tests/etsoc1test/harness.py."""
+    if r is None:
+        from etsoc1test import harness as r
     env = dict(os.environ, ETSOC1_QEMU=r.QEMU, ETSOC1_GUEST_DIR=r.GUEST)
     for name, timeout, needs in (('etsoc1-host-libtest', 300, ()),
                                  ('etsoc1-host-test', 1200, FIRMWARE)):

@@ -25,8 +25,11 @@ def _run(cmd, timeout, **kw):
                           timeout=timeout, **kw)
 
 
-def sysemu_tests(run):
-    """@run is tests/run.py (ROOT, report, relay_tap)."""
+def sysemu_tests(run=None):
+    """The sysemu group.  @run: the harness (ROOT, report, relay_tap), by
+    default tests/etsoc1test/harness.py."""
+    if run is None:
+        from etsoc1test import harness as run
     root, report = run.ROOT, run.report
     build = os.path.join(root, 'sysemu')
     if not shutil.which('cmake'):
