@@ -61,6 +61,12 @@ bool etsoc1_sync_enabled(Etsoc1MinionCPU *cpu)
     return cpu->shire->chip->poll_halt;
 }
 
+/* Is @why a wait of this unit's, at the gate or on a poll? */
+static bool etsoc1_sync_wait(uint32_t why)
+{
+    return why == ETSOC1_WAIT_GATE || why == ETSOC1_WAIT_POLL;
+}
+
 /* Another hart's clock, read from outside its thread: never ahead. */
 static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
 {
@@ -306,7 +312,7 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
     uint32_t why = qatomic_read(&et->wait);
     uint8_t how;
 
-    if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
+    if (!etsoc1_sync_wait(why)) {
         return 0;
     }
     qemu_mutex_lock(&m->gate_lock);
@@ -437,7 +443,8 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     et->poll.bound = 0;
     assert(size <= sizeof(et->poll.plain_val));
     repeat = et->poll.plain_valid && et->poll.plain_pa == pa &&
-             et->poll.plain_size == size && !memcmp(et->poll.plain_val, val, size);
+             et->poll.plain_size == size &&
+             !memcmp(et->poll.plain_val, val, size);
     if (!repeat) {
         /*
          * It may see a write that another hart made ahead in time (the
@@ -514,8 +521,8 @@ static void etsoc1_sync_release_locked(Etsoc1MinionCPU *cpu, uint8_t how,
     Etsoc1HartEt *et = cpu->et;
     uint32_t why = qatomic_read(&et->wait);
 
-    if ((why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) ||
-        et->gate.wait_seq != seq || qatomic_read(&et->gate.released)) {
+    if (!etsoc1_sync_wait(why) || et->gate.wait_seq != seq ||
+        qatomic_read(&et->gate.released)) {
         return;
     }
     trace_etsoc1_sync_release(cpu->parent_obj.env.mhartid, how, et->gate.t);
@@ -632,7 +639,7 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
     qemu_mutex_lock(&m->gate_lock);
     next = et->gate.next;
     et->gate.next = NULL;
-    if (next && qatomic_read(&next->et->wait) == ETSOC1_WAIT_GATE) {
+    if (next) {     /* only if still in the wait it was handed on in */
         etsoc1_sync_release_locked(next, ETSOC1_HANDED_ON, et->gate.next_seq);
     }
     qemu_mutex_unlock(&m->gate_lock);
@@ -668,7 +675,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         uint32_t why = (smp_rmb(), qatomic_read(&et->wait));
         bool released = qatomic_read(&et->gate.released);
 
-        if (why != ETSOC1_WAIT_GATE && why != ETSOC1_WAIT_POLL) {
+        if (!etsoc1_sync_wait(why)) {
             continue;
         }
         waiting = true;
@@ -780,7 +787,7 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
         return;
     }
     gated = qatomic_read(&m->gate_waiting);
-    if (why != ETSOC1_WAIT_POLL && why != ETSOC1_WAIT_GATE && !gated) {
+    if (!etsoc1_sync_wait(why) && !gated) {
         return;
     }
     if ((why != ETSOC1_WAIT_POLL || gated) && etsoc1_sync_halt_scan(m, cpu)) {
@@ -847,7 +854,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
 {
     uint32_t why = cpu->et->wait;
 
-    if (why == ETSOC1_WAIT_POLL || why == ETSOC1_WAIT_GATE) {
+    if (etsoc1_sync_wait(why)) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
         cpu->et->gate.released = 0;     /* it goes through the gate again */
         cpu->et->poll.lc = NULL;
