@@ -1218,15 +1218,11 @@ static RISCVException write_tensor_reduce(Etsoc1MinionCPU *cpu, int csrno,
                                           uint64_t val)
 {
     RISCVException r;
-    bool locked = qemu_mutex_iothread_locked();
+    bool taken;
 
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    taken = etsoc1_bql_lock();
     r = etsoc1_tensor_reduce(cpu, val);
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
-    }
+    etsoc1_bql_unlock(taken);
     return r;
 }
 

@@ -19,6 +19,7 @@
 #include "target/riscv/cpu.h"
 #include "target/riscv/etsoc1/etsoc1-insn-class.h"
 #include "fpu/softfloat.h"
+#include "qemu/main-loop.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-sync.h"
@@ -220,6 +221,27 @@ struct Etsoc1MinionCPU {
     Etsoc1HartEt et_state;
     const Etsoc1Timing *timing;     /* the chip's, from the shire */
 };
+
+/*
+ * Take the BQL unless this thread holds it (a vCPU thread runs without
+ * it, a device callback with it); true if taken here, for
+ * etsoc1_bql_unlock().
+ */
+static inline bool etsoc1_bql_lock(void)
+{
+    if (qemu_mutex_iothread_locked()) {
+        return false;
+    }
+    qemu_mutex_lock_iothread();
+    return true;
+}
+
+static inline void etsoc1_bql_unlock(bool taken)
+{
+    if (taken) {
+        qemu_mutex_unlock_iothread();
+    }
+}
 
 /*
  * The CPU of a minion hart, without QOM's checked cast: for the loops

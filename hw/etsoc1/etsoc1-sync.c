@@ -742,7 +742,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
  */
 static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
 {
-    bool locked, due;
+    bool taken, due;
     int64_t now;
 
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
@@ -750,10 +750,7 @@ static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
         qatomic_read(&m->sync_scan_gap_ns)) {
         return false;
     }
-    locked = qemu_mutex_iothread_locked();
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    taken = etsoc1_bql_lock();
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     due = now - m->sync_scan_ns >= m->sync_scan_gap_ns;   /* still? */
     if (due) {
@@ -763,9 +760,7 @@ static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
                     MAX(ETSOC1_SYNC_SCAN_NS,
                         5 * (qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - now)));
     }
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
-    }
+    etsoc1_bql_unlock(taken);
     return due;
 }
 
@@ -818,16 +813,13 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
     unsigned i = etsoc1_line_slot(pa);
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
-    bool locked, found = false;
+    bool taken, found = false;
 
     if (!m || !qatomic_read(&m->sync_waiting) ||
         (lc && !qatomic_read(&lc->polled[i]))) {
         return;
     }
-    locked = qemu_mutex_iothread_locked();
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    taken = etsoc1_bql_lock();
     ETSOC1_MINION_FOREACH(cs, cpu) {
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
             (!lc || (cpu->et->poll.lc == lc && cpu->et->poll.slot == i))) {
@@ -841,9 +833,7 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
         /* a poll that halts meanwhile is found by the timer's scan */
         qatomic_set(&lc->polled[i], false);
     }
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
-    }
+    etsoc1_bql_unlock(taken);
 }
 
 /*

@@ -393,13 +393,11 @@ void etsoc1_coop_drop(Etsoc1MinionCPU *cpu)
     unsigned m = minion_of(cpu);
     Etsoc1MinionCPU *t0 = &s->hart[m * ETSOC1_THREADS];  /* tensor unit's */
     Etsoc1HartEt *et = t0->et;
-    bool locked = qemu_mutex_iothread_locked();
+    bool taken;
     bool dropped = false;
     unsigned f;
 
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    taken = etsoc1_bql_lock();
     for (f = 0; f < ETSOC1_TLOAD_FSMS; f++) {
         uint32_t tcoop = et->coop.tcoop[f];
         unsigned group = FIELD_EX32(tcoop, TCOOP, GROUP);
@@ -426,9 +424,7 @@ void etsoc1_coop_drop(Etsoc1MinionCPU *cpu)
     if (dropped && t0 != cpu) {
         etsoc1_minion_wake(t0);     /* thread 1 did it: thread 0 may go */
     }
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
-    }
+    etsoc1_bql_unlock(taken);
 }
 
 /* For has_work: does the blocked hart still wait for partners? */
@@ -449,20 +445,16 @@ static RISCVException tensor_load_issue(Etsoc1MinionCPU *cpu, uint64_t ctl,
                                         uint64_t x31)
 {
     unsigned fsm = tload_fsm(ctl, x31);
-    bool locked = qemu_mutex_iothread_locked();
+    bool taken;
 
     if (!FIELD_EX64(ctl, TLOAD, COOP)) {
         tensor_load(cpu, ctl, x31,
                     tensor_rows(cpu, FIELD_EX64(ctl, TLOAD, MASK)));
         return RISCV_EXCP_NONE;
     }
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    taken = etsoc1_bql_lock();
     coop_arrive(cpu, ctl, x31);
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
-    }
+    etsoc1_bql_unlock(taken);
     coop_settle(cpu, 1u << fsm);        /* runs it if we were the last */
     return RISCV_EXCP_NONE;
 }
