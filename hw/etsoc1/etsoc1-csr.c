@@ -20,15 +20,27 @@ RISCVException etsoc1_pred_minion(CPURISCVState *env, int csrno)
                                            : RISCV_EXCP_ILLEGAL_INST;
 }
 
-/* "ML" CSRs trap when minion_feature disables the ML/tensor features. */
-RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
+/* A minion's CSR that traps while minion_feature has any bit of @off */
+static RISCVException pred_feature(CPURISCVState *env, uint64_t off)
 {
     Etsoc1MinionCPU *cpu = etsoc1_minion_of(env_cpu(env));
 
-    if (!cpu || (cpu->shire->minion_feature & MINION_FEATURE_ML_OFF)) {
+    if (!cpu || (cpu->shire->minion_feature & off)) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
     return RISCV_EXCP_NONE;
+}
+
+/* "ML" CSRs trap when minion_feature disables the ML/tensor features. */
+RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno)
+{
+    return pred_feature(env, MINION_FEATURE_ML_OFF);
+}
+
+/* Graphics CSRs trap while minion_feature disables graphics. */
+RISCVException etsoc1_pred_gfx(CPURISCVState *env, int csrno)
+{
+    return pred_feature(env, MINION_FEATURE_GFX_OFF);
 }
 
 /* "T0" CSRs: thread 1 gets an illegal-instruction trap. */

@@ -35,9 +35,10 @@ typedef struct Etsoc1CsrReg {
 
 void etsoc1_csr_register(const Etsoc1CsrReg *rows, size_t n);
 
-/* Predicates: any minion; ML features on; and on thread 0 only */
+/* Predicates: any minion; ML features on; graphics on; ML on thread 0 */
 RISCVException etsoc1_pred_minion(CPURISCVState *env, int csrno);
 RISCVException etsoc1_pred_ml(CPURISCVState *env, int csrno);
+RISCVException etsoc1_pred_gfx(CPURISCVState *env, int csrno);
 RISCVException etsoc1_pred_ml_t0(CPURISCVState *env, int csrno);
 
 /* Each unit's rows: registered by the machine's class (etsoc1.c) */

@@ -332,16 +332,6 @@ RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 
 /* ---- CSRs ---------------------------------------------------------------- */
 
-/* Graphics CSRs trap while minion_feature disables graphics. */
-static RISCVException etsoc1_pred_gfx(CPURISCVState *env, int csrno)
-{
-    if (etsoc1_pred_minion(env, csrno) != RISCV_EXCP_NONE ||
-        (env_minion(env)->shire->minion_feature & MINION_FEATURE_GFX_OFF)) {
-        return RISCV_EXCP_ILLEGAL_INST;
-    }
-    return RISCV_EXCP_NONE;
-}
-
 static RISCVException etsoc1_pred_hartid(CPURISCVState *env, int csrno)
 {
     Etsoc1MinionCPU *cpu;
