@@ -202,7 +202,8 @@ uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu)
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
 {
     qatomic_set(&cpu->parent_obj.env.et_tensor_busy, 0);
-    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_REDUCE,
+    etsoc1_trace_wait_until(etsoc1_hart(cpu), etsoc1_now(cpu),
+                            ETSOC1_WAIT_REDUCE,
                             MAX(etsoc1_reduce_of(cpu)->t_done,
                                 cpu->et->tensor.t[ETSOC1_TT_FREG]), 0);
     etsoc1_advance_to(cpu, MAX(etsoc1_reduce_of(cpu)->t_done,
@@ -445,7 +446,8 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
     if (cpu->parent_obj.cfg.et_counters) {
         /* the answer leg, from the round's latest arrival or our own */
-        etsoc1_trace_span(cpu, last ? "FLB barrier (last)" : "FLB barrier",
+        etsoc1_trace_span(etsoc1_hart(cpu),
+                          last ? "FLB barrier (last)" : "FLB barrier",
                           etsoc1_now(cpu), (last ? latest : own) +
                           llround(rtt) - llround(rtt / 2), n);
         etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
@@ -1194,7 +1196,8 @@ static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
     at = etsoc1_fcc_arrival(et, n);
     trace_etsoc1_fcc_take(env->mhartid, n, etsoc1_now(cpu), at);
-    etsoc1_trace_wait_until(cpu, ETSOC1_WAIT_FCC0 + n, at, n);
+    etsoc1_trace_wait_until(env->mhartid, etsoc1_now(cpu), ETSOC1_WAIT_FCC0 + n,
+                            at, n);
     etsoc1_advance_to(cpu, at);
     etsoc1_trace_credits(env->mhartid, n, etsoc1_now(cpu),
                          qatomic_read(&et->credit.fcc[n]));

@@ -32,29 +32,6 @@ typedef struct Etsoc1Reduce {
     uint64_t t_send_free;   /* when the minion's send path takes another */
 } Etsoc1Reduce;
 
-/*
- * A fabric event: a credit, a ready, a tensor message or an IPI.  Every
- * delivery goes through one of these, so that the timing model can stamp
- * it (sender's time plus path latency) and the receiver can take
- * max(own time, arrival).  Until then time is 0.
- */
-typedef enum Etsoc1EventKind {
-    ETSOC1_EV_CREDIT,
-    ETSOC1_EV_READY,
-    ETSOC1_EV_MESSAGE,
-    ETSOC1_EV_IPI,
-} Etsoc1EventKind;
-
-#define ETSOC1_EV_NO_HART UINT32_MAX    /* sent by qtest, gdb or the host */
-
-typedef struct Etsoc1Event {
-    Etsoc1EventKind kind;
-    uint32_t src;       /* sending hart, or ETSOC1_EV_NO_HART */
-    uint32_t dst;       /* receiving hart */
-    uint64_t sent;      /* sender's clock when it left (minion cycles) */
-    uint64_t time;      /* arrival; both 0 without a sending hart */
-} Etsoc1Event;
-
 typedef enum {
     ETSOC1_HANDSHAKE_RTL,       /* one ready bit per minion, as silicon */
     ETSOC1_HANDSHAKE_SYSEMU,    /* partners matched by name, as sysemu */

@@ -18,6 +18,7 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "hw/qdev-properties.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -105,7 +106,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
 
     cpu->parent_obj.env.pc = data.target_ptr;
     etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
-    etsoc1_trace_wake(cpu);
+    etsoc1_trace_wake(etsoc1_hart(cpu), etsoc1_now(cpu));
     cs->halted = 0;
 }
 
@@ -225,8 +226,10 @@ static bool etsoc1_minion_has_work(CPUState *cs)
         }
         /* a WFI: the timeline's slice ends where the interrupt is taken */
         work = mcc->parent_has_work(cs);
-        etsoc1_trace_wfi(cpu, work && !etsoc1_irq_will_be_taken(
-                                          &cpu->parent_obj.env));
+        etsoc1_trace_wfi(etsoc1_hart(cpu), etsoc1_now(cpu),
+                         work && !etsoc1_irq_will_be_taken(
+                                     &cpu->parent_obj.env),
+                         qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE);
         return work;
     default:
         return etsoc1_minion_wait_over(cpu, why);
@@ -305,8 +308,22 @@ static bool etsoc1_minion_exec_interrupt(CPUState *cs, int interrupt_request)
         /* the handler starts when the IPI has arrived */
         etsoc1_advance_to(cpu, cpu->et->ipi_at);
     }
-    etsoc1_trace_wake(cpu);
+    etsoc1_trace_wake(etsoc1_hart(cpu), etsoc1_now(cpu));
     return true;
+}
+
+/*
+ * When an event that @sender starts now arrives after @latency cycles:
+ * the sender's clock less its issuing instruction (counted when its TB
+ * started), plus the path.  0 (no constraint) without a sending hart.
+ */
+uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
+{
+    if (!sender || !sender->parent_obj.cfg.et_counters) {
+        return 0;
+    }
+    return etsoc1_now(sender) -
+           etsoc1_insn_cost(sender->timing, ET_INSN_SYSTEM) + llround(latency);
 }
 
 /*
@@ -326,7 +343,9 @@ int etsoc1_halt_cause(Etsoc1MinionCPU *cpu)
 RISCVException etsoc1_block(Etsoc1MinionCPU *cpu, Etsoc1Wait why)
 {
     qatomic_set(&cpu->et->wait, why);
-    etsoc1_trace_wait_begin(cpu, why);
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_now(cpu), why,
+                            why == ETSOC1_WAIT_FCC0 || why == ETSOC1_WAIT_FCC1 ?
+                            why - ETSOC1_WAIT_FCC0 : 0);
     return (RISCVException)etsoc1_halt_cause(cpu);
 }
 

@@ -23,6 +23,7 @@
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-sync.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
@@ -32,19 +33,6 @@ typedef struct Etsoc1ShireState Etsoc1ShireState;
  * without do_interrupt() and the BQL.
  */
 #define ETSOC1_EXCP_WAIT EXCP_HLT
-
-/* What a halted hart waits for (docs/architecture.md, "How a hart waits"). */
-typedef enum Etsoc1Wait {
-    ETSOC1_WAIT_NONE = 0,
-    ETSOC1_WAIT_FCC0,       /* fcc CSR: a credit on counter 0 */
-    ETSOC1_WAIT_FCC1,       /* fcc CSR: a credit on counter 1 */
-    ETSOC1_WAIT_STOPPED,    /* validation0 PASS: never runs again */
-    ETSOC1_WAIT_STALL,      /* stall CSR: like WFI, resumes after the CSR */
-    ETSOC1_WAIT_REDUCE,     /* the minion's tensor transfer to complete */
-    ETSOC1_WAIT_COOP,       /* the partners of a cooperative TensorLoad */
-    ETSOC1_WAIT_POLL,       /* a poll: a write to the line it re-reads */
-    ETSOC1_WAIT_GATE,       /* a global read: every other hart to reach it */
-} Etsoc1Wait;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 /*
@@ -342,6 +330,12 @@ static inline uint64_t etsoc1_now(Etsoc1MinionCPU *cpu)
     CPURISCVState *env = &cpu->parent_obj.env;
 
     return env->et_insns + env->et_cycles + cpu->et->stall;
+}
+
+/* The hart's number on the chip (mhartid) */
+static inline uint32_t etsoc1_hart(Etsoc1MinionCPU *cpu)
+{
+    return cpu->parent_obj.env.mhartid;
 }
 
 static inline void etsoc1_stall(Etsoc1MinionCPU *cpu, uint64_t cycles)

@@ -291,7 +291,9 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     qatomic_set(&cpu->et->wait, why);
     qemu_mutex_unlock(&m->gate_lock);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
-    etsoc1_trace_wait_begin(cpu, why);
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_now(cpu), why,
+                            why == ETSOC1_WAIT_POLL ? cpu->et->poll.pa :
+                            cpu->et->gate.t);
     return ETSOC1_READ_HALT;
 }
 

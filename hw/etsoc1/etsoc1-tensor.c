@@ -995,7 +995,7 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
         return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
-    etsoc1_trace_wait_end(cpu);
+    etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     if (csrno == ETSOC1_CSR_TENSOR_LOAD && FIELD_EX64(ctl, TLOAD, COOP) &&
         !cpu->shire->coop_mode) {
         return RISCV_EXCP_ILLEGAL_INST;
@@ -1073,11 +1073,11 @@ static RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu,
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     if (twait_time[event] >= 0) {
-        etsoc1_trace_span(cpu, "TensorWait", etsoc1_now(cpu),
+        etsoc1_trace_span(etsoc1_hart(cpu), "TensorWait", etsoc1_now(cpu),
                           cpu->et->tensor.t[twait_time[event]], event);
         etsoc1_advance_to(cpu, cpu->et->tensor.t[twait_time[event]]);
     }
-    etsoc1_trace_wait_end(cpu);
+    etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     return RISCV_EXCP_NONE;
 }
 

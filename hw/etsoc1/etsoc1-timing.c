@@ -18,7 +18,8 @@
 #include "qemu/cutils.h"
 #include "qapi/error.h"
 #include "hw/etsoc1/etsoc1-timing.h"
-#include "hw/etsoc1/etsoc1-minion.h"
+#include "hw/etsoc1/etsoc1-map.h"
+#include "target/riscv/etsoc1/etsoc1-insn-class.h"
 
 typedef enum {
     CYC,        /* minion cycles, whatever the clock */
@@ -397,18 +398,4 @@ double etsoc1_credit_latency(const Etsoc1Timing *tm, unsigned src_hart,
     }
     return (etsoc1_t(tm, ETSOC1_T_CREDIT_RTT_MESH) +
             etsoc1_hops(s, d) * etsoc1_t(tm, ETSOC1_T_CREDIT_HOP_RTT)) / 2;
-}
-
-/*
- * When an event that @sender starts now arrives after @latency cycles:
- * the sender's clock less its issuing instruction (counted when its TB
- * started), plus the path.  0 (no constraint) without a sending hart.
- */
-uint64_t etsoc1_arrival(Etsoc1MinionCPU *sender, double latency)
-{
-    if (!sender || !sender->parent_obj.cfg.et_counters) {
-        return 0;
-    }
-    return etsoc1_now(sender) -
-           etsoc1_insn_cost(sender->timing, ET_INSN_SYSTEM) + llround(latency);
 }

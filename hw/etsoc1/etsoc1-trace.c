@@ -24,7 +24,7 @@
 #include "qemu/thread.h"
 #include "qapi/error.h"
 #include "sysemu/runstate.h"
-#include "hw/etsoc1/etsoc1-fabric.h"
+#include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 
 /* the PCIe/eDMA side's process: after every shire id */
@@ -286,9 +286,9 @@ static void wait_slice(uint32_t h, Etsoc1TraceWait *w, uint64_t end)
     qatomic_set(&w->why, ETSOC1_WAIT_NONE);
 }
 
-void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why)
+void etsoc1_trace_wait_begin(uint32_t h, uint64_t now, unsigned why,
+                             int64_t arg)
 {
-    uint32_t h = cpu->parent_obj.env.mhartid;
     Etsoc1TraceWait *w;
 
     if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS ||
@@ -300,24 +300,11 @@ void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why)
     if (w->why != why && hart_track(h)) {
         if (w->why) {
             /* a wait that turned into another (a credit, then the gate) */
-            wait_slice(h, w, etsoc1_now(cpu));
+            wait_slice(h, w, now);
         }
         qatomic_set(&w->why, why);
-        w->start = etsoc1_now(cpu);
-        switch (why) {
-        case ETSOC1_WAIT_FCC0:
-        case ETSOC1_WAIT_FCC1:
-            w->arg = why - ETSOC1_WAIT_FCC0;
-            break;
-        case ETSOC1_WAIT_POLL:
-            w->arg = cpu->et->poll.pa;
-            break;
-        case ETSOC1_WAIT_GATE:
-            w->arg = cpu->et->gate.t;
-            break;
-        default:
-            w->arg = 0;
-        }
+        w->start = now;
+        w->arg = arg;
     }
     qemu_mutex_unlock(&tr.lock);
 }
@@ -328,9 +315,8 @@ void etsoc1_trace_wait_begin(Etsoc1MinionCPU *cpu, unsigned why)
  * release, a WFI that took no interrupt): that WFI is dropped, since its
  * clock stood still and no arrival ended it.
  */
-static void wait_end(Etsoc1MinionCPU *cpu, bool wake)
+static void wait_end(uint32_t h, uint64_t now, bool wake)
 {
-    uint32_t h = cpu->parent_obj.env.mhartid;
 
     /* only the hart's own thread sets its wait: no lock to find none */
     if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS ||
@@ -341,27 +327,26 @@ static void wait_end(Etsoc1MinionCPU *cpu, bool wake)
     if (tr.wait[h].why == TRACE_WAIT_WFI && !wake) {
         qatomic_set(&tr.wait[h].why, ETSOC1_WAIT_NONE);
     } else if (tr.wait[h].why) {
-        wait_slice(h, &tr.wait[h], etsoc1_now(cpu));
+        wait_slice(h, &tr.wait[h], now);
     }
     qemu_mutex_unlock(&tr.lock);
 }
 
-void etsoc1_trace_wait_end(Etsoc1MinionCPU *cpu)
+void etsoc1_trace_wait_end(uint32_t hart, uint64_t now)
 {
-    wait_end(cpu, false);
+    wait_end(hart, now, false);
 }
 
-void etsoc1_trace_wake(Etsoc1MinionCPU *cpu)
+void etsoc1_trace_wake(uint32_t hart, uint64_t now)
 {
-    wait_end(cpu, true);
+    wait_end(hart, now, true);
 }
 
-void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, unsigned why,
+void etsoc1_trace_wait_until(uint32_t h, uint64_t now, unsigned why,
                              uint64_t to, int64_t arg)
 {
-    uint32_t h = cpu->parent_obj.env.mhartid;
     Etsoc1TraceWait w = {
-        .why = why, .start = etsoc1_now(cpu), .arg = arg,
+        .why = why, .start = now, .arg = arg,
     };
 
     if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS) {
@@ -379,9 +364,8 @@ void etsoc1_trace_wait_until(Etsoc1MinionCPU *cpu, unsigned why,
     qemu_mutex_unlock(&tr.lock);
 }
 
-void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over)
+void etsoc1_trace_wfi(uint32_t h, uint64_t now, bool over, bool waiting)
 {
-    uint32_t h = cpu->parent_obj.env.mhartid;
     uint8_t open;
 
     if (!qatomic_read(&tr.f) || h >= ETSOC1_MAX_HARTS) {
@@ -392,17 +376,14 @@ void etsoc1_trace_wfi(Etsoc1MinionCPU *cpu, bool over)
         qemu_mutex_lock(&tr.lock);
         qatomic_set(&tr.wait[h].why, ETSOC1_WAIT_NONE);     /* no time */
         qemu_mutex_unlock(&tr.lock);
-    } else if (!over && !open &&
-               qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE) {
-        etsoc1_trace_wait_begin(cpu, TRACE_WAIT_WFI);
+    } else if (!over && !open && !waiting) {
+        etsoc1_trace_wait_begin(h, now, TRACE_WAIT_WFI, 0);
     }
 }
 
-void etsoc1_trace_span(Etsoc1MinionCPU *cpu, const char *name,
+void etsoc1_trace_span(uint32_t h, const char *name,
                        uint64_t from, uint64_t to, int64_t arg)
 {
-    uint32_t h = cpu->parent_obj.env.mhartid;
-
     if (!qatomic_read(&tr.f) || to <= from) {
         return;
     }

@@ -517,7 +517,8 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
     }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_REDUCE);
     trace_etsoc1_minion_halt(env->mhartid, ETSOC1_WAIT_REDUCE);
-    etsoc1_trace_wait_begin(cpu, ETSOC1_WAIT_REDUCE);
+    etsoc1_trace_wait_begin(env->mhartid, etsoc1_now(cpu),
+                            ETSOC1_WAIT_REDUCE, 0);
     cs->halted = 1;
     cs->exception_index = EXCP_HLT;
     cpu_loop_exit_restore(cs, GETPC());

@@ -7,6 +7,7 @@ python3 -m etsoc1test.cli BUILD_ROOT (docs/testing.md)."""
 import os
 import re
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -89,7 +90,19 @@ def full_chip_refused_early_tests():
             r'sp-firmware=/nonexistent/sp.elf: not a RISC-V ELF', max_wall=0.5)
 
 
+def source_tree_tests():
+    """The shape of the tree that docs/architecture.md states (issue 26)."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        '..', 'tools', 'callgraph.py')
+    out = subprocess.run([sys.executable, tool, '--nature'],
+        capture_output=True, text=True).stdout
+    report(out.strip().endswith('no cycle'),
+           'tree: hw/etsoc1 calls in no cycle but the CPU <-> device edges '
+           '(tools/callgraph.py --nature)', out[-600:])
+
+
 def cli_tests():
+    source_tree_tests()
     full_chip_refused_early_tests()
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
