@@ -20,6 +20,23 @@
 #define SCP_LOCAL           (SCP_BASE + 0x7fULL * SCP_WINDOW)
 #define PU_UART0            0x12002000ULL
 
+/*
+ * Code and data a program runs or touches in U-mode go to the OS box
+ * (firmware-stubs/etsoc1.ld): the first 8 MiB of DRAM, where programs
+ * start, are machine mode's (the mprot PMA, isa.md section 2).
+ */
+#define USER_TEXT __attribute__((section(".utext"), noinline))
+#define USER_DATA __attribute__((section(".udata")))
+/*
+ * Inline asm that runs @body in U-mode (MPP set to U before), then ecall
+ * back: trap_record() returns to M-mode after the ecall, which jumps back
+ * to the code after the asm.  Clobbers t0.
+ */
+#define USER_ASM(body) \
+    "la t0, 91f\n csrw mepc, t0\n mret\n" \
+    ".pushsection .utext, \"ax\"\n91:\n" body "\necall\n" \
+    "la t0, 92f\n jr t0\n.popsection\n92:\n"
+
 /* ESR addresses: [32] 1 | [31:30] PP | [29:22] shire | [21:0] register */
 #define PP_U 0
 #define PP_S 1

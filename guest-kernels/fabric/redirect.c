@@ -15,10 +15,10 @@
 #define IPI_REDIRECT_PC      0x40
 #define IRQ_BAD_REDIRECT     16
 
-static volatile uint32_t redirected[HARTS_PER_SHIRE];
+static volatile uint32_t redirected[HARTS_PER_SHIRE] USER_DATA;
 
 /* Runs in U-mode, in place of the stall; tp holds the hart id. */
-static void user_entry(void)
+static USER_TEXT void user_entry(void)
 {
     uint64_t h;
 
@@ -40,7 +40,7 @@ void trap_handler(struct trap_frame *f)
     fail("unexpected trap");
 }
 
-static void user_sleep(void)
+static USER_TEXT void user_sleep(void)
 {
     fcc_send(0, 0, 0, 1u << 0);         /* here, about to stall */
     for (;;) {

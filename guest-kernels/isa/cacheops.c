@@ -19,8 +19,7 @@
 #define USER_CSRW(csr, v) do {                                              \
         register uint64_t a0_ __asm__("a0") = (v);                          \
         csr_clear(mstatus, 3ULL << 11);                                     \
-        __asm__ volatile("la t0, 1f\n csrw mepc, t0\n mret\n"               \
-                         "1: csrw " #csr ", a0\n ecall\n"                   \
+        __asm__ volatile(USER_ASM("csrw " #csr ", a0")                      \
                          :: "r"(a0_) : "t0", "memory");                     \
     } while (0)
 

@@ -11,11 +11,14 @@
 
 static volatile uint64_t busaddr_seen;
 static volatile uint64_t trap_mpp;      /* mstatus.MPP of the last trap */
+/* a trap other than the ecall back, as U-mode code can read it */
+static volatile uint32_t user_trap_seen USER_DATA;
 
 void trap_handler(struct trap_frame *f)
 {
     if (f->mcause != 8) {                   /* not the ecall back to M */
         trap_mpp = csr_read(mstatus) >> 11 & 3;
+        user_trap_seen = 1;
     }
     if (f->mcause == (MCAUSE_IRQ | IRQ_BUS_ERROR)) {
         busaddr_seen = csr_read(CSR_MBUSADDR);
@@ -27,7 +30,7 @@ void trap_handler(struct trap_frame *f)
 static void clear_trap(void)
 {
     trap_seen.cause = trap_seen.tval = trap_seen.count = 0;
-    busaddr_seen = trap_mpp = 0;
+    busaddr_seen = trap_mpp = user_trap_seen = 0;
 }
 
 static uint64_t load64(uint64_t addr)
@@ -50,11 +53,7 @@ static uint64_t user_load64(uint64_t addr)
 
     csr_clear(mstatus, 3ULL << 11);         /* MPP = U */
     __asm__ volatile(
-        "la t0, 1f\n"
-        "csrw mepc, t0\n"
-        "mret\n"
-        "1: ld a1, 0(a0)\n"
-        "ecall\n"
+        USER_ASM("ld a1, 0(a0)")
         : "+r"(a1) : "r"(a0) : "t0", "memory");
     return a1;
 }
@@ -70,16 +69,13 @@ static uint64_t user_load64_settle(uint64_t addr)
 
     csr_clear(mstatus, 3ULL << 11);         /* MPP = U */
     __asm__ volatile(
-        "la t0, 1f\n"
-        "csrw mepc, t0\n"
-        "mret\n"
-        "1: ld zero, 0(a0)\n"
-        "2: lw t0, 0(%2)\n"
-        "bnez t0, 3f\n"
-        "addi a1, a1, -1\n"
-        "bnez a1, 2b\n"
-        "3: ecall\n"
-        : "+r"(a1) : "r"(a0), "r"(&trap_seen.count) : "t0", "memory");
+        USER_ASM("ld zero, 0(a0)\n"
+                 "2: lw t0, 0(%2)\n"
+                 "bnez t0, 3f\n"
+                 "addi a1, a1, -1\n"
+                 "bnez a1, 2b\n"
+                 "3:")
+        : "+r"(a1) : "r"(a0), "r"(&user_trap_seen) : "t0", "memory");
     return a1;
 }
 
@@ -90,11 +86,7 @@ static uint64_t user_read_hartid(void)
 
     csr_clear(mstatus, 3ULL << 11);
     __asm__ volatile(
-        "la t0, 1f\n"
-        "csrw mepc, t0\n"
-        "mret\n"
-        "1: csrr a1, 0xcd0\n"
-        "ecall\n"
+        USER_ASM("csrr a1, 0xcd0")
         : "+r"(a1) :: "t0", "memory");
     return a1;
 }

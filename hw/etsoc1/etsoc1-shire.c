@@ -24,6 +24,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "exec/exec-all.h"
 #include <math.h>
 #include "qemu/log.h"
 #include "qemu/units.h"
@@ -468,13 +469,33 @@ static void esr_sc_cop_sm_write(const Etsoc1EsrAt *at, uint64_t val)
 {
 }
 
+static uint64_t esr_mprot_read(const Etsoc1EsrAt *at)
+{
+    return qatomic_read(&at->s->mprot[at->neigh]);
+}
+
+/*
+ * The DRAM protection of the neighbourhood's harts (target/etsoc1/
+ * etsoc1-pma.c): their TLBs hold the rights the old value gave.
+ */
+static void esr_mprot_write(const Etsoc1EsrAt *at, uint64_t val)
+{
+    unsigned h, first = at->neigh * 2 * ETSOC1_MINIONS_PER_NEIGH;
+
+    qatomic_set(&at->s->mprot[at->neigh], val & 0x7f);
+    for (h = first; h < first + 2 * ETSOC1_MINIONS_PER_NEIGH; h++) {
+        tlb_flush(CPU(&at->s->hart[h]));
+    }
+}
+
 /* Neighbourhood registers: @field is one uint64_t per neighbourhood. */
 static const Etsoc1EsrReg neigh_regs[] = {
     ESR_FN("dummy1", A_NEIGH_DUMMY1, 1, M, ESR_RO, NULL, NULL),
     /* takes effect at the next warm reset; QEMU's reset is cold */
     ESR_VAL("minion_boot", A_NEIGH_MINION_BOOT, M, ESR_RW, minion_boot,
             MAKE_64BIT_MASK(0, 40)),
-    ESR_VAL("mprot", A_NEIGH_MPROT, M, ESR_RW, mprot, 0x7f),
+    ESR_FN("mprot", A_NEIGH_MPROT, 1, M, ESR_RW, esr_mprot_read,
+           esr_mprot_write),
     ESR_FN("dummy3", A_NEIGH_DUMMY3, 1, M, ESR_RO, NULL, NULL),
     ESR_VAL("ipi_redirect_pc", A_NEIGH_IPI_REDIRECT_PC, U, ESR_RW,
             ipi_redirect_pc, UINT64_MAX),

@@ -53,6 +53,9 @@ def guest_tests():
         guest('allsum', 'allsum', 2, accel,
               expect=[r'^allsum: 128 harts x 8192 terms: .*: OK$'])
         guest('esr', 'esr', 2, accel, expect=[r'^1\.\.\d+$'])
+        # the DRAM protection of mprot: 5 values x 7 regions (and 9 GiB)
+        guest('mprot PMA', 'pma', 1, accel, expect=[r'^1\.\.40$'],
+              extra=['-m', '9G'])
         # The blocking proof: a lost wake-up hangs, a spurious one fails.
         guest('pingpong (inside a shire and across shires)', 'pingpong', 2,
               accel, expect=[r'^1\.\.2$'])
