@@ -546,6 +546,28 @@ def _fw_tests(report, card, guest):
     report(st == 2, f'firmware: fault1.elf (one hart faults, 63 spin): '
            f'status {st} (2), the others stopped', card.logs())
 
+    # Secure memory (the SP sets mprot as the card's boot does): a U-mode
+    # store into the firmware's code, data or stacks is a store access
+    # fault at that address, and the firmware lives on.
+    entry = card.load_elf(os.path.join(guest, 'fwpoke.elf'))
+    for what, addr in (('M-code (its text)', 0x80_0000_1000),
+                       ('M-data (its data)', 0x80_0020_0000),
+                       ('S-data (its stacks)', 0x80_0100_0000)):
+        card.to_card(exc, bytes(320))
+        mid, rsp = card.wait(card.send(MSG['launch'], struct.pack(
+            '<QQQQ', entry, addr, exc, 0x1)), timeout=120)
+        st = struct.unpack_from('<I', rsp, 32)[0]
+        _, ctx = card.from_card(exc, 320)
+        c = struct.unpack_from('<8Q', ctx)
+        report(st == 2 and c[0] == 1 and c[6] == 7 and c[5] == addr,
+               f'firmware: a kernel storing to {addr:#x}, the firmware\'s '
+               f'{what}: status {st} (2 exception), context type {c[0]} (1 '
+               f'U-mode exception), mcause {c[6]} (7), mtval {c[5]:#x}',
+               card.logs())
+    mid, rsp = card.command(MSG['echo'], bytes(8))
+    report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0,
+           'firmware: echo answered after the stores were refused')
+
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))
     tag = card.launch(entry, 0, 0x1)
     time.sleep(1)

@@ -330,7 +330,7 @@ void cm_idle(void)
                 }
                 kernel_start[h] = cycles();
                 enter_umode(launch.code, launch.args,
-                            (uint64_t)&launch.env, user_stack(h));
+                            KERNEL_ENV_ADDR, user_stack(h));
             }
         }
         __asm__ volatile("wfi");

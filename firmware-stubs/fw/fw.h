@@ -94,13 +94,21 @@ struct kernel_env {
 } __attribute__((aligned(64)));
 
 /*
+ * Where the kernel worker leaves a launch's kernel_env for the kernels
+ * (a1): Esperanto's CM_KERNEL_ENVS (slot 0), in the master shire's
+ * scratchpad, which U-mode may read.  The firmware's own data is in the
+ * DRAM that mprot keeps from U-mode (docs/firmware.md).
+ */
+#define KERNEL_ENV_ADDR (SCP_BASE + MASTER_SHIRE * SCP_WINDOW + 0x7740)
+#define KERNEL_ENV      ((volatile struct kernel_env *)KERNEL_ENV_ADDR)
+
+/*
  * The launch block: written by the kernel worker, read by compute harts.
  * gen changes last; a hart runs a launch when gen differs from the last
  * one it saw and its shire is in shire_mask.  Counters are ET global
  * atomics (the compute harts are in other shires).
  */
 struct launch_block {
-    struct kernel_env env;
     uint64_t gen;
     uint64_t code, args, shire_mask;
     uint64_t stack_base, stack_size;    /* 0: the default stacks */

@@ -677,10 +677,10 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch.stack_base = kw.stack_base;
         launch.stack_size = kw.stack_size;
         launch.exception_buffer = kw.exc_buf;
-        launch.env.major = 0;
-        launch.env.minor = 1;
-        launch.env.shire_mask = kw.mask;
-        launch.env.frequency_mhz = 1000;
+        KERNEL_ENV->major = 0;
+        KERNEL_ENV->minor = 1;
+        KERNEL_ENV->shire_mask = kw.mask;
+        KERNEL_ENV->frequency_mhz = 1000;
         launch.expected = LAUNCH_HARTS(kw.mask);
         launch.done = 0;
         launch.end = 0;

@@ -22,6 +22,10 @@
 #define ESR_SHIRE_CONFIG (SHIRE_OTHER + 0x008)
 #define ESR_IPI_TRIGGER (SHIRE_OTHER + 0x090)
 #define MASTER_SHIRE    32
+/* mprot of every neighbourhood of a shire (the broadcast neighbourhood) */
+#define ESR_MPROT_ALL   (0x100000 | 0xf << 16 | 0x20)
+#define MPROT_IO_MODE   0x3         /* [1:0] as at reset */
+#define MPROT_SECURE    0x40
 
 /* Management status for every command: there is no service behind it. */
 #define SP_MGMT_UNSUPPORTED (-1)
@@ -316,6 +320,27 @@ static void sp_serve(void)
 
 void sp_main(void);
 
+/*
+ * As Esperanto's second-stage bootloader: every neighbourhood of every
+ * minion shire gets secure memory (the firmware's DRAM out of U-mode's
+ * reach), the OS box open and the DRAM size, in 8 GiB steps [5:4].
+ */
+static void secure_memory(uint32_t shires, uint64_t dram_end)
+{
+    uint64_t size = (dram_end - DRAM_START - 1) >> 33;
+    uint64_t mprot = MPROT_SECURE | (size > 3 ? 3 : size) << 4 | MPROT_IO_MODE;
+    uint64_t v;
+
+    for (unsigned i = 0; i < 32; i++) {
+        if (shires >> i & 1) {
+            wr64(SHIRE_ESR_M(i, ESR_MPROT_ALL), mprot);
+        }
+    }
+    if (probe64(SHIRE_ESR_M(MASTER_SHIRE, ESR_SHIRE_CONFIG), &v)) {
+        wr64(SHIRE_ESR_M(MASTER_SHIRE, ESR_MPROT_ALL), mprot);
+    }
+}
+
 void sp_main(void)
 {
     uint32_t shires;
@@ -330,6 +355,7 @@ void sp_main(void)
     sp_hex(dram_end);
     sp_puts("\n");
 
+    secure_memory(shires, dram_end);
     bootinfo_publish(dram_end, shires);
     dir_build(shires);
     for (unsigned i = 0; i < sizeof(sp_stages) / sizeof(sp_stages[0]); i++) {

@@ -107,7 +107,6 @@ REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
 #define SC_COP_SM_IDLE 4
 
 /* Reset values (sysemu cold/warm reset; docs/esr.md). */
-#define MPROT_RESET              0x13
 #define MINION_FEATURE_RESET     0x01
 #define SHIRE_CONFIG_RESET       0x0392a000
 #define BUILD_CONFIG_VALUE       0x2040040404040400ULL
@@ -898,7 +897,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     s->harts_passed = 0;
     for (n = 0; n < ETSOC1_NEIGHS_PER_SHIRE; n++) {
         s->minion_boot[n] = s->reset_pc;
-        s->mprot[n] = MPROT_RESET;
+        s->mprot[n] = s->mprot_reset;
         s->ipi_redirect_pc[n] = 0;
         s->neigh_chicken[n] = 0;
     }
@@ -1239,6 +1238,9 @@ static Property etsoc1_shire_props[] = {
                        ETSOC1_DEFAULT_RESET_PC),
     /* address handed to every hart in a1 */
     DEFINE_PROP_UINT64("fdt-addr", Etsoc1ShireState, fdt_addr, 0),
+    /* reset value of mprot (the machine raises its DRAM size to -m's) */
+    DEFINE_PROP_UINT8("mprot-reset", Etsoc1ShireState, mprot_reset,
+                      ETSOC1_MPROT_RESET),
     DEFINE_PROP_LINK("chip", Etsoc1ShireState, chip, TYPE_ETSOC1_MACHINE,
                      Etsoc1MachineState *),
     DEFINE_PROP_LINK("timing", Etsoc1ShireState, timing, TYPE_ETSOC1_TIMING,

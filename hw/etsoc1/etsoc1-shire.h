@@ -47,6 +47,9 @@ typedef struct Etsoc1EsrWindow {
 #define TYPE_ETSOC1_SHIRE "etsoc1-shire"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1ShireState, ETSOC1_SHIRE)
 
+/* mprot at reset in Esperanto's simulator: IO mode 3, 16 GiB, not secure */
+#define ETSOC1_MPROT_RESET 0x13
+
 struct Etsoc1ShireState {
     SysBusDevice parent_obj;
 
@@ -98,6 +101,7 @@ struct Etsoc1ShireState {
     uint32_t shire_id;
     uint64_t reset_pc;
     uint64_t fdt_addr;
+    uint8_t mprot_reset;
     MemoryRegion *sysmem;
 };
 /* The state of @cpu's minion, which it shares with its other thread */

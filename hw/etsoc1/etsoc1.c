@@ -698,7 +698,7 @@ static void etsoc1_machine_init(MachineState *ms)
     DeviceState *pcie, *timer, *edma;
     hwaddr dram = etsoc1_memmap[ETSOC1_DRAM].base;
     uint64_t sp_entry = 0;
-    unsigned i, pp;
+    unsigned i, pp, mprot_reset;
     Error *err = NULL;
     bool sp;
 
@@ -794,6 +794,16 @@ static void etsoc1_machine_init(MachineState *ms)
     serial_mm_init(sysmem, etsoc1_memmap[ETSOC1_PU_UART1].base, 2, NULL,
                    ETSOC1_UART_CLOCK / 16, serial_hd(1), DEVICE_LITTLE_ENDIAN);
 
+    /*
+     * mprot at reset: Esperanto's simulator's 0x13 (16 GiB of DRAM), its
+     * size field [5:4] raised to cover -m.  On the card the service
+     * processor sets mprot before the minions leave reset; here they run
+     * at once and read the device tree at the top of DRAM.
+     */
+    mprot_reset = deposit32(ETSOC1_MPROT_RESET, 4, 2,
+                            MAX(extract32(ETSOC1_MPROT_RESET, 4, 2),
+                                (ms->ram_size - 1) / (8 * GiB)));
+
     /* One buffer for every shire, aligned as the CPU state inside wants. */
     s->shire = qemu_memalign(__alignof__(Etsoc1ShireState),
                              s->num_shires * sizeof(Etsoc1ShireState));
@@ -805,6 +815,7 @@ static void etsoc1_machine_init(MachineState *ms)
         object_initialize_child(OBJECT(s), name, sh, TYPE_ETSOC1_SHIRE);
         qdev_prop_set_uint32(DEVICE(sh), "shire-id", i);
         qdev_prop_set_uint64(DEVICE(sh), "reset-pc", s->reset_pc);
+        qdev_prop_set_uint8(DEVICE(sh), "mprot-reset", mprot_reset);
         object_property_set_link(OBJECT(sh), "sysmem", OBJECT(sysmem),
                                  &error_abort);
         object_property_set_link(OBJECT(sh), "chip", OBJECT(s), &error_abort);
