@@ -13,6 +13,7 @@
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-l3.h"
+#include "target/riscv/etsoc1/etsoc1-ops.h"     /* generated: Etsoc1Op */
 
 /* etsoc1-isa.c; operation numbers shared with trans_xetsoc1.c.inc */
 typedef enum {
@@ -38,16 +39,14 @@ uint64_t etsoc1_amo_result(unsigned op, uint64_t old, uint64_t val,
                            uint64_t cmp, unsigned bits);
 
 /*
- * Fields of an instruction word, which the packed and graphics helpers
- * (etsoc1-vpu.c, etsoc1-vpu-gfx.c) decode again from the word
+ * Operand fields of an instruction word, which the packed and graphics
+ * helpers (etsoc1-vpu.c, etsoc1-vpu-gfx.c) read; which instruction it is
+ * they take from its Etsoc1Op, not from the word.
  */
-FIELD(VINSN, OPCODE, 0, 7)
 FIELD(VINSN, RD, 7, 5)
 FIELD(VINSN, F3, 12, 3)
 FIELD(VINSN, RS1, 15, 5)
 FIELD(VINSN, RS2, 20, 5)
-FIELD(VINSN, F7, 25, 7)
-FIELD(VINSN, FMT, 25, 2)        /* custom-2 fused multiply-add */
 FIELD(VINSN, RS3, 27, 5)
 
 /* etsoc1-vpu-transc.c: one lane of fexp.ps, flog.ps, frcp.ps */
@@ -57,10 +56,11 @@ uint32_t etsoc1_frcp(uint32_t a, float_status *st);
 
 /*
  * etsoc1-vpu-gfx.c: the graphics instructions (illegal while
- * minion_feature[0] is set).  etsoc1_vpu_gfx() runs @insn and returns
- * true if it is one of those with an f register result.
+ * minion_feature[0] is set).  etsoc1_vpu_gfx() runs @op (instruction word
+ * @insn) and returns true if it is one of those with an f register result.
  */
-bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra);
+bool etsoc1_vpu_gfx(CPURISCVState *env, Etsoc1Op op, uint32_t insn,
+                    uintptr_t ra);
 uint64_t etsoc1_maskpopc_rast(CPURISCVState *env, uint32_t insn,
                               uintptr_t ra);
 /* etsoc1-isa.c: a 32-bit compare-and-swap that also reaches remote SCPs */

@@ -290,61 +290,99 @@ static uint32_t frcp_fix_rast(uint32_t a, uint32_t b)
  * face a[2:0] (sc: negative on faces 0 and 5; tc: positive on face 2
  * only), any b (NaN, subnormal) kept bit for bit.
  */
-static uint32_t gfx_cube(unsigned f3, uint32_t d, uint32_t a, uint32_t b,
+static uint32_t gfx_cube(Etsoc1Op op, uint32_t d, uint32_t a, uint32_t b,
                          float_status *s)
 {
     unsigned face;
 
-    switch (f3) {
-    case 0:
+    switch (op) {
+    case ET_OP_CUBEFACE_PS:
         return (d & 1) ? !(b & 1) : (a & 1) ? 0 : 2;
-    case 1:
+    case ET_OP_CUBEFACEIDX_PS:
         face = a & 3;
         return face == 3 ? 0x7fc00000u
                          : uint32_to_float32(2 * face + (b >> 31), s);
-    case 2:
+    case ET_OP_CUBESGNSC_PS:
         face = a & 7;
         return face == 0 || face == 5 ? b | F32_SIGN : b & ~F32_SIGN;
-    default:
+    default:                                    /* cubesgntc.ps */
         return (a & 7) == 2 ? b & ~F32_SIGN : b | F32_SIGN;
     }
 }
 
 /* ---- dispatch -------------------------------------------------------- */
 
+typedef enum {
+    GFX_TO_F32 = 1,     /* fcvt.ps.<fmt>: the low part of a lane to fp32 */
+    GFX_FROM_F32,       /* fcvt.<fmt>.ps */
+    GFX_RAST_TO_F32,    /* fcvt.ps.rast */
+    GFX_F32_TO_RAST,    /* fcvt.rast.ps */
+    GFX_RCP_FIX,        /* frcp.fix.rast */
+    GFX_CUBE,           /* cubeface, cubefaceidx, cubesgnsc, cubesgntc.ps */
+} GfxKind;
+
+/* The formats of GFX_TO_F32 and GFX_FROM_F32 */
+typedef enum { FMT_SMALL = 1, FMT_UNORM, FMT_SNORM } GfxFmt;
+
 /*
- * Which conversion @insn is, for f7 0x68 (to fp32) and 0x6c (from fp32):
- * the rs2 field names the format.  Returns the width in bits (negative for
- * snorm, 10/11 + 100 for the small floats), 0 for no graphics conversion.
+ * One row per graphics op with an f register result.  .frm: frm must hold
+ * a mode, for the instructions the simulator sets one for, even where
+ * (f10/f11, frcp.fix.rast) nothing rounds by it.
  */
-static int gfx_format(unsigned f7, unsigned rs2)
+typedef struct {
+    uint8_t kind;       /* GfxKind */
+    uint8_t fmt;        /* GfxFmt */
+    uint8_t bits;       /* the format's width; FMT_SMALL: mantissa bits */
+    bool frm;
+} GfxOp;
+
+#define GFX_TO(fmt, bits, frm)      { GFX_TO_F32, fmt, bits, frm }
+#define GFX_FROM(fmt, bits, frm)    { GFX_FROM_F32, fmt, bits, frm }
+
+static const GfxOp gfx_ops[ET_OP__COUNT] = {
+    [ET_OP_FCVT_RAST_PS] = { GFX_F32_TO_RAST, .frm = true },
+    [ET_OP_FCVT_PS_RAST] = { GFX_RAST_TO_F32, .frm = true },
+    [ET_OP_FCVT_PS_F10] = GFX_TO(FMT_SMALL, 5, false),
+    [ET_OP_FCVT_PS_F11] = GFX_TO(FMT_SMALL, 6, false),
+    [ET_OP_FCVT_PS_UN24] = GFX_TO(FMT_UNORM, 24, true),
+    [ET_OP_FCVT_PS_UN16] = GFX_TO(FMT_UNORM, 16, true),
+    [ET_OP_FCVT_PS_UN10] = GFX_TO(FMT_UNORM, 10, true),
+    [ET_OP_FCVT_PS_UN8] = GFX_TO(FMT_UNORM, 8, true),
+    [ET_OP_FCVT_PS_UN2] = GFX_TO(FMT_UNORM, 2, true),
+    [ET_OP_FCVT_PS_SN16] = GFX_TO(FMT_SNORM, 16, false),
+    [ET_OP_FCVT_PS_SN8] = GFX_TO(FMT_SNORM, 8, false),
+    [ET_OP_FCVT_F11_PS] = GFX_FROM(FMT_SMALL, 6, true),
+    [ET_OP_FCVT_F10_PS] = GFX_FROM(FMT_SMALL, 5, true),
+    [ET_OP_FCVT_UN24_PS] = GFX_FROM(FMT_UNORM, 24, false),
+    [ET_OP_FCVT_UN16_PS] = GFX_FROM(FMT_UNORM, 16, false),
+    [ET_OP_FCVT_UN10_PS] = GFX_FROM(FMT_UNORM, 10, false),
+    [ET_OP_FCVT_UN8_PS] = GFX_FROM(FMT_UNORM, 8, false),
+    [ET_OP_FCVT_UN2_PS] = GFX_FROM(FMT_UNORM, 2, false),
+    [ET_OP_FCVT_SN16_PS] = GFX_FROM(FMT_SNORM, 16, false),
+    [ET_OP_FCVT_SN8_PS] = GFX_FROM(FMT_SNORM, 8, false),
+    [ET_OP_FRCP_FIX_RAST] = { GFX_RCP_FIX, .frm = true },
+    [ET_OP_CUBEFACE_PS] = { GFX_CUBE },
+    [ET_OP_CUBEFACEIDX_PS] = { GFX_CUBE },
+    [ET_OP_CUBESGNSC_PS] = { GFX_CUBE },
+    [ET_OP_CUBESGNTC_PS] = { GFX_CUBE },
+};
+
+/*
+ * The input of a conversion to fp32: the low byte, half or 24 bits of the
+ * lane, whichever holds the format (a small float has 5 exponent bits).
+ */
+static uint32_t gfx_in_bits(const GfxOp *g)
 {
-    switch (rs2) {
-    case 0x08: return f7 == 0x68 ? 110 : 111;
-    case 0x09: return f7 == 0x68 ? 111 : 0;     /* 0x6c 9: fcvt.f16.ps */
-    case 0x0b: return f7 == 0x6c ? 110 : 0;
-    case 0x10: return 24;
-    case 0x11: return 16;
-    case 0x12: return 10;
-    case 0x13: return 8;
-    case 0x17: return 2;
-    case 0x19: return -16;
-    case 0x1b: return -8;
-    default: return 0;
-    }
+    unsigned w = g->fmt == FMT_SMALL ? 5 + g->bits : g->bits;
+
+    return MAKE_64BIT_MASK(0, ROUND_UP(w, 8));
 }
 
-/* The input lane of a conversion to fp32: the low part of each lane */
-static uint32_t gfx_in_bits(int fmt)
-{
-    return fmt > 100 || fmt == 16 || fmt == 10 || fmt == -16 ? 0xffff :
-           fmt == 24 ? 0xffffffu : 0xff;
-}
-
-bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra)
+bool etsoc1_vpu_gfx(CPURISCVState *env, Etsoc1Op op, uint32_t insn,
+                    uintptr_t ra)
 {
     Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
-    unsigned f7 = FIELD_EX32(insn, VINSN, F7), f3 = FIELD_EX32(insn, VINSN, F3);
+    const GfxOp *g = &gfx_ops[op];
     unsigned rs2 = FIELD_EX32(insn, VINSN, RS2);
     unsigned rd = FIELD_EX32(insn, VINSN, RD);
     unsigned rs1 = FIELD_EX32(insn, VINSN, RS1);
@@ -352,29 +390,12 @@ bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra)
     float_status s;
     uint32_t a, b, d, r;
     unsigned e;
-    int fmt = 0;
 
-    if (f7 == 0x68 || f7 == 0x6c) {
-        fmt = gfx_format(f7, rs2);
-        if (!fmt && !(f7 == 0x68 && rs2 == 2)) {
-            return false;
-        }
-    } else if (f7 == 0x60) {
-        if (rs2 != 2) {
-            return false;
-        }
-    } else if (f7 != 0x18 && f7 != 0x44) {
+    if (!g->kind) {
         return false;
     }
     gfx_require(env, insn, ra);
-    /*
-     * frm must hold a mode for the instructions the simulator sets one
-     * for, even where (f10/f11, frcp.fix.rast) nothing rounds by it.
-     */
-    s = gfx_status(env, insn,
-                   f7 == 0x18 || ((f7 == 0x60 || f7 == 0x68) && rs2 == 2) ||
-                   (f7 == 0x6c && fmt > 100) ||
-                   (f7 == 0x68 && fmt > 0 && fmt < 100), ra);
+    s = gfx_status(env, insn, g->frm, ra);
     for (e = 0; e < NL; e++) {
         if (!(active & (1u << e))) {
             continue;
@@ -382,20 +403,30 @@ bool etsoc1_vpu_gfx(CPURISCVState *env, uint32_t insn, uintptr_t ra)
         a = etsoc1_flane(env, rs1, e);
         b = etsoc1_flane(env, rs2, e);
         d = etsoc1_flane(env, rd, e);
-        if (f7 == 0x18) {
+        switch (g->kind) {
+        case GFX_RCP_FIX:
             r = frcp_fix_rast(a, b);
-        } else if (f7 == 0x44) {
-            r = gfx_cube(f3, d, a, b, &s);
-        } else if (rs2 == 2) {
-            r = f7 == 0x60 ? f32_to_rast(a, &s) : rast_to_f32(a, &s);
-        } else if (f7 == 0x6c) {
-            r = fmt > 100 ? f32_to_small(a, fmt - 105) :
-                   fmt > 0 ? f32_to_unorm(a, fmt) : f32_to_snorm(a, -fmt);
-        } else {
-            a &= gfx_in_bits(fmt);
-            r = fmt > 100 ? small_to_f32(a, fmt - 105) :
-                   fmt > 0 ? unorm_to_f32(a, fmt, &s) :
-                   snorm_to_f32(a, -fmt, &s);
+            break;
+        case GFX_CUBE:
+            r = gfx_cube(op, d, a, b, &s);
+            break;
+        case GFX_F32_TO_RAST:
+            r = f32_to_rast(a, &s);
+            break;
+        case GFX_RAST_TO_F32:
+            r = rast_to_f32(a, &s);
+            break;
+        case GFX_FROM_F32:
+            r = g->fmt == FMT_SMALL ? f32_to_small(a, g->bits) :
+                g->fmt == FMT_UNORM ? f32_to_unorm(a, g->bits) :
+                f32_to_snorm(a, g->bits);
+            break;
+        default:
+            a &= gfx_in_bits(g);
+            r = g->fmt == FMT_SMALL ? small_to_f32(a, g->bits) :
+                g->fmt == FMT_UNORM ? unorm_to_f32(a, g->bits, &s) :
+                snorm_to_f32(a, g->bits, &s);
+            break;
         }
         /* a lane reads only its own lanes: writing it now is safe */
         etsoc1_set_flane(env, rd, e, r);
