@@ -156,7 +156,11 @@ static void etsoc1_transfer(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
  * travel to the sender and the data to come back, the round trip of the
  * path.  Each register after the first takes a stream slot.  The sender's
  * registers are free once read out.  Combining costs the same as a move.
- * The same in both handshake modes and for the tree pairs.
+ * The same in both handshake modes.  A tree pair has no late case: a
+ * tree keeps a ready per level (timing.md 7), standing at the sender
+ * before the receiver's reduce is issued, so the data leaves when the
+ * send can go and a late receiver completes at its own issue (docs/
+ * timing.md, "Late and early receives").
  */
 static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
                                     Etsoc1MinionCPU *rcv, Etsoc1Reduce *r)
@@ -166,7 +170,7 @@ static uint64_t etsoc1_reduce_times(Etsoc1MinionCPU *snd, Etsoc1Reduce *s,
     double leg = etsoc1_msg_latency(snd->timing, a, b);
     uint64_t start = MAX(s->t_issue, s->t_send_free);
 
-    if (r->t_issue > start) {
+    if (r->t_issue > start && !s->tree) {
         start = r->t_issue + llround(leg);  /* late: the ready travels */
     }
     r->t_done = MAX(start + llround(leg + reg * (r->count - 1)), r->t_issue);
