@@ -496,6 +496,34 @@ static void check_reserved_rm(void)
     csr_write(frm, 0);
 }
 
+/*
+ * fmadd.ps with fs3 = f27 rounds by its funct3: its [31:25] (rs3 27, fmt
+ * 0) is 0x6c, fcvt.f16.ps's funct7, which once made the helper round it
+ * by frm.  1 x 1 + 1.5 x 2^-24 is 1 + 2^-23 to nearest, 1 towards zero.
+ */
+static void check_fmadd_f27(void)
+{
+    static const uint32_t one[8] __attribute__((aligned(32))) = {
+        0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000,
+        0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000,
+    };
+    static const uint32_t tiny[8] __attribute__((aligned(32))) = {
+        0x33c00000, 0x33c00000, 0x33c00000, 0x33c00000,
+        0x33c00000, 0x33c00000, 0x33c00000, 0x33c00000,
+    };
+
+    set_m0(0xff);
+    FLW_PS(f1, one);
+    FLW_PS(f2, one);
+    FLW_PS(f27, tiny);
+    csr_write(frm, 0);                                  /* rne */
+    __asm__ volatile("fmadd.ps f4, f1, f2, f27, rtz");
+    FSW_PS(f4, out);
+    CHECK(out[0] == 0x3f800000 && out[7] == 0x3f800000,
+          "fmadd.ps f4, f1, f2, f27, rtz with frm rne rounds towards zero "
+          "(0x%x, want 0x3f800000)", out[0]);
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned op, rm, i, k;
@@ -530,6 +558,7 @@ int main(uint64_t hartid, const void *fdt)
         }
     }
     check_reserved_rm();
+    check_fmadd_f27();
     for (op = 0; op <= FNMADD; op++) {
         for (rm = 0; rm < 5; rm++) {
             csr_write(frm, rm);

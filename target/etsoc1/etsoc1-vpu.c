@@ -173,14 +173,8 @@ static FloatRoundMode vpu_set_rm(CPURISCVState *env, Etsoc1Op op,
     FloatRoundMode saved = get_float_rounding_mode(&env->fp_status);
     unsigned rm = FIELD_EX32(insn, VINSN, F3);
 
-    /*
-     * fcvt.f16.ps (RM_FRM) has funct3 0 and always rounds by frm.  So does
-     * fmadd.ps with fs3 = f27, its [31:25] being fcvt.f16.ps's funct7 0x6c:
-     * the helpers took it for one when they told instructions apart by
-     * funct7.  A bug, kept here so that this code changes no behaviour.
-     */
-    if (rm == 7 || vpu_ops[op].rm == RM_FRM ||
-        (op == ET_OP_FMADD_PS && FIELD_EX32(insn, VINSN, RS3) == 27)) {
+    /* fcvt.f16.ps (RM_FRM) has funct3 0 and always rounds by frm */
+    if (rm == 7 || vpu_ops[op].rm == RM_FRM) {
         rm = env->frm;
     }
     if (!ETSOC1_RM_VALID(rm)) {
