@@ -282,6 +282,7 @@ def fw_tests(report=None, root=None):
         finally:
             card.close()
             shutil.rmtree(os.path.dirname(sync_log), ignore_errors=True)
+    repeat_tests(report, root, guest)
     # issue 13: the runtime's start-up through libetsoc1-host, under load
     # (longer by hand: python3 tests/fw_startup.py BUILD --boots 40)
     t = time.monotonic()
@@ -634,6 +635,91 @@ def _fw_tests(report, card, guest):
     _abi_tests(report, card, guest)
     _selfabort_test(report, card, guest)
     _lost_doorbell_test(report, card)
+    # the default firmware's 30 s, reached by the warp alone
+    _all_waiting_test(report, card, guest, 'firmware', 30000)
+    mid, rsp = card.command(MSG['echo'], bytes(8))
+    report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0,
+           'firmware: echo answered after the 30 s timeout')
+
+
+def wall_bound(seconds):
+    """The harness's bound on host time (its speed factor), or @seconds
+    x ETSOC1_TEST_SLOWDOWN when run standalone."""
+    try:
+        from etsoc1test import harness
+        return harness.wall_bound(seconds)
+    except ImportError:
+        return seconds * float(os.environ.get('ETSOC1_TEST_SLOWDOWN', 1))
+
+
+def _all_waiting_test(report, card, guest, label, limit_ms, mask=0x3):
+    """fccwait.elf: every launched hart waits on a credit nobody sends.
+    No hart can act, so the model moves its emulated time on to the
+    launch watchdog's expiry (docs/timing.md, "Timers and the warp"): the
+    launch is answered 6 after limit_ms of emulated time (execute_dur at
+    least the limit in cycles), in a few host seconds."""
+    entry = card.load_elf(os.path.join(guest, 'fccwait.elf'))
+    t = time.monotonic()
+    mid, rsp = card.wait(card.launch(entry, 0, mask), timeout=120)
+    dt = time.monotonic() - t
+    st = struct.unpack_from('<I', rsp, 32)[0] if mid == 522 else None
+    dur = struct.unpack_from('<Q', rsp, 16)[0] if mid == 522 else 0
+    bound = wall_bound(10)
+    limit = limit_ms * 1000 * CLOCK_MHZ
+    report(st == 6 and dt < bound and dur >= limit,
+           f'{label}: fccwait.elf (every hart waits on a credit) on mask '
+           f'{mask:#x} timed out: status {st} (6), execute_dur {dur} '
+           f'cycles (at least the limit, {limit}), after {dt:.2f} s of '
+           f'host time (< {bound} s)', card.logs())
+    return dt
+
+
+def repeat_tests(report, root, guest):
+    """Three launches of abi.elf's check on shire 0 of one card, on two
+    cards under MTTCG and two under thread=single: the same execute_dur
+    lists (issue 29 item 3; docs/firmware.md, "Launch watchdog").  On the
+    short-timeout firmware, whose watchdog used to look every 2 ms of
+    host-paced virtual time, many times in a launch."""
+    runs = {}
+    for mode, extra in (('MTTCG', []),
+                        ('thread=single', ['-accel', 'tcg,thread=single'])):
+        for run in range(2):
+            try:
+                card = Card(root, extra=extra,
+                            fw='etsoc1-fw-short-timeout.elf')
+            except (hl.LinkError, OSError) as e:
+                report(False, f'firmware, {mode}: card boots ({e})')
+                return
+            try:
+                st = card.wait_status(8, 8)
+                assert st == 8, f'MM status {st}'
+                entry = card.load_elf(os.path.join(guest, 'abi.elf'))
+                args = DEV_FREE + 0x70_0000
+                out = args + 0x4_0000
+                durs = []
+                for _ in range(3):
+                    card.to_card(out, bytes(8 * 64))
+                    card.to_card(args, struct.pack('<QQ', ABI_CHECK, out))
+                    mid, rsp = card.wait(card.launch(entry, args, 0x1),
+                                         timeout=120)
+                    assert mid == 522, f'response {mid} to a launch'
+                    st = struct.unpack_from('<I', rsp, 32)[0]
+                    assert st == 0, f'launch status {st}'
+                    durs.append(struct.unpack_from('<Q', rsp, 16)[0])
+                runs[(mode, run)] = durs
+            except (hl.LinkError, AssertionError, OSError) as e:
+                report(False, f'firmware, {mode}: launches stopped: {e}',
+                       card.logs())
+                return
+            finally:
+                card.close()
+    first = runs[('MTTCG', 0)]
+    report(all(d == first for d in runs.values()),
+           f'firmware ({TIMEOUT_MS} ms timeout): three launches of '
+           'abi.elf\'s check on shire 0, two '
+           'cards under MTTCG and two under thread=single: the same '
+           'execute_dur each time: ' +
+           '; '.join(f'{m} #{r + 1}: {d}' for (m, r), d in runs.items()))
 
 
 # guest-kernels/host/abi.c: its modes and result bits
@@ -886,17 +972,19 @@ def _timeout_tests(report, card, guest):
                f'limit in cycles #{i + 1} timed out: status {st} (6), '
                f'shires in error {ptrs and hex(ptrs[2])}, {dt:.2f} s',
                card.logs())
-    # The watchdog's looks (IPIs every LAUNCH_TIMEOUT_MS / 8 of virtual
-    # time) are not seen by the kernel: a count-down loop long enough to
-    # be looked at many times takes exactly its cycles.
+    # The watchdog does not disturb the kernel (it sends its harts nothing
+    # until it stops them): a long count-down loop takes exactly its
+    # cycles.
     iters = BUDGET * 3 // 10
     with Busy():
         st, _, dt, got = spin(0, iters)
     report(st == 0 and got == spin_loop_cycles(iters),
-           f'firmware ({TIMEOUT_MS} ms timeout): the watchdog\'s looks '
-           f'leave a kernel\'s cycles alone: {got} cycles for {iters} turns '
+           f'firmware ({TIMEOUT_MS} ms timeout): the watchdog leaves a '
+           f'kernel\'s cycles alone: {got} cycles for {iters} turns '
            f'({spin_loop_cycles(iters)}), status {st}, {dt:.2f} s',
            card.logs())
+    _all_waiting_test(report, card, guest, f'firmware ({TIMEOUT_MS} ms '
+                      'timeout)', TIMEOUT_MS)
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))
     mid, rsp = card.wait(card.launch(entry, 0, 0x1), timeout=120)
     st = struct.unpack_from('<I', rsp, 32)[0]

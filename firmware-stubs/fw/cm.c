@@ -29,9 +29,6 @@ static uint64_t print_lock;
 /* last launch generation each hart has run */
 static uint64_t seen_gen[MM_HART0 + HARTS_PER_SHIRE];
 
-/* each hart's clock when it entered the current kernel */
-static uint64_t kernel_start[MM_HART0 + HARTS_PER_SHIRE];
-
 uint64_t watchdog_cycles;
 
 /*
@@ -77,25 +74,6 @@ static void trap_hide(unsigned h, struct fw_frame *ff)
     ff->hide = 1;
     ff->ins_out = ff->ins_in - FW_ENTRY_INSNS - FW_TAIL_INSNS;
     ff->cyc_out = ff->cyc_in - trap_cost[h].entry - trap_cost[h].tail;
-}
-
-/* The hart's clock when the trap was taken, as the kernel saw it. */
-static uint64_t trap_clock(unsigned h, const struct fw_frame *ff)
-{
-    return ff->cyc_in - trap_cost[h].entry;
-}
-
-/*
- * The watchdog's look, on the hart (docs/firmware.md): past the limit on
- * its own clock, the first hart to see it tells the KW, which stops the
- * launch and answers 6.
- */
-static void watchdog_check(unsigned h, const struct fw_frame *ff)
-{
-    if (trap_clock(h, ff) - kernel_start[h] >= watchdog_cycles &&
-        !et_amoswapg_d(&launch.timed_out, 1)) {
-        mm_notify(HART_KW, FCC_WORK);
-    }
 }
 
 static unsigned my_hart(void)
@@ -328,7 +306,6 @@ void cm_idle(void)
                 if (launch.abort_gen == gen) {
                     cm_report(h, CM_DONE_ABORTED, 0);   /* before start */
                 }
-                kernel_start[h] = cycles();
                 enter_umode(launch.code, launch.args,
                             KERNEL_ENV_ADDR, user_stack(h));
             }
@@ -384,8 +361,7 @@ void fw_trap(struct trap_frame *f)
             save_context(h, CTX_SYSTEM_ABORT, 0, f);
             cm_report(h, CM_DONE_ABORTED, f);
         }
-        /* the watchdog's look or a late launch IPI: keep running, unseen */
-        watchdog_check(h, ff);
+        /* a late launch IPI: keep running, unseen */
         trap_hide(h, ff);
         return;
     }

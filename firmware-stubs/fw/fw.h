@@ -68,16 +68,17 @@
 #define LAUNCH_TIMEOUT_MS       30000
 #endif
 /*
- * The timeout counts the launched harts' own cycles (mcycle from their
- * entry into the kernel, at the minion clock of the device tree), never
- * host time.  PU timer 1 only paces the looks: every WATCHDOG_LOOK_MS of
- * virtual time the KW IPIs the launch's harts, and each compares its own
- * clock with the limit, unseen by the kernel (fw/start.S).
+ * The timeout is emulated time, never host time: PU timer 1, which the KW
+ * arms at the launch, runs on the model's emulated time (docs/timing.md,
+ * "Timers and the warp"), from the KW's clock: it expires once every hart
+ * that may still act is past that clock plus WATCHDOG_LOOK_MS, or at once
+ * if no hart can act.  The KW, its clock moved to the expiry as it reads
+ * the timer, compares it with its clock at the launch.  The limit in one
+ * expiry when the 32-bit timer holds it, else expiries 40 s apart.
  */
 #define WATCHDOG_TIMER          1
 #define WATCHDOG_LOOK_MS \
-    (LAUNCH_TIMEOUT_MS / 8 > 250 ? 250 : \
-     LAUNCH_TIMEOUT_MS / 8 ? LAUNCH_TIMEOUT_MS / 8 : 1)
+    (LAUNCH_TIMEOUT_MS <= 40000 ? LAUNCH_TIMEOUT_MS : 40000)
 #define WATCHDOG_TICKS  ((uint64_t)WATCHDOG_LOOK_MS * (PU_TIMER_HZ / 1000))
 _Static_assert(LAUNCH_TIMEOUT_MS > 0 && WATCHDOG_TICKS <= 0xffffffffULL,
                "LAUNCH_TIMEOUT_MS");
@@ -119,7 +120,7 @@ struct launch_block {
     uint64_t end;               /* the latest report's time (mcycle) */
     uint64_t exception_shires;  /* shires where a hart trapped */
     uint64_t error_shires;      /* shires where a kernel returned < 0 */
-    uint64_t timed_out;         /* a hart is past the launch timeout */
+    uint64_t timed_out;         /* unused since the KW's own verdict */
     /* shires through the launch barrier (cm.c); its own line: polled */
     uint64_t arrived __attribute__((aligned(64)));
 } __attribute__((aligned(64)));

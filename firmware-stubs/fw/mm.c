@@ -551,13 +551,14 @@ static void do_abort(const uint8_t *cmd)
 }
 
 /*
- * The launch watchdog (docs/firmware.md): the launched harts compare their
- * own clocks with the limit when the KW looks, which PU timer 1 paces on
- * PU PLIC source 7, context 6 (the KW).  The KW takes the interrupt only
- * while it halts for reports
+ * The launch watchdog (docs/firmware.md): PU timer 1, on emulated time,
+ * expires when the chip has passed the KW's clock at the launch plus the
+ * limit (or at once when no hart can act), on PU PLIC source 7, context 6
+ * (the KW).  The KW takes the interrupt only while it halts for reports
  * (kw_wait), so the trap always lands on that one fcc instruction or
- * just after it.  Its trap runs on a stack of its own: mscratch is the
- * top of the stack the KW is using.
+ * just after it; reading the timer moves its clock to the expiry.  Its
+ * trap runs on a stack of its own: mscratch is the top of the stack the
+ * KW is using.
  */
 #define KW_PLIC_CTX     (HART_KW - MM_HART0)
 #define WATCHDOG_SRC    (PLIC_SRC_PU_TIMER0 + WATCHDOG_TIMER)
@@ -565,12 +566,9 @@ static void do_abort(const uint8_t *cmd)
 #define MIP_MEIP        (1u << 11)
 #define MSTATUS_MIE     (1u << 3)
 
-/* margin for the few instructions the look runs before its IPIs */
-#define LOOK_EARLY      64
-
 static uint64_t kw_trap_stack[256] __attribute__((aligned(16)));
 static uint64_t launch_clock;   /* the KW's clock at the launch's IPIs */
-static volatile int look_due;  /* a tick: IPI the launch's harts */
+static volatile int look_due;  /* an expiry: compare the clocks */
 extern const char kw_fcc_insn[];
 
 static void watchdog_init(void)
@@ -583,7 +581,7 @@ static void watchdog_init(void)
     csr_set(mie, MIP_MEIP);     /* mstatus.MIE: only in kw_wait */
 }
 
-/* PU timer 1 paces the looks: periodic, WATCHDOG_LOOK_MS apart. */
+/* PU timer 1: periodic, WATCHDOG_LOOK_MS of emulated time apart. */
 static void watchdog_arm(void)
 {
     look_due = 0;
@@ -616,7 +614,10 @@ void kw_interrupt(struct trap_frame *f)
     uint32_t src = rd32(KW_CLAIM);
 
     if (src == WATCHDOG_SRC) {
-        /* a claim left from a disarmed timer shows no IntStatus */
+        /*
+         * a claim left from a disarmed timer shows no IntStatus; the read
+         * moves the KW's clock to the expiry
+         */
         if (rd32(TIMER_REG(WATCHDOG_TIMER, TIMER_INTSTAT)) & 1) {
             look_due = 1;
         }
@@ -629,24 +630,6 @@ void kw_interrupt(struct trap_frame *f)
     if (f->mepc == (uint64_t)kw_fcc_insn) {
         f->mepc += 4;
     }
-}
-
-/*
- * A look: IPI the launch's harts, each of which compares its own clock
- * with the limit (cm.c).  The IPIs leave at (just before) the time the
- * launch's did, so they reach every hart no later than the launch did: a
- * hart takes an IPI at its arrival time, and IPIs sent at the KW's
- * present time (which has moved on with the looks, paced by host time,
- * and with what it read) would drag the kernel's harts along.  The KW's
- * own clock goes on where it was.
- */
-static void watchdog_look(uint64_t launched_at)
-{
-    uint64_t now = cycles();
-
-    csr_write(mcycle, launched_at - LOOK_EARLY);
-    ipi_launch_harts(launch.shire_mask);
-    csr_write(mcycle, now);
 }
 
 /* Halt for one credit on counter 0, or until the watchdog interrupts. */
@@ -692,8 +675,8 @@ static void __attribute__((noreturn)) kernel_worker(void)
         __asm__ volatile("fence" ::: "memory");
         et_amoaddg_d(&launch.gen, 1);
         et_amoswapg_d(&kw.running, 1);
-        watchdog_arm();
         launch_clock = cycles();
+        watchdog_arm();         /* after: it expires past the limit */
         ipi_launch_harts(kw.mask);
         if (read_now(&kw.host_abort)) {    /* the host's (host_abort) */
             kernels_stop();     /* aborted before it started */
@@ -707,12 +690,13 @@ static void __attribute__((noreturn)) kernel_worker(void)
             if (et_amoorg_d(&launch.exception_shires, 0)) {
                 stopped = 1;
                 kernels_stop();
-            } else if (et_amoorg_d(&launch.timed_out, 0)) {
-                timed_out = stopped = 1;
-                kernels_stop();
             } else if (look_due) {
                 look_due = 0;
-                watchdog_look(launch_clock);
+                /* the chip is past the expiry, and the KW's clock at it */
+                if (cycles() - launch_clock >= watchdog_cycles) {
+                    timed_out = stopped = 1;
+                    kernels_stop();
+                }
             }
         }
         watchdog_disarm();

@@ -10,6 +10,17 @@
  * docs/host-interface.md).  Reaching zero sets its interrupt (unless
  * masked) and reloads LoadCount in user-defined mode, 0xffffffff in
  * free-running mode.  Reading EOI clears the interrupt.
+ *
+ * A timer that a minion hart enables runs on emulated time (docs/timing.md,
+ * "Timers and the warp"): its expiries are times in minion cycles, from
+ * the arming hart's clock, and it expires when the chip's time, the
+ * earliest time from which any hart may still act (etsoc1_sync_horizon),
+ * has reached the expiry, or, when no hart can act at all, at once: the
+ * model moves on to the earliest expiry (the warp), as QEMU's icount moves
+ * its virtual clock to the next timer when every CPU is idle.  A minion
+ * that reads a register showing the expiry moves its clock to the expiry,
+ * as for any event it learns of.  How often the chip's time is looked at
+ * is host time (property "scan-ms"); what the guest sees is not.
  */
 
 #include "qemu/osdep.h"
@@ -23,6 +34,9 @@
 #include "hw/sysbus.h"
 #include "migration/vmstate.h"
 #include "qemu/units.h"
+#include "qemu/timer.h"
+#include "qemu/host-utils.h"
+#include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "trace.h"
 
@@ -88,6 +102,131 @@ static void pu_timer_update_irq(Etsoc1PuTimerState *s, unsigned n)
     qemu_set_irq(s->irq[n], level);
 }
 
+/* ---- emulated time ------------------------------------------------------ */
+
+/* The minion harts's clock, if @cpu is a minion that keeps one */
+static bool pu_timer_minion_now(Etsoc1MinionCPU *cpu, uint64_t *now)
+{
+    if (!cpu || !cpu->parent_obj.cfg.et_counters) {
+        return false;
+    }
+    *now = etsoc1_now(cpu);
+    return true;
+}
+
+/* @ticks of the block's clock in minion cycles (at least one) */
+static uint64_t pu_timer_cycles(Etsoc1PuTimerState *s, uint64_t ticks)
+{
+    return MAX(muldiv64(ticks, s->clock_mhz * 1000000u, s->freq_hz), 1);
+}
+
+/* Ticks from one expiry of timer @n to the next; 0 in LoadCount is 2^32 */
+static uint64_t pu_timer_reload_ticks(Etsoc1PuTimerState *s, unsigned n)
+{
+    return FIELD_EX32(s->control[n], CONTROL, MODE) && s->loadcount[n]
+           ? s->loadcount[n] : 1ULL << 32;
+}
+
+static bool pu_timer_emu_on(Etsoc1PuTimerState *s, unsigned n)
+{
+    return s->timer[n].emu && FIELD_EX32(s->control[n], CONTROL, ENABLE);
+}
+
+/*
+ * Expire every timer on emulated time whose expiry is at or before @now:
+ * the interrupt is a level, so expiries missed in between are one.
+ */
+static void pu_timer_catch_up(Etsoc1PuTimerState *s, uint64_t now)
+{
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        Etsoc1PuTimer *t = &s->timer[n];
+        uint64_t p, k;
+
+        if (!pu_timer_emu_on(s, n) || t->deadline > now) {
+            continue;
+        }
+        p = pu_timer_cycles(s, pu_timer_reload_ticks(s, n));
+        k = (now - t->deadline) / p;    /* expiries after the first */
+        t->fired_at = t->deadline + k * p;
+        t->deadline = t->fired_at + p;
+        trace_etsoc1_pu_timer_emu_expired(n, t->fired_at, k + 1);
+        s->raw |= 1u << n;
+        pu_timer_update_irq(s, n);
+    }
+}
+
+/* Look at the chip's time again in scan_ms while a timer is on it. */
+static void pu_timer_schedule(Etsoc1PuTimerState *s)
+{
+    unsigned n;
+
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        if (pu_timer_emu_on(s, n)) {
+            timer_mod(s->scan, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                               s->scan_ms);
+            return;
+        }
+    }
+    timer_del(s->scan);
+}
+
+/*
+ * The main loop's look at the chip's time (BQL held): expire what the
+ * chip has passed; with no hart that can act (every one halted in a wait
+ * that only an interrupt can end, the service processor too), warp to
+ * the earliest expiry, which is then the only thing that can happen.
+ */
+static void pu_timer_scan(void *opaque)
+{
+    Etsoc1PuTimerState *s = opaque;
+    uint64_t next = UINT64_MAX;
+    bool idle;
+    uint64_t horizon = etsoc1_sync_horizon(&idle);
+    unsigned n;
+
+    int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+
+    if (!idle) {
+        s->idle_since_ms = -1;
+    } else if (s->idle_since_ms < 0) {
+        s->idle_since_ms = now_ms;
+    }
+    if (horizon != UINT64_MAX) {
+        pu_timer_catch_up(s, horizon);
+    } else if (idle && now_ms - s->idle_since_ms >= s->warp_idle_ms) {
+        /* a host that may still send has had warp_idle_ms to do so */
+        s->idle_since_ms = -1;
+        for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+            if (pu_timer_emu_on(s, n)) {
+                next = MIN(next, s->timer[n].deadline);
+            }
+        }
+        if (next != UINT64_MAX) {
+            trace_etsoc1_pu_timer_warp(next);
+            pu_timer_catch_up(s, next);
+        }
+    }
+    pu_timer_schedule(s);
+}
+
+/*
+ * A minion reads a register that shows the timers @bits expired: it has
+ * learnt of the expiries, so its clock is at least at them.
+ */
+static void pu_timer_seen(Etsoc1PuTimerState *s, Etsoc1MinionCPU *cpu,
+                          uint32_t bits)
+{
+    unsigned n;
+
+    for (n = 0; cpu && n < ETSOC1_PU_TIMERS; n++) {
+        if ((bits >> n & 1) && s->timer[n].emu) {
+            etsoc1_advance_to(cpu, s->timer[n].fired_at);
+        }
+    }
+}
+
 static void pu_timer_expired(void *opaque)
 {
     Etsoc1PuTimer *t = opaque;
@@ -129,9 +268,18 @@ static uint32_t pu_timer_intstatus(Etsoc1PuTimerState *s)
 static uint64_t pu_timer_read(void *opaque, hwaddr addr, unsigned size)
 {
     Etsoc1PuTimerState *s = opaque;
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
     unsigned n = addr / TIMER_STRIDE;
-    uint64_t r = 0;
+    uint64_t r = 0, now = 0;
+    bool timed = pu_timer_minion_now(cpu, &now);
+    uint32_t raw;
 
+    if (timed) {
+        pu_timer_catch_up(s, now);      /* what expired before the read */
+    } else {
+        cpu = NULL;
+    }
+    raw = s->raw;
     if (n < ETSOC1_PU_TIMERS) {
         switch (addr % TIMER_STRIDE) {
         case A_LOADCOUNT:
@@ -139,29 +287,43 @@ static uint64_t pu_timer_read(void *opaque, hwaddr addr, unsigned size)
             break;
         case A_CURRENTVAL:
             /* reads 0 while disabled */
-            r = FIELD_EX32(s->control[n], CONTROL, ENABLE)
-                ? ptimer_get_count(s->timer[n].ptimer) : 0;
+            if (!FIELD_EX32(s->control[n], CONTROL, ENABLE)) {
+                r = 0;
+            } else if (!s->timer[n].emu) {
+                r = ptimer_get_count(s->timer[n].ptimer);
+            } else if (timed) {
+                /* the ticks left at the reader's clock */
+                r = muldiv64(s->timer[n].deadline - now, s->freq_hz,
+                             s->clock_mhz * 1000000u);
+            } else {
+                r = s->loadcount[n];    /* a debugger: no clock to read at */
+            }
             break;
         case A_CONTROL:
             r = s->control[n];
             break;
         case A_EOI:
+            pu_timer_seen(s, cpu, raw & 1u << n);
             pu_timer_eoi(s, 1u << n);
             break;
         case A_INTSTAT:
             r = pu_timer_intstatus(s) >> n & 1;
+            pu_timer_seen(s, cpu, r << n);
             break;
         }
     } else {
         switch (addr) {
         case A_TIMERS_INTSTATUS:
             r = pu_timer_intstatus(s);
+            pu_timer_seen(s, cpu, r);
             break;
         case A_TIMERS_EOI:
+            pu_timer_seen(s, cpu, raw);
             pu_timer_eoi(s, UINT32_MAX);
             break;
         case A_TIMERS_RAWINTSTATUS:
             r = s->raw;
+            pu_timer_seen(s, cpu, r);
             break;
         case A_TIMERS_COMP_VERSION:
             r = COMP_VERSION;
@@ -185,8 +347,29 @@ static void pu_timer_write_control(Etsoc1PuTimerState *s, unsigned n,
     Etsoc1PuTimer *t = &s->timer[n];
     bool was_on = FIELD_EX32(s->control[n], CONTROL, ENABLE);
     bool on = FIELD_EX32(val, CONTROL, ENABLE);
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+    uint64_t now;
 
     s->control[n] = val & CONTROL_MASK;
+    if (on && !was_on && pu_timer_minion_now(cpu, &now)) {
+        /* armed by a minion: on emulated time, from its clock */
+        t->emu = true;
+        s->clock_mhz = cpu->timing->clock_mhz;
+        t->deadline = now + pu_timer_cycles(s, s->loadcount[n]
+                                               ? s->loadcount[n]
+                                               : 1ULL << 32);
+        trace_etsoc1_pu_timer_emu_armed(n, now, t->deadline);
+        pu_timer_schedule(s);
+        pu_timer_update_irq(s, n);
+        return;
+    }
+    if (t->emu) {
+        /* on emulated time: a mode change acts at the next expiry */
+        t->emu = on;
+        pu_timer_schedule(s);
+        pu_timer_update_irq(s, n);
+        return;
+    }
     ptimer_transaction_begin(t->ptimer);
     if (on && !was_on) {
         /* enabling loads LoadCount (0 counts as a full period: 2^32) */
@@ -208,8 +391,12 @@ static void pu_timer_write(void *opaque, hwaddr addr, uint64_t val,
 {
     Etsoc1PuTimerState *s = opaque;
     unsigned n = addr / TIMER_STRIDE;
+    uint64_t now;
 
     trace_etsoc1_pu_timer_write(addr, val);
+    if (pu_timer_minion_now(etsoc1_current_minion(), &now)) {
+        pu_timer_catch_up(s, now);      /* what expired before the write */
+    }
     if (n >= ETSOC1_PU_TIMERS) {
         if (addr >= A_LOADCOUNT2_FIRST && addr <= A_LOADCOUNT2_LAST) {
             qemu_log_mask(LOG_UNIMP, "%s: LoadCount2 (PWM mode)\n", __func__);
@@ -224,7 +411,8 @@ static void pu_timer_write(void *opaque, hwaddr addr, uint64_t val,
     case A_LOADCOUNT:
         /* takes effect at the next enable or reload, as on the DW block */
         s->loadcount[n] = val;
-        if (FIELD_EX32(s->control[n], CONTROL, MODE) && val) {
+        if (FIELD_EX32(s->control[n], CONTROL, MODE) && val &&
+            !s->timer[n].emu) {
             ptimer_transaction_begin(s->timer[n].ptimer);
             pu_timer_set_limit(s, n, val, false);
             ptimer_transaction_commit(s->timer[n].ptimer);
@@ -269,6 +457,16 @@ static void pu_timer_realize(DeviceState *dev, Error **errp)
         error_setg(errp, "freq-hz must not be 0");
         return;
     }
+    if (!s->scan_ms) {
+        error_setg(errp, "scan-ms must not be 0");
+        return;
+    }
+    if (s->warp_idle_ms == ETSOC1_PU_TIMER_WARP_AUTO) {
+        s->warp_idle_ms = 0;    /* a machine with a host link sets it */
+    }
+    s->idle_since_ms = -1;
+    s->clock_mhz = 600;     /* replaced by the arming hart's */
+    s->scan = timer_new_ms(QEMU_CLOCK_REALTIME, pu_timer_scan, s);
     for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
         Etsoc1PuTimer *t = &s->timer[n];
 
@@ -294,8 +492,12 @@ static void pu_timer_reset_enter(Object *obj, ResetType type)
         ptimer_transaction_commit(s->timer[n].ptimer);
         s->loadcount[n] = 0;
         s->control[n] = 0;
+        s->timer[n].emu = false;
+        s->timer[n].deadline = 0;
+        s->timer[n].fired_at = 0;
     }
     s->raw = 0;
+    timer_del(s->scan);
 }
 
 static void pu_timer_reset_hold(Object *obj)
@@ -310,24 +512,36 @@ static void pu_timer_reset_hold(Object *obj)
 
 static const VMStateDescription vmstate_pu_timer_one = {
     .name = TYPE_ETSOC1_PU_TIMER "/timer",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (VMStateField[]) {
         VMSTATE_PTIMER(ptimer, Etsoc1PuTimer),
+        VMSTATE_BOOL(emu, Etsoc1PuTimer),
+        VMSTATE_UINT64(deadline, Etsoc1PuTimer),
+        VMSTATE_UINT64(fired_at, Etsoc1PuTimer),
         VMSTATE_END_OF_LIST()
     },
 };
 
+/* the look at the chip's time is host pacing: start it again */
+static int pu_timer_post_load(void *opaque, int version_id)
+{
+    pu_timer_schedule(opaque);
+    return 0;
+}
+
 static const VMStateDescription vmstate_pu_timer = {
     .name = TYPE_ETSOC1_PU_TIMER,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
+    .post_load = pu_timer_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(timer, Etsoc1PuTimerState, ETSOC1_PU_TIMERS, 1,
                              vmstate_pu_timer_one, Etsoc1PuTimer),
         VMSTATE_UINT32_ARRAY(loadcount, Etsoc1PuTimerState, ETSOC1_PU_TIMERS),
         VMSTATE_UINT32_ARRAY(control, Etsoc1PuTimerState, ETSOC1_PU_TIMERS),
         VMSTATE_UINT32(raw, Etsoc1PuTimerState),
+        VMSTATE_UINT32(clock_mhz, Etsoc1PuTimerState),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -335,6 +549,14 @@ static const VMStateDescription vmstate_pu_timer = {
 static Property pu_timer_properties[] = {
     DEFINE_PROP_UINT32("freq-hz", Etsoc1PuTimerState, freq_hz,
                        ETSOC1_PU_TIMER_HZ),
+    /* host ms between looks at the chip's time (emulated-time timers) */
+    DEFINE_PROP_UINT32("scan-ms", Etsoc1PuTimerState, scan_ms, 1),
+    /*
+     * host ms the chip must have been idle before a warp; by default 0,
+     * or ETSOC1_WARP_IDLE_HOSTLINK_MS on a machine with a host link
+     */
+    DEFINE_PROP_UINT32("warp-idle-ms", Etsoc1PuTimerState, warp_idle_ms,
+                       ETSOC1_PU_TIMER_WARP_AUTO),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -132,6 +132,45 @@ static void etsoc1_others_mins(Etsoc1MinionCPU *self, uint64_t *running,
     }
 }
 
+/*
+ * The chip's time, for the timers on emulated time (etsoc1-pu-timer.c):
+ * the earliest time from which a minion hart may still act
+ * (etsoc1_next_act, and a hart halted in WFI whose wake-up interrupt is
+ * pending, which is about to run), UINT64_MAX if none may.  *@idle: no
+ * CPU at all may act, the service processor included, so only a timer can
+ * wake one.  A halt or a wake between two looks at a hart can make it
+ * wrong by that hart; its caller looks again (the main loop, with the
+ * BQL, where host input and devices wake harts, so none of theirs is
+ * missed).  Costs a look at every CPU: the timers call it at a host pace
+ * (their "scan-ms"), never per event.
+ */
+uint64_t etsoc1_sync_horizon(bool *idle)
+{
+    uint64_t min = UINT64_MAX, t;
+    Etsoc1MinionCPU *cpu;
+    CPUState *cs;
+    bool gated;
+
+    *idle = true;
+    CPU_FOREACH(cs) {
+        cpu = etsoc1_minion_of(cs);
+        if (!cpu) {
+            if (!qatomic_read(&cs->halted) || cpu_has_work(cs)) {
+                *idle = false;      /* the service processor runs */
+            }
+            continue;
+        }
+        if (etsoc1_next_act(cpu, &t, &gated) ||
+            (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
+             riscv_cpu_all_pending(&cpu->parent_obj.env) &&
+             (t = etsoc1_clock_peek(cpu), true))) {
+            min = MIN(min, t);
+            *idle = false;
+        }
+    }
+    return min;
+}
+
 /* One of etsoc1_others_mins: harts at the gate count if @gated. */
 static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
 {

@@ -65,5 +65,6 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_start(Etsoc1MachineState *s);
+uint64_t etsoc1_sync_horizon(bool *idle);
 
 #endif

@@ -832,6 +832,13 @@ static void etsoc1_machine_init(MachineState *ms)
     pcie = etsoc1_pcie_create(s, ms);
     timer = qdev_new(TYPE_ETSOC1_PU_TIMER);
     object_property_add_child(OBJECT(s), "pu-timer", OBJECT(timer));
+    /* the host may still send: a warp waits for it (docs/timing.md) */
+    if (object_property_get_uint(OBJECT(timer), "warp-idle-ms",
+                                 &error_abort) == ETSOC1_PU_TIMER_WARP_AUTO) {
+        qdev_prop_set_uint32(timer, "warp-idle-ms",
+                             s->hostlink_id ? ETSOC1_WARP_IDLE_HOSTLINK_MS
+                                            : 0);
+    }
     sysbus_realize_and_unref(SYS_BUS_DEVICE(timer), &error_fatal);
     sysbus_mmio_map(SYS_BUS_DEVICE(timer), 0,
                     etsoc1_memmap[ETSOC1_PU_TIMER_REGS].base);
