@@ -417,17 +417,50 @@ bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 
 /* ---- fast local barrier -------------------------------------------------- */
 
+static int etsoc1_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * When the FLB unit is done with the last of the @n accesses at @arr
+ * (their arrivals at the unit), serving one at a time for @service
+ * cycles each in their time order: each starts at the later of its
+ * arrival and the end of the one before.  Depends only on the set of
+ * arrivals, not on the order in which the host recorded them.
+ */
+static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
+{
+    double end = 0;
+    unsigned i;
+
+    qsort(arr, n, sizeof(*arr), etsoc1_u64_cmp);
+    for (i = 0; i < n; i++) {
+        end = MAX(end, (double)arr[i]) + service;
+    }
+    return llround(end);
+}
+
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
  * arrival resets the counter and reads 1; the others read 0.
  *
  * The counters are a unit of the shire, not of the minion: an access
- * travels to the unit (half of flb.rtt), steps the counter there and its
- * answer travels back (the other half).  The unit keeps, per counter,
- * the latest arrival of the round under way, so the access that
- * completes the barrier answers no earlier than the latest arrival of
- * its round: whichever hart the host runs last, the barrier completes at
- * the same time (docs/timing.md, "Fast local barrier").
+ * travels to the unit (half of flb.rtt), waits for its turn, is served
+ * (flb.service: one access at a time) and its answer travels back (the
+ * other half).  Which hart reads 1 is the host's order (the one the host
+ * runs last), as is which accesses of a round the unit has seen when an
+ * access comes; so that the figures are the model's, whatever the host's
+ * order (docs/timing.md, "Fast local barrier"):
+ *  - the access that completes the barrier answers when the unit has
+ *    served every access of the round in their time order: by then they
+ *    have all arrived, in the host's time too, so the unit knows them all;
+ *  - any other access answers as if it found the unit free: its own
+ *    arrival + one service.  Its true turn may depend on arrivals the host
+ *    has not run yet; it is at most (arrivals before it in the round) x
+ *    flb.service early.
  */
 static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
 {
@@ -435,27 +468,47 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     unsigned n = extract64(val, 0, 5);
     uint8_t match = extract64(val, 5, 8), old;
     double rtt = etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT);
-    /* when this access reaches the unit, and the latest of its round */
-    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), latest;
+    double service = etsoc1_t(cpu->timing, ETSOC1_T_FLB_SERVICE);
+    /* when this access reaches the unit, and when the unit is done */
+    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), done;
+    unsigned count;
     bool last;
 
     qemu_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
     sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
-    latest = MAX(own, sh->flb_at[n]);
-    sh->flb_at[n] = last ? 0 : latest;
+    /*
+     * A round is at most 256 steps of the 8-bit counter, so this is full
+     * only after a migration stream that did not keep the counter and its
+     * arrivals together: then the last slot keeps the latest.
+     */
+    if (sh->flb_n[n] < ETSOC1_FLB_ROUND_MAX) {
+        sh->flb_arr[n][sh->flb_n[n]++] = own;
+    } else {
+        sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1] =
+            MAX(own, sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1]);
+    }
+    count = sh->flb_n[n];
+    if (last) {
+        done = etsoc1_flb_served(sh->flb_arr[n], count, service);
+        sh->flb_n[n] = 0;
+    } else {
+        done = own + llround(service);
+    }
     qemu_mutex_unlock(&sh->flb_lock);
 
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
+    if (last) {
+        trace_etsoc1_flb_served(sh->shire_id, n, count, own, done);
+    }
     if (cpu->parent_obj.cfg.et_counters) {
-        /* the answer leg, from the round's latest arrival or our own */
+        /* the answer leg, from when the unit served this access */
         etsoc1_trace_span(etsoc1_hart(cpu),
                           last ? "FLB barrier (last)" : "FLB barrier",
-                          etsoc1_now(cpu), (last ? latest : own) +
-                          llround(rtt) - llround(rtt / 2), n);
-        etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
-                               llround(rtt / 2));
+                          etsoc1_now(cpu),
+                          done + llround(rtt) - llround(rtt / 2), n);
+        etsoc1_advance_to(cpu, done + llround(rtt) - llround(rtt / 2));
     }
     return last;
 }
