@@ -889,6 +889,8 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->flb_n, 0, sizeof(s->flb_n));
     memset(s->flb_arr, 0, sizeof(s->flb_arr));
+    memset(s->port_free, 0, sizeof(s->port_free));
+    s->port_npend = 0;
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
@@ -1093,6 +1095,11 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
         VMSTATE_UINT64(t_issue, Etsoc1Reduce),
         VMSTATE_UINT64(t_done, Etsoc1Reduce),
         VMSTATE_UINT64(t_send_free, Etsoc1Reduce),
+        VMSTATE_UINT8(port, Etsoc1Reduce),
+        VMSTATE_UINT8(port_from, Etsoc1Reduce),
+        VMSTATE_UINT64(port_out, Etsoc1Reduce),
+        VMSTATE_UINT64(port_in, Etsoc1Reduce),
+        VMSTATE_UINT64(port_wait, Etsoc1Reduce),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1179,6 +1186,9 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
             return -EINVAL;     /* the unit's arrivals would overflow */
         }
     }
+    if (s->port_npend > ETSOC1_PORT_PEND_MAX) {
+        return -EINVAL;
+    }
     for (m = 0; m < ETSOC1_HARTS_PER_SHIRE; m++) {
         etsoc1_sync_resume(&s->hart[m]);
     }
@@ -1221,6 +1231,11 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT16_ARRAY_V(flb_n, Etsoc1ShireState, 32, 4),
         VMSTATE_UINT64_2DARRAY_V(flb_arr, Etsoc1ShireState, 32,
                                  ETSOC1_FLB_ROUND_MAX, 4),
+        /* version 4: the mesh port and its queue */
+        VMSTATE_UINT64_ARRAY_V(port_free, Etsoc1ShireState, 2, 4),
+        VMSTATE_UINT16_V(port_npend, Etsoc1ShireState, 4),
+        VMSTATE_UINT16_ARRAY_V(port_pend, Etsoc1ShireState,
+                               ETSOC1_PORT_PEND_MAX, 4),
         VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
                        vmstate_etsoc1_line_clock, Etsoc1LineClock),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

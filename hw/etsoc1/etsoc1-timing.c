@@ -83,6 +83,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "in-shire crossbar it sits behind, the pace at which that crossbar "
         "hands one receiver a 32 B register (4.0 cycles per register, "
         "path 2); not fitted to any composite figure"),
+    ROW(ETSOC1_T_MESH_PORT_REG, "mesh.port.reg", 8.5, NS,
+        "fitted (issue 28): a shire's mesh port, out or in, passes one 32 B "
+        "register of a tensor message in this time; fitted to the card's "
+        "0.09-0.16 TB/s of 1 KiB rings between shires with all 1,024 "
+        "minions sending (probes/ring-bw, shire s -> s + 1: 0.12 TB/s, the "
+        "band's geometric centre); no other figure was used"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,
