@@ -31,6 +31,7 @@
 #define MSG_REGS 32             /* 1 KiB: 32 registers of 32 B */
 #define MAX_MINIONS 1024
 
+/* written by every minion, read by minion 0 after a chip barrier */
 static volatile uint64_t t_start[MAX_MINIONS], t_end[MAX_MINIONS];
 
 /* tensor_wait (CSR 0x830) event 9: the minion's tensor_reduce is done */
@@ -108,7 +109,9 @@ int main(uint64_t hartid, const void *fdt)
     if (hart_thread(hartid)) {
         return 0;
     }
-    for (k = 0; (2u << k) <= minions; k++) {
+    k = 0;
+    while ((2u << k) <= minions) {
+        k++;
     }
     if ((1u << k) != minions || minions > MAX_MINIONS) {
         if (gid == 0) {
