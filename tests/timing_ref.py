@@ -35,6 +35,10 @@ CREDIT_RTT_MESH_NS, CREDIT_HOP_NS = 234, 24
 # trip to the shire's barrier unit and back; the in-shire credit round
 # trip is two such trips
 FLB_RTT = CREDIT_RTT_SHIRE / 2
+# our choice (docs/timing.md, fast local barrier): the unit serves one
+# access at a time, one per slot of the in-shire crossbar, the crossbar
+# stream's cost per 32 B register
+FLB_SERVICE = STREAM['xbar'][1]
 TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
 
 # timing.md 5, cycles
@@ -102,10 +106,29 @@ def recv_early(path, mhz=600):
     return msg_rtt(path, mhz) / 2
 
 
-def flb_barrier(stagger, n=32):
+def flb_served(arrivals, service=FLB_SERVICE):
+    """When a unit that serves one access at a time, @service cycles
+    each, in time order, is done with the last of @arrivals."""
+    end = 0
+    for a in sorted(arrivals):
+        end = max(end, a) + service
+    return end
+
+
+def flb_barrier(stagger, n=32, rtt=FLB_RTT, service=FLB_SERVICE):
     """A barrier of @n minions, minion m arriving m x @stagger after the
-    first: the latest arrival's way to the unit and the answer back."""
-    return (n - 1) * stagger + FLB_RTT
+    first: the accesses' way to the unit, the unit serving them one at a
+    time in the order they arrive, the answer to the one that completes
+    the barrier back."""
+    return flb_served([m * stagger + rtt / 2 for m in range(n)],
+                      service) + rtt / 2
+
+
+def flb_access(rtt=FLB_RTT, service=FLB_SERVICE):
+    """An access that does not complete the barrier: answered as if it
+    found the unit free (docs/timing.md: its true turn may depend on
+    arrivals the host has not run yet)."""
+    return rtt + service
 
 
 def flb_credit(stagger, n=32):

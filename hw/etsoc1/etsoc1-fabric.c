@@ -214,6 +214,255 @@ void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu)
                                cpu->et->tensor.t[ETSOC1_TT_FREG]));
 }
 
+/* ---- the shires' mesh ports ---------------------------------------------- */
+
+/*
+ * docs/timing.md, "Contention".  All traffic of a shire's minions to and
+ * from other shires passes the one point where the shire meets the mesh
+ * (timing.md 1).  A peer message between shires holds the sender shire's
+ * out-port, then the receiver shire's in-port, for mesh.port.reg per
+ * register; a message that finds a port busy waits, and the receive
+ * completes that much later.  Only the wait is charged: the path latency
+ * of timing.md 3 already holds one pass through each port.
+ *
+ * Messages are delivered in the host's order (a pair meets when the host
+ * runs the second of its send and receive), so a port's next-free time
+ * cannot follow deliveries.  A message is booked at its delivery, in its
+ * out-port's queue; the receiver, before it takes its result, waits at
+ * the gate for the time its message reaches the port, then serves, in
+ * (time, receiving minion) order, every booked message up to its own:
+ * none can still come that reaches the port earlier (etsoc1_port_book),
+ * so what each waits depends on the set of messages, not on the order
+ * the host delivered them in.
+ *
+ * Only peer messages under handshake=rtl with poll-halt=on are booked:
+ * the gate orders them; the hardware trees, handshake=sysemu and
+ * poll-halt=off do not pass it (documented limits).
+ */
+
+static Etsoc1Reduce *etsoc1_reduce_of_gid(Etsoc1MachineState *m, unsigned gid)
+{
+    return &m->shire[gid / ETSOC1_MINIONS_PER_SHIRE]
+               .minion[gid % ETSOC1_MINIONS_PER_SHIRE].reduce;
+}
+
+/*
+ * From where the data leaves (or reaches the receiver's shire) to the
+ * shire's mesh stop: our choice, half the fixed one-way part of the
+ * message round trip between shires (150 / 4).  It must exceed the
+ * gate's lookahead (etsoc1_sync_lookahead).
+ */
+static double etsoc1_port_leg(const Etsoc1Timing *tm)
+{
+    return etsoc1_t(tm, ETSOC1_T_MSG_RTT_MESH) / 4;
+}
+
+/* From shire @a's mesh stop to shire @b's: the hops of the one way */
+static uint64_t etsoc1_port_transit(const Etsoc1Timing *tm, unsigned a,
+                                    unsigned b)
+{
+    return llround(etsoc1_hops(a, b) *
+                   etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2);
+}
+
+/*
+ * How far past the time T a port must have served up to the gate must
+ * let its receiver go: every message that reaches a port before T must
+ * be booked.  A running hart at clock u delivers data that leaves no
+ * earlier than u (less the CSR's own cycle), so reaches its out-port
+ * after u + the port leg, past the lookahead.  But a receive waiting at
+ * the gate is there at the time its ready reaches its sender, up to the
+ * longest one way between shires (the map's diameter, 10 hops) after its
+ * issue, and the gate does not wait for one within the lookahead: once
+ * let go, its data may leave as early as its issue (an early receive,
+ * etsoc1_reduce_times).  So the receiver waits at the gate for T + this.
+ */
+static uint64_t etsoc1_port_slack(Etsoc1MachineState *m)
+{
+    const Etsoc1Timing *tm = m->timing;
+    double lead = (etsoc1_t(tm, ETSOC1_T_MSG_RTT_MESH) +
+                   10 * etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT)) / 2 -
+                  etsoc1_port_leg(tm);
+
+    return m->sync_lookahead + (lead > 0 ? (uint64_t)ceil(lead) : 0);
+}
+
+/* Cycles a message of @count registers holds a port */
+static uint64_t etsoc1_port_service(const Etsoc1Timing *tm, unsigned count)
+{
+    return llround(count * etsoc1_t(tm, ETSOC1_T_MESH_PORT_REG));
+}
+
+/*
+ * Book the message to @rcv (record @r) whose data left sender minion @a
+ * at @left.  @left is no earlier than the clock of the hart that delivers
+ * it (the later of the pair: etsoc1_reduce_times), so it reaches its
+ * out-port at least the port leg after that clock, past the gate's
+ * lookahead: a receiver let go from the gate at T has every message that
+ * reaches a port before T booked.
+ */
+static void etsoc1_port_book(Etsoc1MachineState *m, unsigned a,
+                             Etsoc1MinionCPU *rcv, Etsoc1Reduce *r,
+                             uint64_t left)
+{
+    Etsoc1ShireState *out = &m->shire[a / ETSOC1_MINIONS_PER_SHIRE];
+
+    qemu_mutex_lock(&m->port_lock);
+    qatomic_set(&r->port, ETSOC1_PORT_BOOKED);
+    r->port_from = a / ETSOC1_MINIONS_PER_SHIRE;
+    r->port_out = left + llround(etsoc1_port_leg(m->timing));
+    r->port_in = 0;
+    r->port_wait = 0;
+    if (out->port_npend < ETSOC1_PORT_PEND_MAX) {
+        out->port_pend[out->port_npend++] = etsoc1_gid(rcv);
+    }
+    qemu_mutex_unlock(&m->port_lock);
+}
+
+typedef struct Etsoc1PortTurn {
+    uint64_t t;
+    unsigned gid;
+} Etsoc1PortTurn;
+
+static int etsoc1_port_turn_cmp(const void *a, const void *b)
+{
+    const Etsoc1PortTurn *x = a, *y = b;
+
+    if (x->t != y->t) {
+        return x->t < y->t ? -1 : 1;
+    }
+    return x->gid < y->gid ? -1 : x->gid > y->gid;
+}
+
+static bool etsoc1_port_before(uint64_t t, unsigned gid, uint64_t u,
+                               unsigned hgid)
+{
+    return t < u || (t == u && gid <= hgid);
+}
+
+/*
+ * Shire @s's out-port serves, in (time, receiver) order, every message in
+ * its queue up to (@t, @gid).  Under port_lock.
+ */
+static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
+                                  uint64_t t, unsigned gid)
+{
+    Etsoc1ShireState *sh = &m->shire[s];
+    g_autofree Etsoc1PortTurn *turn = g_new(Etsoc1PortTurn, sh->port_npend);
+    unsigned i, n = 0, keep = 0;
+
+    for (i = 0; i < sh->port_npend; i++) {
+        unsigned g = sh->port_pend[i];
+        Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, g);
+
+        if (etsoc1_port_before(r->port_out, g, t, gid)) {
+            turn[n++] = (Etsoc1PortTurn) { r->port_out, g };
+        } else {
+            sh->port_pend[keep++] = g;
+        }
+    }
+    sh->port_npend = keep;
+    qsort(turn, n, sizeof(*turn), etsoc1_port_turn_cmp);
+    for (i = 0; i < n; i++) {
+        Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, turn[i].gid);
+        uint64_t go = MAX(r->port_out, sh->port_free[0]);
+
+        r->port_wait = go - r->port_out;
+        sh->port_free[0] = go + etsoc1_port_service(m->timing, r->count);
+        r->port_in = go + etsoc1_port_transit(m->timing, s,
+                                              turn[i].gid /
+                                              ETSOC1_MINIONS_PER_SHIRE);
+        qatomic_set(&r->port, ETSOC1_PORT_OUT_DONE);
+    }
+}
+
+/*
+ * Shire @s's in-port serves, in (time, receiver) order, every message to
+ * its minions that reaches it up to (@t, @gid), each one's out-port
+ * first.  Under port_lock.
+ */
+static void etsoc1_port_serve_in(Etsoc1MachineState *m, unsigned s,
+                                 uint64_t t, unsigned gid)
+{
+    Etsoc1ShireState *sh = &m->shire[s];
+    Etsoc1PortTurn turn[ETSOC1_MINIONS_PER_SHIRE];
+    unsigned i, n = 0, base = s * ETSOC1_MINIONS_PER_SHIRE;
+
+    for (i = 0; i < ETSOC1_MINIONS_PER_SHIRE; i++) {
+        Etsoc1Reduce *r = &sh->minion[i].reduce;
+
+        if (r->port == ETSOC1_PORT_BOOKED &&
+            etsoc1_port_before(r->port_out, base + i, t, gid)) {
+            etsoc1_port_serve_out(m, r->port_from, r->port_out, base + i);
+        }
+        if (r->port == ETSOC1_PORT_OUT_DONE &&
+            etsoc1_port_before(r->port_in, base + i, t, gid)) {
+            turn[n++] = (Etsoc1PortTurn) { r->port_in, base + i };
+        }
+    }
+    qsort(turn, n, sizeof(*turn), etsoc1_port_turn_cmp);
+    for (i = 0; i < n; i++) {
+        Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, turn[i].gid);
+        uint64_t go = MAX(r->port_in, sh->port_free[1]);
+
+        r->port_wait += go - r->port_in;
+        sh->port_free[1] = go + etsoc1_port_service(m->timing, r->count);
+        r->t_done += r->port_wait;
+        qatomic_set(&r->port, ETSOC1_PORT_SETTLED);
+        /* the receiver's wait for its data shows it, to the new t_done */
+        trace_etsoc1_port_wait(turn[i].gid, r->port_from, s, r->port_out,
+                               r->port_wait);
+    }
+}
+
+/*
+ * Before @cpu takes the result of its operation: if it received a message
+ * from another shire, the ports' waits must be known.  False: the hart
+ * waits at the gate (the caller halts it and runs the instruction again).
+ */
+bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1Reduce *r = etsoc1_reduce_of(cpu);
+    unsigned me = etsoc1_gid(cpu), s = me / ETSOC1_MINIONS_PER_SHIRE;
+    uint8_t port;
+    uint64_t t;
+
+    /*
+     * Most operations had no message through the ports: no lock.  The
+     * booking is made before the operation ends (etsoc1_try_deliver), and
+     * the hart has seen it end.
+     */
+    port = qatomic_read(&r->port);
+    if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_OUT_DONE) {
+        return true;
+    }
+    for (;;) {
+        qemu_mutex_lock(&m->port_lock);
+        port = r->port;
+        /* the earliest its message can reach the in-port */
+        t = port == ETSOC1_PORT_BOOKED ?
+            r->port_out + etsoc1_port_transit(m->timing, r->port_from, s) :
+            r->port_in;
+        qemu_mutex_unlock(&m->port_lock);
+        if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_OUT_DONE) {
+            return true;
+        }
+        if (!etsoc1_sync_gate(cpu, t + etsoc1_port_slack(m), NULL)) {
+            return false;
+        }
+        qemu_mutex_lock(&m->port_lock);
+        if (r->port == ETSOC1_PORT_BOOKED) {
+            etsoc1_port_serve_out(m, r->port_from, r->port_out, me);
+        }
+        if (r->port == ETSOC1_PORT_OUT_DONE && r->port_in <= t) {
+            etsoc1_port_serve_in(m, s, r->port_in, me);
+        }
+        qemu_mutex_unlock(&m->port_lock);
+        /* the out-port held it back: wait at the gate again, further on */
+    }
+}
+
 /* Deliver if sender @snd and its named partner can now complete. */
 static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
 {
@@ -240,6 +489,13 @@ static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
         s->ready = false;
     }
     ev.sent = etsoc1_reduce_times(snd, s, rcv, r);
+    /* only where the gate orders it (etsoc1_reduce_settle) */
+    if (m->handshake == ETSOC1_HANDSHAKE_RTL && m->poll_halt && !s->tree &&
+        etsoc1_gid(snd) / ETSOC1_MINIONS_PER_SHIRE !=
+        etsoc1_gid(rcv) / ETSOC1_MINIONS_PER_SHIRE &&
+        etsoc1_t(m->timing, ETSOC1_T_MESH_PORT_REG) > 0) {
+        etsoc1_port_book(m, etsoc1_gid(snd), rcv, r, ev.sent);
+    }
     ev.time = r->t_done;
     etsoc1_event_trace(&ev);
     etsoc1_transfer(snd, s, rcv, r);
@@ -337,6 +593,9 @@ static RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
         /* one that waited at the gate leaves it in etsoc1_reduce_gate */
         qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     }
+    if (!etsoc1_reduce_settle(cpu)) {
+        return (RISCVException)etsoc1_halt_cause(cpu);
+    }
     etsoc1_reduce_observe(cpu);
 
     role = kind;
@@ -390,6 +649,7 @@ static RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
     op->frm = cpu->parent_obj.env.frm;
     op->tree = op_is_tree(kind);
     op->t_issue = t_issue;
+    qatomic_set(&op->port, ETSOC1_PORT_NONE);  /* settled above, if booked */
     etsoc1_advance_to(cpu, op->t_issue +
                       etsoc1_insn_cost(cpu->timing, ET_INSN_SYSTEM));
     op->state = ETSOC1_REDUCE_PENDING;
@@ -417,17 +677,50 @@ bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu)
 
 /* ---- fast local barrier -------------------------------------------------- */
 
+static int etsoc1_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * When the FLB unit is done with the last of the @n accesses at @arr
+ * (their arrivals at the unit), serving one at a time for @service
+ * cycles each in their time order: each starts at the later of its
+ * arrival and the end of the one before.  Depends only on the set of
+ * arrivals, not on the order in which the host recorded them.
+ */
+static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
+{
+    double end = 0;
+    unsigned i;
+
+    qsort(arr, n, sizeof(*arr), etsoc1_u64_cmp);
+    for (i = 0; i < n; i++) {
+        end = MAX(end, (double)arr[i]) + service;
+    }
+    return llround(end);
+}
+
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
  * arrival resets the counter and reads 1; the others read 0.
  *
  * The counters are a unit of the shire, not of the minion: an access
- * travels to the unit (half of flb.rtt), steps the counter there and its
- * answer travels back (the other half).  The unit keeps, per counter,
- * the latest arrival of the round under way, so the access that
- * completes the barrier answers no earlier than the latest arrival of
- * its round: whichever hart the host runs last, the barrier completes at
- * the same time (docs/timing.md, "Fast local barrier").
+ * travels to the unit (half of flb.rtt), waits for its turn, is served
+ * (flb.service: one access at a time) and its answer travels back (the
+ * other half).  Which hart reads 1 is the host's order (the one the host
+ * runs last), as is which accesses of a round the unit has seen when an
+ * access comes; so that the figures are the model's, whatever the host's
+ * order (docs/timing.md, "Fast local barrier"):
+ *  - the access that completes the barrier answers when the unit has
+ *    served every access of the round in their time order: by then they
+ *    have all arrived, in the host's time too, so the unit knows them all;
+ *  - any other access answers as if it found the unit free: its own
+ *    arrival + one service.  Its true turn may depend on arrivals the host
+ *    has not run yet; it is at most (arrivals before it in the round) x
+ *    flb.service early.
  */
 static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
 {
@@ -435,27 +728,47 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     unsigned n = extract64(val, 0, 5);
     uint8_t match = extract64(val, 5, 8), old;
     double rtt = etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT);
-    /* when this access reaches the unit, and the latest of its round */
-    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), latest;
+    double service = etsoc1_t(cpu->timing, ETSOC1_T_FLB_SERVICE);
+    /* when this access reaches the unit, and when the unit is done */
+    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), done;
+    unsigned count;
     bool last;
 
     qemu_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
     sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
-    latest = MAX(own, sh->flb_at[n]);
-    sh->flb_at[n] = last ? 0 : latest;
+    /*
+     * A round is at most 256 steps of the 8-bit counter, so this is full
+     * only after a migration stream that did not keep the counter and its
+     * arrivals together: then the last slot keeps the latest.
+     */
+    if (sh->flb_n[n] < ETSOC1_FLB_ROUND_MAX) {
+        sh->flb_arr[n][sh->flb_n[n]++] = own;
+    } else {
+        sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1] =
+            MAX(own, sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1]);
+    }
+    count = sh->flb_n[n];
+    if (last) {
+        done = etsoc1_flb_served(sh->flb_arr[n], count, service);
+        sh->flb_n[n] = 0;
+    } else {
+        done = own + llround(service);
+    }
     qemu_mutex_unlock(&sh->flb_lock);
 
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
+    if (last) {
+        trace_etsoc1_flb_served(sh->shire_id, n, count, own, done);
+    }
     if (cpu->parent_obj.cfg.et_counters) {
-        /* the answer leg, from the round's latest arrival or our own */
+        /* the answer leg, from when the unit served this access */
         etsoc1_trace_span(etsoc1_hart(cpu),
                           last ? "FLB barrier (last)" : "FLB barrier",
-                          etsoc1_now(cpu), (last ? latest : own) +
-                          llround(rtt) - llround(rtt / 2), n);
-        etsoc1_advance_to(cpu, (last ? latest : own) + llround(rtt) -
-                               llround(rtt / 2));
+                          etsoc1_now(cpu),
+                          done + llround(rtt) - llround(rtt / 2), n);
+        etsoc1_advance_to(cpu, done + llround(rtt) - llround(rtt / 2));
     }
     return last;
 }

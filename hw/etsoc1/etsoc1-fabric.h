@@ -30,7 +30,26 @@ typedef struct Etsoc1Reduce {
     uint64_t t_issue;       /* minion clock when the operation was issued */
     uint64_t t_done;        /* ... and when it completes (timing model) */
     uint64_t t_send_free;   /* when the minion's send path takes another */
+    /*
+     * A received message from another shire, through the mesh ports
+     * (docs/timing.md, "Contention"): where its wait stands
+     * (ETSOC1_PORT_*), the sender's shire, when it reaches the out-port
+     * and (once the out-port has served it) the in-port, and the wait so
+     * far.  Written under the machine's port_lock.
+     */
+    uint8_t port;
+    uint8_t port_from;
+    uint64_t port_out;
+    uint64_t port_in;
+    uint64_t port_wait;
 } Etsoc1Reduce;
+
+enum {
+    ETSOC1_PORT_NONE,       /* no message through the ports */
+    ETSOC1_PORT_BOOKED,     /* delivered, in its out-port's queue */
+    ETSOC1_PORT_OUT_DONE,   /* out-port served it: port_in is known */
+    ETSOC1_PORT_SETTLED,    /* both served: port_wait is in t_done */
+};
 
 typedef enum {
     ETSOC1_HANDSHAKE_RTL,       /* one ready bit per minion, as silicon */
@@ -55,6 +74,7 @@ typedef enum {
 /* etsoc1-fabric.c */
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
+bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu);
 uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,

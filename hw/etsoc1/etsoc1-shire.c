@@ -409,7 +409,7 @@ static void esr_flb_write(const Etsoc1EsrAt *at, uint64_t val)
     /* a counter set by software starts a new round */
     qemu_mutex_lock(&s->flb_lock);
     s->flb[at->idx] = val;
-    s->flb_at[at->idx] = 0;
+    s->flb_n[at->idx] = 0;
     qemu_mutex_unlock(&s->flb_lock);
 }
 
@@ -889,7 +889,10 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
         s->hart[n].et_state.m[0] = 0xff;
     }
     memset(s->flb, 0, sizeof(s->flb));
-    memset(s->flb_at, 0, sizeof(s->flb_at));
+    memset(s->flb_n, 0, sizeof(s->flb_n));
+    memset(s->flb_arr, 0, sizeof(s->flb_arr));
+    memset(s->port_free, 0, sizeof(s->port_free));
+    s->port_npend = 0;
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
@@ -1094,6 +1097,11 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
         VMSTATE_UINT64(t_issue, Etsoc1Reduce),
         VMSTATE_UINT64(t_done, Etsoc1Reduce),
         VMSTATE_UINT64(t_send_free, Etsoc1Reduce),
+        VMSTATE_UINT8(port, Etsoc1Reduce),
+        VMSTATE_UINT8(port_from, Etsoc1Reduce),
+        VMSTATE_UINT64(port_out, Etsoc1Reduce),
+        VMSTATE_UINT64(port_in, Etsoc1Reduce),
+        VMSTATE_UINT64(port_wait, Etsoc1Reduce),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1175,6 +1183,14 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
     Etsoc1ShireState *s = opaque;
     unsigned m;
 
+    for (m = 0; m < ARRAY_SIZE(s->flb_n); m++) {
+        if (s->flb_n[m] > ETSOC1_FLB_ROUND_MAX) {
+            return -EINVAL;     /* the unit's arrivals would overflow */
+        }
+    }
+    if (s->port_npend > ETSOC1_PORT_PEND_MAX) {
+        return -EINVAL;
+    }
     for (m = 0; m < ETSOC1_HARTS_PER_SHIRE; m++) {
         etsoc1_sync_resume(&s->hart[m]);
     }
@@ -1193,8 +1209,9 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_etsoc1_shire = {
     .name = TYPE_ETSOC1_SHIRE,
-    .version_id = 3,        /* 3: the per-minion state as one struct each */
-    .minimum_version_id = 3,
+    /* 3: the per-minion state as one struct each; 4: the FLB arrivals */
+    .version_id = 4,
+    .minimum_version_id = 4,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,
@@ -1212,8 +1229,15 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT64(ipi_redirect_filter, Etsoc1ShireState),
         VMSTATE_UINT64(broadcast_data, Etsoc1ShireState),
         VMSTATE_UINT8_ARRAY(flb, Etsoc1ShireState, 32),
-        /* version 2: the FLB unit's latest arrival per counter */
-        VMSTATE_UINT64_ARRAY_V(flb_at, Etsoc1ShireState, 32, 2),
+        /* version 4: the FLB unit's arrivals of each round under way */
+        VMSTATE_UINT16_ARRAY_V(flb_n, Etsoc1ShireState, 32, 4),
+        VMSTATE_UINT64_2DARRAY_V(flb_arr, Etsoc1ShireState, 32,
+                                 ETSOC1_FLB_ROUND_MAX, 4),
+        /* version 4: the mesh port and its queue */
+        VMSTATE_UINT64_ARRAY_V(port_free, Etsoc1ShireState, 2, 4),
+        VMSTATE_UINT16_V(port_npend, Etsoc1ShireState, 4),
+        VMSTATE_UINT16_ARRAY_V(port_pend, Etsoc1ShireState,
+                               ETSOC1_PORT_PEND_MAX, 4),
         VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
                        vmstate_etsoc1_line_clock, Etsoc1LineClock),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

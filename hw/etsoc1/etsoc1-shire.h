@@ -50,6 +50,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1ShireState, ETSOC1_SHIRE)
 /* mprot at reset in Esperanto's simulator: IO mode 3, 16 GiB, not secure */
 #define ETSOC1_MPROT_RESET 0x13
 
+/* Arrivals of one FLB round: an 8-bit counter steps at most 256 times */
+#define ETSOC1_FLB_ROUND_MAX 256
+
+/* Messages in a mesh port's queue: at most one per receiving minion */
+#define ETSOC1_PORT_PEND_MAX (ETSOC1_MAX_SHIRES * ETSOC1_MINIONS_PER_SHIRE)
+
 struct Etsoc1ShireState {
     SysBusDevice parent_obj;
 
@@ -80,13 +86,28 @@ struct Etsoc1ShireState {
     uint64_t broadcast_data;
     /*
      * Fast local barrier unit: the 32 counters and, per counter, the
-     * latest arrival (minion cycles) of the round under way (0: none yet).
-     * flb_lock makes a counter step and its time one update: the flb CSR
-     * runs on the vCPU threads without the BQL.
+     * arrivals at the unit (minion cycles) of the round under way, in the
+     * host's order: the access that completes the round is served after
+     * all of them in their time order (docs/timing.md, "Fast local
+     * barrier"), which needs them all, not only the latest.  A round has
+     * at most 256 arrivals (8-bit counter).  flb_lock makes a counter
+     * step and its time one update: the flb CSR runs on the vCPU threads
+     * without the BQL.
      */
     QemuMutex flb_lock;
     uint8_t flb[32];
-    uint64_t flb_at[32];
+    uint16_t flb_n[32];
+    uint64_t flb_arr[32][ETSOC1_FLB_ROUND_MAX];
+    /*
+     * The shire's mesh port for tensor messages (docs/timing.md,
+     * "Contention"): when the out-port and the in-port are free after the
+     * messages served so far, and the receivers (global minion ids) of
+     * the messages sent from here that the out-port has not served yet.
+     * Under the machine's port_lock.
+     */
+    uint64_t port_free[2];
+    uint16_t port_npend;
+    uint16_t port_pend[ETSOC1_PORT_PEND_MAX];
     Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
     Etsoc1MinionState minion[ETSOC1_MINIONS_PER_SHIRE];
     /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */

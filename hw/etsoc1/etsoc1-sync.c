@@ -920,6 +920,13 @@ static uint64_t etsoc1_sync_lookahead(const Etsoc1Timing *tm, bool rtl)
 
     if (rtl) {
         la = MIN(la, msg);      /* a ready reaches its sender a leg later */
+        /*
+         * A message between shires reaches its out-port a quarter of the
+         * mesh round trip after its data leaves, which is no earlier than
+         * the clock of the hart that delivers it (etsoc1_port_book); one
+         * cycle more for the CSR's own, counted before it runs.
+         */
+        la = MIN(la, etsoc1_t(tm, ETSOC1_T_MSG_RTT_MESH) / 4 - 1);
     }
     la -= 1;
     return la > 0 ? (uint64_t)la : 0;
@@ -934,4 +941,5 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
     s->gate_slots = g_hash_table_new(NULL, NULL);
     qemu_mutex_init(&s->gate_lock);
+    qemu_mutex_init(&s->port_lock);
 }

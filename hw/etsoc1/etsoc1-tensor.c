@@ -988,6 +988,10 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
     if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_done(cpu)) {
         return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
     }
+    /* queued behind the reduce: its time must hold the mesh ports' wait */
+    if (csrno != ETSOC1_CSR_TENSOR_LOAD && !etsoc1_reduce_settle(cpu)) {
+        return (RISCVException)etsoc1_halt_cause(cpu);
+    }
     /* a load waits for a held load of its FSM; the others for all of them */
     if (!coop_settle(cpu, csrno == ETSOC1_CSR_TENSOR_LOAD
                           ? 1u << tload_fsm(ctl, env->gpr[31])
@@ -1064,6 +1068,9 @@ static RISCVException etsoc1_tensor_wait(Etsoc1MinionCPU *cpu,
     if (event == TWAIT_REDUCE) {
         if (!etsoc1_reduce_done(cpu)) {
             return etsoc1_block(cpu, ETSOC1_WAIT_REDUCE);
+        }
+        if (!etsoc1_reduce_settle(cpu)) {
+            return (RISCVException)etsoc1_halt_cause(cpu);
         }
         etsoc1_reduce_observe(cpu);
     }

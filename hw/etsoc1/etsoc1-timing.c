@@ -77,6 +77,18 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "unit and back; the credit round trip inside a shire (120) is two "
         "such trips through the shire (credit there, credit back), so one "
         "access is 120 / 2, half of it each way"),
+    ROW(ETSOC1_T_FLB_SERVICE, "flb.service", 4.0, CYC,
+        "our choice, from 3 (no FLB throughput is given): the shire's "
+        "barrier unit takes one access at a time, one per slot of the "
+        "in-shire crossbar it sits behind, the pace at which that crossbar "
+        "hands one receiver a 32 B register (4.0 cycles per register, "
+        "path 2); not fitted to any composite figure"),
+    ROW(ETSOC1_T_MESH_PORT_REG, "mesh.port.reg", 8.5, NS,
+        "fitted (issue 28): a shire's mesh port, out or in, passes one 32 B "
+        "register of a tensor message in this time; fitted to the card's "
+        "0.09-0.16 TB/s of 1 KiB rings between shires with all 1,024 "
+        "minions sending (probes/ring-bw, shire s -> s + 1: 0.12 TB/s, the "
+        "band's geometric centre); no other figure was used"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,

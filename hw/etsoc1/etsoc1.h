@@ -62,6 +62,7 @@ struct Etsoc1MachineState {
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
     QemuMutex gate_lock;        /* harts into and out of the gate */
+    QemuMutex port_lock;        /* the shires' mesh ports (etsoc1-fabric.c) */
 
     /* properties */
     uint32_t shires_prop;

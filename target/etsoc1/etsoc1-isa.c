@@ -512,6 +512,10 @@ void HELPER(etsoc1_fp_wait)(CPURISCVState *env)
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_REDUCE) {
             qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
         }
+        if (!etsoc1_reduce_settle(cpu)) {
+            /* the mesh ports' waits: at the gate, then run it again */
+            riscv_raise_exception(env, etsoc1_halt_cause(cpu), GETPC());
+        }
         etsoc1_reduce_observe(cpu);
         return;
     }

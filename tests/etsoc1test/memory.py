@@ -267,7 +267,7 @@ def credit_barrier_bounds(shires):
     farthest shire and back; hart 0 also takes one credit and sends one
     per shire, a few cycles each (at most 8 here)."""
     far = max(timing_ref.hops(0, s) for s in range(shires))
-    lo = timing_ref.FLB_RTT + timing_ref.ns(
+    lo = timing_ref.flb_barrier(0, n=1) + timing_ref.ns(
         timing_ref.CREDIT_RTT_MESH_NS + far * timing_ref.CREDIT_HOP_NS, 600)
     return lo, lo + 8 * shires
 
