@@ -463,6 +463,73 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
     }
 }
 
+/*
+ * TensorLoad data through the mesh ports (docs/timing.md, "TensorLoads
+ * through the ports").  A TensorLoad of @lines 64 B lines from the
+ * scratchpad of shire @src, which the minion's load unit starts at
+ * @start, holds @src's out-port, then the reader's shire's in-port, for
+ * mesh.port.tload a line; *@wait is what it waited at the two, which the
+ * caller adds to the load's end (the path of timing.md 4 already holds
+ * one pass through each port).
+ *
+ * Unlike a message, a TensorLoad is timed when issued (its data moves
+ * then), so each port is taken through the gate: the load waits until
+ * no hart can still bring data to that port earlier (the port is the
+ * gate's slot, so loads at one port within the lookahead go one at a
+ * time, in (time, hart) order), then takes the port's next-free time.
+ * Data reaches the out-port the port leg after the load starts, past
+ * the lookahead, so a hart that runs holds the gate for it.  What each
+ * load waits then depends on the model's times only.  False: the hart
+ * halts at the gate and the CSR write runs again when let go; between
+ * the two ports the out-port's turn is kept in et->tload_port.
+ */
+bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
+                       uint64_t start, uint64_t *wait)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    const Etsoc1Timing *tm = m->timing;
+    unsigned s = cpu->shire->shire_id;
+    Etsoc1ShireState *out = &m->shire[src], *in = &m->shire[s];
+    uint64_t hold = llround(lines * etsoc1_t(tm, ETSOC1_T_MESH_PORT_TLOAD));
+    Etsoc1GateAccess a = { 0 };
+    uint64_t t_in, go_in;
+
+    *wait = 0;
+    if (hold == 0 || !etsoc1_sync_enabled(cpu)) {
+        return true;    /* no ports, or no gate to order them (a limit) */
+    }
+    if (!cpu->et->tload_port.go) {
+        uint64_t t_out = start + llround(etsoc1_port_leg(tm)), go;
+
+        a.slot = &out->tload_free[0];
+        if (!etsoc1_sync_gate(cpu, t_out, &a)) {
+            return false;
+        }
+        qemu_mutex_lock(&m->port_lock);
+        go = MAX(t_out, out->tload_free[0]);
+        out->tload_free[0] = go + hold;
+        qemu_mutex_unlock(&m->port_lock);
+        etsoc1_sync_done(cpu);          /* the next load at that port */
+        cpu->et->tload_port.out = t_out;
+        cpu->et->tload_port.go = go;
+    }
+    t_in = cpu->et->tload_port.go + etsoc1_port_transit(tm, src, s);
+    a.slot = &in->tload_free[1];
+    if (!etsoc1_sync_gate(cpu, t_in, &a)) {
+        return false;
+    }
+    qemu_mutex_lock(&m->port_lock);
+    go_in = MAX(t_in, in->tload_free[1]);
+    in->tload_free[1] = go_in + hold;
+    qemu_mutex_unlock(&m->port_lock);
+    etsoc1_sync_done(cpu);
+    *wait = cpu->et->tload_port.go - cpu->et->tload_port.out + go_in - t_in;
+    trace_etsoc1_tload_port(cpu->parent_obj.env.mhartid, src, s, lines,
+                            cpu->et->tload_port.out, *wait);
+    cpu->et->tload_port.go = 0;
+    return true;
+}
+
 /* Deliver if sender @snd and its named partner can now complete. */
 static void etsoc1_try_deliver(Etsoc1MachineState *m, Etsoc1MinionCPU *snd)
 {

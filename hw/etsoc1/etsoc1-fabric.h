@@ -75,6 +75,8 @@ typedef enum {
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
 bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu);
+bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
+                       uint64_t start, uint64_t *wait);
 uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,

@@ -187,6 +187,17 @@ typedef struct Etsoc1HartEt {
     Etsoc1HartPoll poll;
     Etsoc1HartGate gate;
     /*
+     * A TensorLoad from another shire's scratchpad that has taken its
+     * source shire's out-port (etsoc1_tload_port) and waits at the gate
+     * for its own shire's in-port: when it reached the out-port and when
+     * the port took it (0: none).  The CSR write runs again when the gate
+     * lets the hart go and must not take the out-port twice.
+     */
+    struct {
+        uint64_t out;
+        uint64_t go;
+    } tload_port;
+    /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its
      * clock right after; the other lanes and rows of that instruction

@@ -892,6 +892,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->flb_n, 0, sizeof(s->flb_n));
     memset(s->flb_arr, 0, sizeof(s->flb_arr));
     memset(s->port_free, 0, sizeof(s->port_free));
+    memset(s->tload_free, 0, sizeof(s->tload_free));
     s->port_npend = 0;
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
@@ -1015,7 +1016,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
 
 static const VMStateDescription vmstate_etsoc1_hart_et = {
     .name = "etsoc1-hart",
-    .version_id = 3,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40; 3: coop_tcoop */
+    .version_id = 4,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40; 3: coop_tcoop */
     .minimum_version_id = 3,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(wait, Etsoc1HartEt),
@@ -1046,6 +1047,9 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64_ARRAY(coop.ctl, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT64_ARRAY(coop.x31, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
         VMSTATE_UINT32_ARRAY(coop.tcoop, Etsoc1HartEt, ETSOC1_TLOAD_FSMS),
+        /* 4: a TensorLoad between its out-port and its in-port */
+        VMSTATE_UINT64_V(tload_port.out, Etsoc1HartEt, 4),
+        VMSTATE_UINT64_V(tload_port.go, Etsoc1HartEt, 4),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1209,8 +1213,11 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_etsoc1_shire = {
     .name = TYPE_ETSOC1_SHIRE,
-    /* 3: the per-minion state as one struct each; 4: the FLB arrivals */
-    .version_id = 4,
+    /*
+     * 3: the per-minion state as one struct each; 4: the FLB arrivals;
+     * 5: the ports' TensorLoad data
+     */
+    .version_id = 5,
     .minimum_version_id = 4,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
@@ -1238,6 +1245,8 @@ static const VMStateDescription vmstate_etsoc1_shire = {
         VMSTATE_UINT16_V(port_npend, Etsoc1ShireState, 4),
         VMSTATE_UINT16_ARRAY_V(port_pend, Etsoc1ShireState,
                                ETSOC1_PORT_PEND_MAX, 4),
+        /* version 5: the ports' TensorLoad data */
+        VMSTATE_UINT64_ARRAY_V(tload_free, Etsoc1ShireState, 2, 5),
         VMSTATE_STRUCT(scp_written, Etsoc1ShireState, 1,
                        vmstate_etsoc1_line_clock, Etsoc1LineClock),
         VMSTATE_UINT32(harts_passed, Etsoc1ShireState),

@@ -108,6 +108,12 @@ struct Etsoc1ShireState {
     uint64_t port_free[2];
     uint16_t port_npend;
     uint16_t port_pend[ETSOC1_PORT_PEND_MAX];
+    /*
+     * When the out-port and the in-port are free after the TensorLoad
+     * data (from another shire's scratchpad) served so far, in model time
+     * order through the gate (etsoc1_tload_port).  Under port_lock.
+     */
+    uint64_t tload_free[2];
     Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
     Etsoc1MinionState minion[ETSOC1_MINIONS_PER_SHIRE];
     /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */

@@ -25,6 +25,7 @@
 #include "fpu/softfloat.h"
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1-timing.h"
+#include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-shire.h"
 #include "hw/etsoc1/etsoc1-csr.h"
 #include "hw/etsoc1/etsoc1-trace.h"
@@ -513,9 +514,36 @@ static double tfma_cycles(const Etsoc1Timing *tm, unsigned type,
     return etsoc1_t(tm, id + pipelined) * passes / 16;
 }
 
-/* Book a tensor operation issued by the CSR write that is running. */
+/*
+ * The shire whose scratchpad a TensorLoad at @va reads, if it is another
+ * one of the chip's (its data then crosses the mesh ports), else -1.
+ */
+static int tload_remote_shire(Etsoc1MinionCPU *cpu, target_ulong va)
+{
+    hwaddr pa;
+    unsigned s;
+
+    if (!etsoc1_minion_va_to_pa(cpu, va, MMU_DATA_LOAD, &pa) ||
+        !etsoc1_in(ETSOC1_SCP, pa)) {
+        return -1;
+    }
+    s = etsoc1_scp_shire(pa);
+    return s != cpu->shire->shire_id && s < cpu->shire->chip->num_shires
+           ? (int)s : -1;
+}
+
+/* When a TensorLoad issued now starts in the minion's load unit */
+static uint64_t tload_start(Etsoc1MinionCPU *cpu)
+{
+    return MAX(etsoc1_arrival(cpu, 0), cpu->et->tensor.t[ETSOC1_TT_LOAD_FREE]);
+}
+
+/*
+ * Book a tensor operation issued by the CSR write that is running; a
+ * TensorLoad ends @port_wait later for the mesh ports (etsoc1_tload_port).
+ */
 static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
-                          uint64_t x31)
+                          uint64_t x31, uint64_t port_wait)
 {
     const Etsoc1Timing *tm = cpu->timing;
     uint64_t *t = cpu->et->tensor.t;
@@ -533,7 +561,8 @@ static void tensor_timing(Etsoc1MinionCPU *cpu, int csrno, uint64_t ctl,
         start = MAX(issue, t[ETSOC1_TT_LOAD_FREE]);
         t[ETSOC1_TT_LOAD_FREE] = start + llround(tload_cycles(tm,
             FIELD_EX64(ctl, TLOAD, ROWS) + 1,
-            tensor_in_dram(cpu, va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6))));
+            tensor_in_dram(cpu, va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6)))) +
+            port_wait;
         t[csrno == ETSOC1_CSR_TENSOR_LOAD_L2 ? ETSOC1_TT_LOAD_L2 :
           ETSOC1_TT_LOAD0 + tload_fsm(ctl, x31)] = t[ETSOC1_TT_LOAD_FREE];
         break;
@@ -594,7 +623,7 @@ static void etsoc1_tensor_load_l2(Etsoc1MinionCPU *cpu, uint64_t ctl)
     unsigned i;
 
     trace_etsoc1_tensor_load_l2(env->mhartid, line, rows);
-    tensor_timing(cpu, ETSOC1_CSR_TENSOR_LOAD_L2, ctl, env->gpr[31]);
+    tensor_timing(cpu, ETSOC1_CSR_TENSOR_LOAD_L2, ctl, env->gpr[31], 0);
     for (i = 0; i < rows; i++) {
         hwaddr pa = etsoc1_memmap[ETSOC1_SCP].base +
                     ETSOC1_SCP_LOCAL_SHIRE * ETSOC1_SCP_WINDOW +
@@ -978,6 +1007,7 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
                                        uint64_t ctl)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
+    uint64_t port_wait = 0;
 
     /* the rounding mode is used: fp16 rounds toward zero, int8 never */
     if (((csrno == ETSOC1_CSR_TENSOR_FMA &&
@@ -998,6 +1028,21 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
                           : MAKE_64BIT_MASK(0, ETSOC1_TLOAD_FSMS))) {
         return etsoc1_block(cpu, ETSOC1_WAIT_COOP);
     }
+    /*
+     * Through the mesh ports before the wait is over: a hart the gate let
+     * go finds its release in its wait (etsoc1_sync_gate)
+     */
+    if (csrno == ETSOC1_CSR_TENSOR_LOAD && scp_enabled(cpu)) {
+        int src = tload_remote_shire(cpu,
+                                     va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6));
+
+        /* our choice: a row is a line through the port, as in tload_cycles */
+        if (src >= 0 &&
+            !etsoc1_tload_port(cpu, src, FIELD_EX64(ctl, TLOAD, ROWS) + 1,
+                               tload_start(cpu), &port_wait)) {
+            return (RISCVException)etsoc1_halt_cause(cpu);
+        }
+    }
     qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
     etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     if (csrno == ETSOC1_CSR_TENSOR_LOAD && FIELD_EX64(ctl, TLOAD, COOP) &&
@@ -1016,7 +1061,7 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
         FIELD_EX64(ctl, TFMA, TYPE) != TFMA_INT8) {
         return RISCV_EXCP_ILLEGAL_INST;
     }
-    tensor_timing(cpu, csrno, ctl, env->gpr[31]);
+    tensor_timing(cpu, csrno, ctl, env->gpr[31], port_wait);
     cpu->et->tensor.insns[csrno == ETSOC1_CSR_TENSOR_LOAD ? ETSOC1_TI_LOAD :
                           csrno == ETSOC1_CSR_TENSOR_STORE ? ETSOC1_TI_STORE :
                           csrno == ETSOC1_CSR_TENSOR_FMA ? ETSOC1_TI_FMA :

@@ -89,6 +89,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "0.09-0.16 TB/s of 1 KiB rings between shires with all 1,024 "
         "minions sending (probes/ring-bw, shire s -> s + 1: 0.12 TB/s, the "
         "band's geometric centre); no other figure was used"),
+    ROW(ETSOC1_T_MESH_PORT_TLOAD, "mesh.port.tload", 2.13, NS,
+        "fitted (issue 28): a shire's mesh port, out or in, passes one "
+        "64 B line of a TensorLoad from another shire's scratchpad in this "
+        "time; fitted to the card's 0.96 TB/s of all 1,024 minions "
+        "streaming TensorLoads from the scratchpad of the shire 16 IDs "
+        "away (probes/tload-bw, src=remote); no other figure was used"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,

@@ -138,11 +138,51 @@ def ring_bw_test():
            f'{figs}\n' + runs[0][1][-2000:])
 
 
+# issue 28: the card's 1,024 minions streaming TensorLoads from the
+# scratchpad of the shire 16 IDs away, TB/s (mesh.port.tload is fitted to it)
+TLOAD_CARD = 0.96
+# probes/tload-bw before the ports carried TensorLoads (5 December, commit
+# e6fd33f: build/qemu-build/qemu-system-riscv64 -M etsoc1,shires=32 -smp
+# 2048 ... -kernel build/guest/tload-bw.elf): the own shire's stream
+# (no port on its path) and one minion alone (a free port adds nothing)
+TLOAD_OWN_CYCLES = 5478
+TLOAD_SINGLE_CYCLES = 5136
+
+
+def tload_bw_test():
+    """probes/tload-bw on 32 shires (issue 28): all 1,024 minions stream
+    TensorLoads from the scratchpad of the shire 16 IDs away within 5 % of
+    the card's 0.96 TB/s (the fitted figure); the own shire's stream and
+    one minion alone cost what they did before the ports carried
+    TensorLoads; the figures are the same under MTTCG twice and
+    thread=single (docs/timing.md, "TensorLoads through the ports")."""
+    runs = [run(qemu_cmd('tload-bw', 32, accel), 300)
+            for accel in ('', '', 'thread=single')]
+    figs = [{s: (int(n), int(g), int(c)) for s, n, g, c in re.findall(
+        r'^probe tload-bw src=(\S+) minions=(\d+) bytes=\d+ gbps=(\d+) '
+        r'cycles=(\d+)$', out, re.M)} for _, out, _ in runs]
+    got = figs[0]
+    ok = all(r[0] == 0 for r in runs) and figs[1:] == [got, got] and \
+        set(got) == {'remote', 'own', 'single'} and \
+        got['remote'][0] == got['own'][0] == 1024 and \
+        abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
+        got['own'][2] == TLOAD_OWN_CYCLES and \
+        got['single'][2] == TLOAD_SINGLE_CYCLES
+    report(ok, f'timing: TensorLoad streams of 1,024 minions: '
+           f'{got.get("remote", (0, 0))[1] / 1000} TB/s from 16 shires away '
+           f'(card {TLOAD_CARD}, within 5 %), own shire '
+           f'{got.get("own", (0, 0, 0))[2]} cycles and one minion '
+           f'{got.get("single", (0, 0, 0))[2]} as before; equal under MTTCG '
+           f'twice and thread=single',
+           f'{figs}\n' + runs[0][1][-2000:])
+
+
 def timing_tests():
     """Annotated latencies: each fabric mechanism against timing.md."""
     sync_timing_test()
     allreduce_timing_test()
     ring_bw_test()
+    tload_bw_test()
     for mhz in (600, 800):
         rc, out, probes = fabric_probes(mhz)
         rows = timing_ref.checks(probes, mhz)

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Aggregate TensorLoad bandwidth (issue 28).  Thread 0 of every minion
+ * streams TensorLoads of 16 rows (1 KiB) from an L2 scratchpad into its
+ * L1 scratchpad, LOADS of them issued back to back, then tensor_wait 0;
+ * a tree allreduce over all minions is the start barrier.  Three cases,
+ * one after the other:
+ *
+ *   remote   shire s reads the scratchpad of shire s + S/2 (mod S, S
+ *            shires: 16 IDs away on the full chip), the card's
+ *            0.96 TB/s figure: every byte crosses the source shire's
+ *            mesh port out and the reader's in
+ *   own      shire s reads its own scratchpad (no mesh port)
+ *   single   minion 0 of shire 0 alone reads shire S/2's scratchpad
+ *            (the unloaded stream, for comparison)
+ *
+ * Each minion reads its own 1 KiB of the source (rows m KiB into it), so
+ * that the minions of a shire do not read the same lines.  The time is
+ * the latest end less the earliest start over the minions that load, in
+ * each one's own clock.  Lines, read by tests/etsoc1test/timing.py:
+ *
+ *   probe tload-bw src=R minions=N bytes=B gbps=G cycles=C
+ *
+ * G: GB/s at the machine's minion clock, so TB/s = G / 1000.
+ */
+#include <stdbool.h>
+
+#include "../fabric/fabric.h"
+#include "probe.h"
+
+#define LOADS 32                /* TensorLoads per minion and case */
+#define ROWS 16                 /* 16 lines of 64 B: 1 KiB a load */
+#define SRC_OFF 0x20000         /* rows of minion m at SRC_OFF + m KiB */
+#define MAX_MINIONS 1024
+
+/* written by every minion, read by minion 0 after a chip barrier */
+static volatile uint64_t t_start[MAX_MINIONS], t_end[MAX_MINIONS];
+
+/* A tree allreduce of f0 over all 2^@k minions: the start barrier. */
+static void tree_barrier(unsigned k)
+{
+    unsigned h;
+
+    for (h = 0; h < k; h++) {
+        tensor_reduce(tr_cmd(TR_REDUCE, h, 1, TR_IADD, 0));
+    }
+    for (h = k; h-- > 0;) {
+        tensor_reduce(tr_cmd(TR_BROADCAST, h, 1, TR_MOVE, 0));
+    }
+    csr_write(0x830, 9);        /* tensor_wait: the reduce is done */
+}
+
+/* LOADS TensorLoads (CSR 0x83f) of ROWS lines at @src into L1 lines 0-15 */
+static void stream(uint64_t src)
+{
+    unsigned i;
+
+    for (i = 0; i < LOADS; i++) {
+        csr_write_x31(0x83f, (src & 0xffffffffffc0ULL) | (ROWS - 1), 64);
+    }
+    csr_write(0x830, 0);        /* tensor_wait: load id 0 is done */
+}
+
+static void measure(const char *name, unsigned gid, unsigned minions,
+                    unsigned k, unsigned mhz, bool loads, uint64_t src)
+{
+    uint64_t lo = ~0ull, hi = 0, cyc, bytes;
+    unsigned m, n = 0, shires = minions / MINIONS_PER_SHIRE;
+
+    FREG_SET(0, 1);
+    tree_barrier(k);
+    t_start[gid] = cycles();
+    if (loads) {
+        stream(src);
+    }
+    t_end[gid] = loads ? cycles() : 0;
+    chip_barrier(gid, shires);
+    if (gid != 0) {
+        return;
+    }
+    for (m = 0; m < minions; m++) {
+        if (t_end[m] == 0) {
+            continue;
+        }
+        n++;
+        lo = t_start[m] < lo ? t_start[m] : lo;
+        hi = t_end[m] > hi ? t_end[m] : hi;
+    }
+    cyc = hi - lo;
+    bytes = (uint64_t)n * LOADS * ROWS * 64;
+    /* bytes / (cycles / MHz) = bytes x MHz / cycles in B/us = MB/s */
+    print("probe tload-bw src=%s minions=%u bytes=%lu gbps=%lu cycles=%lu\n",
+          name, n, bytes, (bytes * mhz / cyc + 500) / 1000, cyc);
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
+    unsigned mhz = fdt_root_u32(fdt, "esperanto,minion-clock-mhz", 600);
+    unsigned minions = shires * MINIONS_PER_SHIRE, gid = hart_gid(hartid);
+    unsigned shire = gid / MINIONS_PER_SHIRE, m = gid % MINIONS_PER_SHIRE;
+    unsigned k, far = (shire + shires / 2) % shires;
+    uint64_t rows = SRC_OFF + (uint64_t)m * ROWS * 64;
+
+    if (hart_thread(hartid)) {
+        return 0;
+    }
+    k = 0;
+    while ((2u << k) <= minions) {
+        k++;
+    }
+    if ((1u << k) != minions || minions > MAX_MINIONS || shires < 2) {
+        if (gid == 0) {
+            print("tload-bw: needs a power of two of shires, 2 to 32\n");
+        }
+        return 1;
+    }
+    csr_write(0x7e0, 1);
+    csr_write(0x7e0, 3);                /* L1 scratchpad on */
+    measure("remote", gid, minions, k, mhz, true,
+            SCP_BASE + far * SCP_WINDOW + rows);
+    measure("own", gid, minions, k, mhz, true,
+            SCP_BASE + shire * SCP_WINDOW + rows);
+    measure("single", gid, minions, k, mhz, gid == 0,
+            SCP_BASE + far * SCP_WINDOW + rows);
+    if (gid == 0) {
+        print("probe tload-bw done, tensor_error 0x%lx\n",
+              csr_read(CSR_TENSOR_ERROR));
+    }
+    return csr_read(CSR_TENSOR_ERROR) != 0;
+}
