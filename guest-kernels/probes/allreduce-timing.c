@@ -142,6 +142,46 @@ static void probe_n(unsigned gid, unsigned shires, unsigned k)
     print("probe allreduce-steps n=%u cycles=%lu\n", n, cum[2 * k - 1]);
 }
 
+/*
+ * Every shire at once, each reducing over its own 32 minions (levels 0-4
+ * stay inside a shire): the card's trees are per shire, so this takes no
+ * longer than one shire alone (issue 28).
+ *
+ *   probe allreduce-shires shires=S n=32 cycles=C
+ */
+static void probe_shires(unsigned gid, unsigned shires)
+{
+    unsigned n = shires * MINIONS_PER_SHIRE, m, bad;
+    uint64_t t0, t1, c;
+
+    if (n > MAX_MINIONS) {
+        n = MAX_MINIONS;
+    }
+    chip_barrier(gid, shires);
+    if (gid < n) {
+        FREG_SET(0, input_float(gid));
+        allreduce(5);
+        t0 = cycles();
+        allreduce(5);
+        t1 = cycles();
+        took[gid] = t1 - t0;
+        result[gid] = FREG_GET(0);
+    }
+    chip_barrier(gid, shires);
+    if (gid != 0) {
+        return;
+    }
+    for (m = 0, c = 0, bad = 0; m < n; m++) {
+        c = took[m] > c ? took[m] : c;
+        bad += result[m] != result[m - m % MINIONS_PER_SHIRE];
+    }
+    print("probe allreduce-shires shires=%u n=%u cycles=%lu\n",
+          n / MINIONS_PER_SHIRE, MINIONS_PER_SHIRE, c);
+    if (bad) {
+        print("allreduce-timing shires: %u minions INCONSISTENT\n", bad);
+    }
+}
+
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
@@ -157,6 +197,7 @@ int main(uint64_t hartid, const void *fdt)
     }
     if (k_all > 5) {
         probe_n(gid, shires, k_all);
+        probe_shires(gid, shires);
     }
     if (gid == 0) {
         print("probe allreduce done, tensor_error 0x%lx\n",

@@ -98,14 +98,23 @@ def allreduce_timing_test():
     figs = [{int(n): int(c) for n, c in re.findall(
         r'^probe allreduce n=(\d+) cycles=(\d+)$', out, re.M)}
         for _, out, _ in runs]
+    shires = [re.findall(r'^probe allreduce-shires shires=32 n=32 '
+                         r'cycles=(\d+)$', out, re.M) for _, out, _ in runs]
     got = figs[0]
-    ok = all(r[0] == 0 for r in runs) and figs[1:] == [got, got] and \
+    ok = all(r[0] == 0 and 'INCONSISTENT' not in r[1] for r in runs) and \
+        figs[1:] == [got, got] and \
         got.keys() == ALLREDUCE_DEC1.keys() and \
         all(abs(got[n] - w) <= 0.05 * w for n, w in ALLREDUCE_DEC1.items())
     report(ok, f'timing: tree allreduce (reduce up, broadcast down): '
            f'{got} cycles for n minions, 1 December {ALLREDUCE_DEC1} +- 5 %, '
            f'equal under MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
+    each = int(shires[0][0]) if len(shires[0]) == 1 else None
+    report(each is not None and shires[1:] == [shires[0]] * 2 and
+           got.get(32) is not None and each <= got[32],
+           f'timing: 32 shires each reducing over their own 32 minions at '
+           f'once: {each} cycles, no more than one shire alone '
+           f'({got.get(32)}); equal in every run', str(shires))
 
 
 # issue 28: the card's aggregate bandwidth of 1 KiB rings of all 1,024
