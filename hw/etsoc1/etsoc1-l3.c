@@ -308,7 +308,8 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
     trace_etsoc1_line_access(cpu->parent_obj.env.mhartid, pa, start, effect,
                              write, w ? w->ret : 0);
     etsoc1_advance_to(cpu, done);
-    etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));     /* a poll or gate ends with its read */
+    /* a poll or gate ends with its read */
+    etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     return done - start;
 }
 

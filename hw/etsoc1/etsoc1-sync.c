@@ -160,13 +160,16 @@ uint64_t etsoc1_sync_horizon(bool *idle)
             }
             continue;
         }
-        if (etsoc1_next_act(cpu, &t, &gated) ||
-            (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
-             riscv_cpu_all_pending(&cpu->parent_obj.env) &&
-             (t = etsoc1_clock_peek(cpu), true))) {
-            min = MIN(min, t);
-            *idle = false;
+        if (!etsoc1_next_act(cpu, &t, &gated)) {
+            /* a hart in WFI with its wake-up pending is about to run */
+            if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE ||
+                !riscv_cpu_all_pending(&cpu->parent_obj.env)) {
+                continue;
+            }
+            t = etsoc1_clock_peek(cpu);
         }
+        min = MIN(min, t);
+        *idle = false;
     }
     return min;
 }
