@@ -58,5 +58,28 @@ static inline void pass_step(unsigned pos, unsigned to, unsigned from)
     __asm__ volatile("fmv.s f1, f2");
 }
 
+/* tensor_wait (CSR 0x830) event 9: the minion's tensor_reduce is done */
+static inline void twait_reduce(void)
+{
+    csr_write(0x830, 9);
+}
+
+/*
+ * An allreduce of f0 over the tree's first 2^@k minions: TensorReduce with
+ * @func up every level (auto-pair), TensorBroadcast down, then the wait.
+ */
+static inline void tree_allreduce(unsigned k, unsigned func)
+{
+    unsigned h;
+
+    for (h = 0; h < k; h++) {
+        tensor_reduce(tr_cmd(TR_REDUCE, h, 1, func, 0));
+    }
+    for (h = k; h-- > 0;) {
+        tensor_reduce(tr_cmd(TR_BROADCAST, h, 1, TR_MOVE, 0));
+    }
+    twait_reduce();
+}
+
 const int etsoc1_park_thread1 = 1;
 #endif

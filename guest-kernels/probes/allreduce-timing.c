@@ -39,26 +39,6 @@ static volatile uint64_t took[MAX_MINIONS];
 static volatile uint64_t step_end[MAX_MINIONS][MAX_STEPS];
 static volatile uint32_t result[MAX_MINIONS];
 
-/* tensor_wait (CSR 0x830) event 9: the minion's tensor_reduce is done */
-static inline void twait_reduce(void)
-{
-    csr_write(0x830, 9);
-}
-
-/* One allreduce of f0 over the tree's 2^@k first minions. */
-static inline void allreduce(unsigned k)
-{
-    unsigned h;
-
-    for (h = 0; h < k; h++) {
-        tensor_reduce(tr_cmd(TR_REDUCE, h, 1, TR_FADD, 0));
-    }
-    for (h = k; h-- > 0;) {
-        tensor_reduce(tr_cmd(TR_BROADCAST, h, 1, TR_MOVE, 0));
-    }
-    twait_reduce();
-}
-
 /*
  * The same, reading the clock after each write: @at[j] (j = 0 .. 2k - 1)
  * is the clock after the write of step j + 1, or after the final wait.
@@ -97,9 +77,9 @@ static void probe_n(unsigned gid, unsigned shires, unsigned k)
     chip_barrier(gid, shires);
     if (gid < n) {
         FREG_SET(0, input_float(gid));
-        allreduce(k);
+        tree_allreduce(k, TR_FADD);
         t0 = cycles();
-        allreduce(k);
+        tree_allreduce(k, TR_FADD);
         t1 = cycles();
         took[gid] = t1 - t0;
         result[gid] = FREG_GET(0);
@@ -107,7 +87,7 @@ static void probe_n(unsigned gid, unsigned shires, unsigned k)
     chip_barrier(gid, shires);
     if (gid < n) {
         FREG_SET(0, input_float(gid));
-        allreduce(k);
+        tree_allreduce(k, TR_FADD);
         t0 = cycles();
         allreduce_steps(k, at);
         for (j = 0; j < 2 * k; j++) {
@@ -160,9 +140,9 @@ static void probe_shires(unsigned gid, unsigned shires)
     chip_barrier(gid, shires);
     if (gid < n) {
         FREG_SET(0, input_float(gid));
-        allreduce(5);
+        tree_allreduce(5, TR_FADD);
         t0 = cycles();
-        allreduce(5);
+        tree_allreduce(5, TR_FADD);
         t1 = cycles();
         took[gid] = t1 - t0;
         result[gid] = FREG_GET(0);

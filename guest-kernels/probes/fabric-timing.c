@@ -26,11 +26,6 @@
 #define NEAR_SHIRE 9            /* (2,0): 2 hops */
 #define MID_SHIRE 18            /* (4,2): 6 hops, the furthest 'near' */
 
-static void twait_reduce(void)
-{
-    csr_write(0x830, 9);
-}
-
 /* Minion @me takes part in a ping-pong of a (initiator) with b. */
 static uint64_t pingpong(unsigned me, unsigned a, unsigned b, unsigned func)
 {

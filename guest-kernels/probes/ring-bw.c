@@ -34,26 +34,6 @@
 /* written by every minion, read by minion 0 after a chip barrier */
 static volatile uint64_t t_start[MAX_MINIONS], t_end[MAX_MINIONS];
 
-/* tensor_wait (CSR 0x830) event 9: the minion's tensor_reduce is done */
-static inline void twait_reduce(void)
-{
-    csr_write(0x830, 9);
-}
-
-/* A tree allreduce of f0 over all 2^@k minions: the start barrier. */
-static void tree_barrier(unsigned k)
-{
-    unsigned h;
-
-    for (h = 0; h < k; h++) {
-        tensor_reduce(tr_cmd(TR_REDUCE, h, 1, TR_IADD, 0));
-    }
-    for (h = k; h-- > 0;) {
-        tensor_reduce(tr_cmd(TR_BROADCAST, h, 1, TR_MOVE, 0));
-    }
-    twait_reduce();
-}
-
 static void ring_rounds(unsigned pos, unsigned to, unsigned from)
 {
     unsigned r;
@@ -78,7 +58,7 @@ static void ring(const char *name, unsigned stride, unsigned gid,
     unsigned m, shires = minions / MINIONS_PER_SHIRE;
 
     FREG_SET(0, 1);
-    tree_barrier(k);
+    tree_allreduce(k, TR_IADD);         /* the start barrier */
     t_start[gid] = cycles();
     ring_rounds(pos, to, from);
     t_end[gid] = cycles();

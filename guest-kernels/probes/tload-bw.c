@@ -36,20 +36,6 @@
 /* written by every minion, read by minion 0 after a chip barrier */
 static volatile uint64_t t_start[MAX_MINIONS], t_end[MAX_MINIONS];
 
-/* A tree allreduce of f0 over all 2^@k minions: the start barrier. */
-static void tree_barrier(unsigned k)
-{
-    unsigned h;
-
-    for (h = 0; h < k; h++) {
-        tensor_reduce(tr_cmd(TR_REDUCE, h, 1, TR_IADD, 0));
-    }
-    for (h = k; h-- > 0;) {
-        tensor_reduce(tr_cmd(TR_BROADCAST, h, 1, TR_MOVE, 0));
-    }
-    csr_write(0x830, 9);        /* tensor_wait: the reduce is done */
-}
-
 /* LOADS TensorLoads (CSR 0x83f) of ROWS lines at @src into L1 lines 0-15 */
 static void stream(uint64_t src)
 {
@@ -68,7 +54,7 @@ static void measure(const char *name, unsigned gid, unsigned minions,
     unsigned m, n = 0, shires = minions / MINIONS_PER_SHIRE;
 
     FREG_SET(0, 1);
-    tree_barrier(k);
+    tree_allreduce(k, TR_IADD);         /* the start barrier */
     t_start[gid] = cycles();
     if (loads) {
         stream(src);
