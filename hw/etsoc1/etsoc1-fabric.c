@@ -464,6 +464,28 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
 }
 
 /*
+ * Take port @free (its next-free time) at @t for @hold cycles through the
+ * gate: *@go is when this load's data passes.  False: the hart halts at
+ * the gate (etsoc1_tload_port).
+ */
+static bool etsoc1_tload_take(Etsoc1MinionCPU *cpu, uint64_t *free,
+                              uint64_t t, uint64_t hold, uint64_t *go)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1GateAccess a = { .slot = free };
+
+    if (!etsoc1_sync_gate(cpu, t, &a)) {
+        return false;
+    }
+    qemu_mutex_lock(&m->port_lock);
+    *go = MAX(t, *free);
+    *free = *go + hold;
+    qemu_mutex_unlock(&m->port_lock);
+    etsoc1_sync_done(cpu);          /* the next load at that port */
+    return true;
+}
+
+/*
  * TensorLoad data through the mesh ports (docs/timing.md, "TensorLoads
  * through the ports").  A TensorLoad of @lines 64 B lines from the
  * scratchpad of shire @src, which the minion's load unit starts at
@@ -491,7 +513,6 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     unsigned s = cpu->shire->shire_id;
     Etsoc1ShireState *out = &m->shire[src], *in = &m->shire[s];
     uint64_t hold = llround(lines * etsoc1_t(tm, ETSOC1_T_MESH_PORT_TLOAD));
-    Etsoc1GateAccess a = { 0 };
     uint64_t t_in, go_in;
 
     *wait = 0;
@@ -501,28 +522,16 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     if (!cpu->et->tload_port.go) {
         uint64_t t_out = start + llround(etsoc1_port_leg(tm)), go;
 
-        a.slot = &out->tload_free[0];
-        if (!etsoc1_sync_gate(cpu, t_out, &a)) {
+        if (!etsoc1_tload_take(cpu, &out->tload_free[0], t_out, hold, &go)) {
             return false;
         }
-        qemu_mutex_lock(&m->port_lock);
-        go = MAX(t_out, out->tload_free[0]);
-        out->tload_free[0] = go + hold;
-        qemu_mutex_unlock(&m->port_lock);
-        etsoc1_sync_done(cpu);          /* the next load at that port */
         cpu->et->tload_port.out = t_out;
         cpu->et->tload_port.go = go;
     }
     t_in = cpu->et->tload_port.go + etsoc1_port_transit(tm, src, s);
-    a.slot = &in->tload_free[1];
-    if (!etsoc1_sync_gate(cpu, t_in, &a)) {
+    if (!etsoc1_tload_take(cpu, &in->tload_free[1], t_in, hold, &go_in)) {
         return false;
     }
-    qemu_mutex_lock(&m->port_lock);
-    go_in = MAX(t_in, in->tload_free[1]);
-    in->tload_free[1] = go_in + hold;
-    qemu_mutex_unlock(&m->port_lock);
-    etsoc1_sync_done(cpu);
     *wait = cpu->et->tload_port.go - cpu->et->tload_port.out + go_in - t_in;
     trace_etsoc1_tload_port(cpu->parent_obj.env.mhartid, src, s, lines,
                             cpu->et->tload_port.out, *wait);
