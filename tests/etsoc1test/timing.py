@@ -84,6 +84,17 @@ def sync_timing_test():
                f'minions 7 cycles apart (want {want:g})', out[-2000:])
 
 
+def three_runs(kernel, timeout, parse):
+    """@kernel on 32 shires under MTTCG twice and thread=single: (the
+    runs, @parse of each run's output, whether all three ended with status
+    0 and the same figures)."""
+    runs = [run(qemu_cmd(kernel, 32, accel), timeout)
+            for accel in ('', '', 'thread=single')]
+    figs = [parse(out) for _, out, _ in runs]
+    return runs, figs, \
+        all(r[0] == 0 for r in runs) and figs[1:] == [figs[0]] * 2
+
+
 # The tree allreduce of 1 December, within 2.5 % of the card (issue 28):
 # the second of two back-to-back allreduces, max over the minions
 ALLREDUCE_DEC1 = {32: 440, 1024: 1358}
@@ -93,24 +104,21 @@ def allreduce_timing_test():
     """probes/allreduce-timing on 32 shires: a tree allreduce over 32 and
     1,024 minions within 5 % of its 1 December figures, the same under
     MTTCG twice and thread=single."""
-    runs = [run(qemu_cmd('allreduce-timing', 32, accel), 120)
-            for accel in ('', '', 'thread=single')]
-    figs = [{int(n): int(c) for n, c in re.findall(
-        r'^probe allreduce n=(\d+) cycles=(\d+)$', out, re.M)}
-        for _, out, _ in runs]
-    shires = [re.findall(r'^probe allreduce-shires shires=32 n=32 '
-                         r'cycles=(\d+)$', out, re.M) for _, out, _ in runs]
-    got = figs[0]
-    ok = all(r[0] == 0 and 'INCONSISTENT' not in r[1] for r in runs) and \
-        figs[1:] == [got, got] and \
+    runs, figs, same = three_runs('allreduce-timing', 120, lambda out: (
+        {int(n): int(c) for n, c in re.findall(
+            r'^probe allreduce n=(\d+) cycles=(\d+)$', out, re.M)},
+        re.findall(r'^probe allreduce-shires shires=32 n=32 '
+                   r'cycles=(\d+)$', out, re.M)))
+    got, shires = figs[0]
+    ok = same and all('INCONSISTENT' not in r[1] for r in runs) and \
         got.keys() == ALLREDUCE_DEC1.keys() and \
         all(abs(got[n] - w) <= 0.05 * w for n, w in ALLREDUCE_DEC1.items())
     report(ok, f'timing: tree allreduce (reduce up, broadcast down): '
            f'{got} cycles for n minions, 1 December {ALLREDUCE_DEC1} +- 5 %, '
            f'equal under MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
-    each = int(shires[0][0]) if len(shires[0]) == 1 else None
-    report(each is not None and shires[1:] == [shires[0]] * 2 and
+    each = int(shires[0]) if len(shires) == 1 else None
+    report(each is not None and same and
            got.get(32) is not None and each <= got[32],
            f'timing: 32 shires each reducing over their own 32 minions at '
            f'once: {each} cycles, no more than one shire alone '
@@ -130,13 +138,12 @@ def ring_bw_test():
     0.09-0.16 TB/s (the mesh ports: mesh.port.reg was fitted to the
     stride-1 figure, stride 16 emerges); the figures are the same under
     MTTCG twice and thread=single (docs/timing.md, "Contention")."""
-    runs = [run(qemu_cmd('ring-bw', 32, accel), 300)
-            for accel in ('', '', 'thread=single')]
-    figs = [{(r, int(d)): int(g) for r, d, g in re.findall(
-        r'^probe ring-bw ring=(\S+) stride=(\d+) minions=1024 bytes=\d+ '
-        r'gbps=(\d+) cycles=\d+$', out, re.M)} for _, out, _ in runs]
+    runs, figs, same = three_runs('ring-bw', 300, lambda out: {
+        (r, int(d)): int(g) for r, d, g in re.findall(
+            r'^probe ring-bw ring=(\S+) stride=(\d+) minions=1024 '
+            r'bytes=\d+ gbps=(\d+) cycles=\d+$', out, re.M)})
     got = figs[0]
-    ok = all(r[0] == 0 for r in runs) and figs[1:] == [got, got] and \
+    ok = same and \
         set(got) == {('inside', 1), ('shires', 1), ('shires', 16)} and \
         all(RING_CARD[r][0] <= g / 1000 <= RING_CARD[r][1]
             for (r, _), g in got.items())
@@ -165,13 +172,12 @@ def tload_bw_test():
     one minion alone cost what they did before the ports carried
     TensorLoads; the figures are the same under MTTCG twice and
     thread=single (docs/timing.md, "TensorLoads through the ports")."""
-    runs = [run(qemu_cmd('tload-bw', 32, accel), 300)
-            for accel in ('', '', 'thread=single')]
-    figs = [{s: (int(n), int(g), int(c)) for s, n, g, c in re.findall(
-        r'^probe tload-bw src=(\S+) minions=(\d+) bytes=\d+ gbps=(\d+) '
-        r'cycles=(\d+)$', out, re.M)} for _, out, _ in runs]
+    runs, figs, same = three_runs('tload-bw', 300, lambda out: {
+        s: (int(n), int(g), int(c)) for s, n, g, c in re.findall(
+            r'^probe tload-bw src=(\S+) minions=(\d+) bytes=\d+ '
+            r'gbps=(\d+) cycles=(\d+)$', out, re.M)})
     got = figs[0]
-    ok = all(r[0] == 0 for r in runs) and figs[1:] == [got, got] and \
+    ok = same and \
         set(got) == {'remote', 'own', 'single'} and \
         got['remote'][0] == got['own'][0] == 1024 and \
         abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
