@@ -465,7 +465,7 @@ static void pu_timer_realize(DeviceState *dev, Error **errp)
         s->warp_idle_ms = 0;    /* a machine with a host link sets it */
     }
     s->idle_since_ms = -1;
-    s->clock_mhz = 600;     /* replaced by the arming hart's */
+    s->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;    /* the arming hart sets it */
     s->scan = timer_new_ms(QEMU_CLOCK_REALTIME, pu_timer_scan, s);
     for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
         Etsoc1PuTimer *t = &s->timer[n];
