@@ -107,6 +107,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
     cpu->parent_obj.env.pc = data.target_ptr;
     etsoc1_advance_to(cpu, cpu->et->ipi_at);    /* when the IPI arrived */
     etsoc1_trace_wake(etsoc1_hart(cpu), etsoc1_now(cpu));
+    etsoc1_sync_unpark(cpu);
     cs->halted = 0;
 }
 
@@ -230,10 +231,14 @@ static bool etsoc1_minion_has_work(CPUState *cs)
                          work && !etsoc1_irq_will_be_taken(
                                      &cpu->parent_obj.env),
                          qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE);
-        return work;
+        break;
     default:
-        return etsoc1_minion_wait_over(cpu, why);
+        work = etsoc1_minion_wait_over(cpu, why);
     }
+    if (work) {
+        etsoc1_sync_unpark(cpu);    /* before the hart leaves its halt */
+    }
+    return work;
 }
 
 /* Called from cpu_handle_exception() with the BQL held. */
@@ -276,6 +281,9 @@ static void etsoc1_minion_exec_exit(CPUState *cs)
                                         parent_obj.parent_obj);
 
     if (likely(!cpu->et->halting)) {
+        if (qatomic_read(&cs->halted)) {
+            etsoc1_sync_park(cpu);      /* a WFI */
+        }
         return;
     }
     cpu->et->halting = false;
@@ -288,6 +296,7 @@ static void etsoc1_minion_exec_exit(CPUState *cs)
     }
     etsoc1_sync_halting(cpu);   /* may let others, or itself, go */
     qatomic_set(&cs->halted, 1);
+    etsoc1_sync_park(cpu);      /* stopped, or a stall's sleep */
 }
 
 /* An interrupt taken while blocked abandons the wait; mret re-executes it. */
@@ -818,6 +827,7 @@ static void etsoc1_minion_cpu_reset(DeviceState *dev)
     set_flush_inputs_to_zero(true, &RISCV_CPU(dev)->env.fp_status);
     RISCV_CPU(dev)->env.et_insns = 0;
     RISCV_CPU(dev)->env.et_cycles = 0;
+    etsoc1_sync_unpark(ETSOC1_MINION_CPU(dev));    /* as it comes out */
 }
 
 static void etsoc1_minion_cpu_init(Object *obj)

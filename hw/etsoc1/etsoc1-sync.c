@@ -36,6 +36,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bitmap.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
@@ -66,6 +67,67 @@ static bool etsoc1_sync_wait(uint32_t why)
 {
     return why == ETSOC1_WAIT_GATE || why == ETSOC1_WAIT_POLL;
 }
+
+/*
+ * Parked harts.  A hart halted with no ET wait (in WFI, after a stall, or
+ * stopped) cannot act until its own thread runs again, and that thread
+ * first asks has_work, which unparks it (etsoc1_sync_unpark) before the
+ * hart leaves its halt.  So a scan that looks only at harts not parked
+ * sees every hart that etsoc1_next_act could find acting, at the cost of
+ * the harts that may act, not of the chip (docs/timing.md, "Cost").
+ * Only the hart's own thread parks it; anyone may unpark.
+ */
+static bool etsoc1_parks(uint32_t why)
+{
+    return why == ETSOC1_WAIT_NONE || why == ETSOC1_WAIT_STOPPED;
+}
+
+/* On @cpu's thread, which halted: park it if it waits for no ET event */
+void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    unsigned i = etsoc1_minion_cs(cpu)->cpu_index;
+    unsigned long bit = BIT_MASK(i);
+
+    if (m && m->awake && etsoc1_parks(qatomic_read(&cpu->et->wait)) &&
+        (qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
+        qatomic_and(&m->awake[BIT_WORD(i)], ~bit);
+    }
+}
+
+/* @cpu may act from now on: before it leaves a halt, or at a reset */
+void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    unsigned i = etsoc1_minion_cs(cpu)->cpu_index;
+    unsigned long bit = BIT_MASK(i);
+
+    if (m && m->awake && !(qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
+        qatomic_or(&m->awake[BIT_WORD(i)], bit);
+        smp_mb();   /* set before the caller clears cs->halted */
+    }
+}
+
+/* The first hart not parked at or after cpu_index @i; minion_slots if none */
+static unsigned etsoc1_awake_next(Etsoc1MachineState *m, unsigned i)
+{
+    while (i < m->minion_slots) {
+        unsigned long w = qatomic_read(&m->awake[BIT_WORD(i)]) >>
+                          (i % BITS_PER_LONG);
+
+        if (w) {
+            return i + ctzl(w);
+        }
+        i = (i | (BITS_PER_LONG - 1)) + 1;
+    }
+    return m->minion_slots;
+}
+
+/* Every minion hart of @m that is not parked, as @cpu (index @i) */
+#define ETSOC1_AWAKE_FOREACH(m, i, cpu) \
+    for ((i) = etsoc1_awake_next(m, 0); (i) < (m)->minion_slots; \
+         (i) = etsoc1_awake_next(m, (i) + 1)) \
+        if (!((cpu) = (m)->minion[i])) { } else
 
 /* Another hart's clock, read from outside its thread: never ahead. */
 static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
@@ -113,16 +175,16 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
  * (etsoc1_next_act): *@running among those not at the gate, *@any among
  * all; UINT64_MAX for none.
  */
-static void etsoc1_others_mins(Etsoc1MinionCPU *self, uint64_t *running,
-                               uint64_t *any)
+static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
+                               uint64_t *running, uint64_t *any)
 {
     Etsoc1MinionCPU *cpu;
-    CPUState *cs;
+    unsigned i;
     uint64_t t;
     bool at_gate;
 
     *running = *any = UINT64_MAX;
-    ETSOC1_MINION_FOREACH(cs, cpu) {
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
         if (cpu != self && etsoc1_next_act(cpu, &t, &at_gate)) {
             *any = MIN(*any, t);
             if (!at_gate) {
@@ -175,11 +237,12 @@ uint64_t etsoc1_sync_horizon(bool *idle)
 }
 
 /* One of etsoc1_others_mins: harts at the gate count if @gated. */
-static uint64_t etsoc1_others_min(Etsoc1MinionCPU *self, bool gated)
+static uint64_t etsoc1_others_min(Etsoc1MachineState *m,
+                                  Etsoc1MinionCPU *self, bool gated)
 {
     uint64_t running, any;
 
-    etsoc1_others_mins(self, &running, &any);
+    etsoc1_others_mins(m, self, &running, &any);
     return gated ? any : running;
 }
 
@@ -270,12 +333,12 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
     Etsoc1MinionCPU *hint = self->et->gate.hint;
     int me = etsoc1_minion_cs(self)->cpu_index;
     Etsoc1MinionCPU *cpu;
-    CPUState *cs;
+    unsigned i;
 
     if (hint && etsoc1_gate_blocks(m, hint, t, me, a)) {
         return false;
     }
-    ETSOC1_MINION_FOREACH(cs, cpu) {
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
         if (cpu != self && cpu != hint &&
             etsoc1_gate_blocks(m, cpu, t, me, a)) {
             self->et->gate.hint = cpu;
@@ -421,7 +484,7 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     }
     if (et->poll.valid && et->poll.pa == pa && et->poll.val == cur &&
         etsoc1_line_value_at(lc, &w, now) == cur) {
-        if (etsoc1_others_min(cpu, true) == UINT64_MAX &&
+        if (etsoc1_others_min(m, cpu, true) == UINT64_MAX &&
             et->poll.count < ETSOC1_POLL_BURST >> et->poll.naps) {
             return ETSOC1_READ_DONE;    /* alone: only the host can write */
         }
@@ -512,7 +575,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     et->poll.plain_pa = pa;
     et->poll.plain_size = size;
     memcpy(et->poll.plain_val, val, size);
-    if (!repeat || let_go || etsoc1_others_min(cpu, true) == UINT64_MAX) {
+    if (!repeat || let_go || etsoc1_others_min(m, cpu, true) == UINT64_MAX) {
         return false;
     }
     et->poll.lc = lc;
@@ -705,14 +768,15 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     int64_t next_ms = INT64_MAX;
     bool waiting = false;
     Etsoc1MinionCPU *cpu;
-    CPUState *cs;
-    unsigned n = 0;
+    unsigned i, n = 0;
 
-    etsoc1_others_mins(self, &running, &writers);
+    etsoc1_others_mins(m, self, &running, &writers);
     if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
         writers = MIN(writers, self->et->gate.t);   /* it will run */
     }
-    ETSOC1_MINION_FOREACH(cs, cpu) {
+    /* a hart at the gate or on a poll is never parked */
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        CPUState *cs = etsoc1_minion_cs(cpu);
         Etsoc1HartEt *et = cpu->et;
         /* a release for a wait the hart left is not made: wait_seq first */
         uint32_t seq = qatomic_read(&et->gate.wait_seq);
@@ -761,7 +825,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
     }
     /* the second look at the running harts: see etsoc1_gate_open */
-    etsoc1_gate_release(m, MIN(running, etsoc1_others_min(self, false)),
+    etsoc1_gate_release(m, MIN(running, etsoc1_others_min(m, self, false)),
                         m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
     m->gate_waiting = n > 0;
@@ -854,9 +918,8 @@ static void etsoc1_sync_tick(void *opaque)
 void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
                          hwaddr pa)
 {
-    unsigned i = etsoc1_line_slot(pa);
+    unsigned i = etsoc1_line_slot(pa), h;
     Etsoc1MinionCPU *cpu;
-    CPUState *cs;
     bool taken, found = false;
 
     if (!m || !qatomic_read(&m->sync_waiting) ||
@@ -864,7 +927,7 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
         return;
     }
     taken = etsoc1_bql_lock();
-    ETSOC1_MINION_FOREACH(cs, cpu) {
+    ETSOC1_AWAKE_FOREACH(m, h, cpu) {     /* a poll is never parked */
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
             (!lc || (cpu->et->poll.lc == lc && cpu->et->poll.slot == i))) {
             found = true;
@@ -894,6 +957,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
         cpu->et->poll.lc = NULL;
         cpu->et->poll.plain = false;
         cpu->et->poll.bound = 0;
+        etsoc1_sync_unpark(cpu);
         CPU(cpu)->halted = 0;
     }
     cpu->et->gate.next = NULL;  /* every hart at the gate goes through again */
@@ -937,6 +1001,19 @@ static uint64_t etsoc1_sync_lookahead(const Etsoc1Timing *tm, bool rtl)
 
 void etsoc1_sync_start(Etsoc1MachineState *s)
 {
+    Etsoc1MinionCPU *cpu;
+    CPUState *cs;
+
+    ETSOC1_MINION_FOREACH(cs, cpu) {
+        s->minion_slots = MAX(s->minion_slots, cs->cpu_index + 1);
+    }
+    s->minion = g_new0(Etsoc1MinionCPU *, s->minion_slots);
+    s->awake = bitmap_new(s->minion_slots);
+    ETSOC1_MINION_FOREACH(cs, cpu) {
+        s->minion[cs->cpu_index] = cpu;
+        set_bit(cs->cpu_index, s->awake);  /* until it halts (reset too) */
+    }
+
     s->sync_lookahead = etsoc1_sync_lookahead(s->timing,
                                               s->handshake ==
                                               ETSOC1_HANDSHAKE_RTL);

@@ -64,6 +64,8 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu);
 uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_park(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_start(Etsoc1MachineState *s);
 uint64_t etsoc1_sync_horizon(bool *idle);
 

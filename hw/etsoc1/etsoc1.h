@@ -58,6 +58,15 @@ struct Etsoc1MachineState {
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */
     uint64_t sync_lookahead;    /* cycles: see etsoc1_sync_start */
+    /*
+     * The minion harts by cpu_index (NULL for the service processor), and
+     * a bit per hart that is not parked: parked harts (halted in WFI or
+     * stopped) cannot act until their own thread runs again, so the
+     * scans look only at the others (etsoc1_sync_park).
+     */
+    Etsoc1MinionCPU **minion;
+    unsigned long *awake;
+    unsigned minion_slots;
     struct Etsoc1GateEntry *gate_entries;   /* the scan's, by hart */
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
