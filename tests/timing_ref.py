@@ -39,6 +39,9 @@ FLB_RTT = CREDIT_RTT_SHIRE / 2
 # access at a time, one per slot of the in-shire crossbar, the crossbar
 # stream's cost per 32 B register
 FLB_SERVICE = STREAM['xbar'][1]
+# our choice (docs/timing.md, "One line at a time"): the home slice does
+# one global operation on a line at a time, each holding it this long
+L3_LINE_SERVICE = 2
 TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
 
 # timing.md 5, cycles

@@ -159,6 +159,8 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
     memset(c->ver_size, 0, sizeof(c->ver_size));
     memset(c->plain_at, 0, sizeof(c->plain_at));
     memset(c->plain_line, 0, sizeof(c->plain_line));
+    memset(c->busy_line, 0, sizeof(c->busy_line));
+    memset(c->busy_until, 0, sizeof(c->busy_until));
     /* gen[] only grows: a poll halted across the reset wakes */
 }
 
@@ -275,9 +277,44 @@ static void line_written(Etsoc1LineClock *c, const Etsoc1LineWord *w)
 }
 
 /*
+ * A global write (an operation that changes the line) to line @pa reaches
+ * its home slice at @arrive: it is served once the slice's last write to
+ * the line has let it go (l3.line.service after that one took effect).
+ * Writes to one line pass the read gate one at a time in the model's
+ * order (etsoc1_gate_conflict), so the line's queue is the same in every
+ * run; with poll-halt=off it is the host's.  Reads take no turn: the
+ * polls a write wakes read it at its own time whatever order the host
+ * runs them in (etsoc1-sync.c: a halted poll does not hold the gate), so
+ * a turn for each would put the host's order into their times.  Returns
+ * when it is served.
+ */
+static uint64_t line_serve(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive)
+{
+    unsigned i = etsoc1_line_slot(pa);
+
+    if (c->busy_line[i] == etsoc1_line_tag(pa)) {
+        return MAX(arrive, c->busy_until[i]);
+    }
+    return arrive;
+}
+
+/* ... and the write to line @pa took effect at @effect */
+static void line_served(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
+                        hwaddr pa, uint64_t effect)
+{
+    unsigned i = etsoc1_line_slot(pa);
+
+    c->busy_line[i] = etsoc1_line_tag(pa);
+    c->busy_until[i] = effect + etsoc1_cycles(
+        etsoc1_t(cpu->timing, ETSOC1_T_L3_LINE_SERVICE));
+}
+
+/*
  * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
- * the request gets there half way, takes effect no earlier than the
- * line's last global write (line_clock), and the answer comes back.  The
+ * the request gets there half way, is served when the line is free if
+ * @serve (line_serve: a global write at the home slice), takes
+ * effect no earlier than the line's last global write (line_clock), and
+ * the answer comes back.  The
  * hart waits for it; returns the cycles it waited.  @w, if not NULL, is
  * the word read or written (line_read, line_written); a write counts in
  * the line's gen[] for the polls halted on it.  Called with @c's lock
@@ -285,15 +322,22 @@ static void line_written(Etsoc1LineClock *c, const Etsoc1LineWord *w)
  */
 static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                                 hwaddr pa, double t, bool write,
-                                Etsoc1LineWord *w)
+                                Etsoc1LineWord *w, bool serve)
 {
     uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
-    uint64_t effect, done;
+    uint64_t arrive = start + go, effect, done;
 
+    serve = serve && write;
+    if (serve) {
+        arrive = line_serve(c, pa, arrive);
+    }
     if (!write && w) {
-        effect = line_read(cpu, c, w, start + go);
+        effect = line_read(cpu, c, w, arrive);
     } else {
-        effect = line_clock(c, pa, start + go, write);
+        effect = line_clock(c, pa, arrive, write);
+    }
+    if (serve) {
+        line_served(cpu, c, pa, effect);
     }
     if (write) {
         unsigned i = etsoc1_line_slot(pa);
@@ -317,7 +361,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
 static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                            hwaddr pa, double t, bool write)
 {
-    return round_trip_word(cpu, c, pa, t, write, NULL);
+    return round_trip_word(cpu, c, pa, t, write, NULL, false);
 }
 
 /*
@@ -343,7 +387,7 @@ static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
         hit = l3_lookup(s, pa, true);
     }
     cycles = round_trip_word(cpu, &s->written, pa,
-                             l3_path(cpu, pa, !hit), write, w);
+                             l3_path(cpu, pa, !hit), write, w, true);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
 }
@@ -426,7 +470,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
         return;
     }
     cycles = round_trip_word(cpu, &m->shire[target].scp_written, w->pa,
-                             scp_path(cpu, w->pa), write, word);
+                             scp_path(cpu, w->pa), write, word, false);
     trace_etsoc1_scp_remote(cpu->parent_obj.env.mhartid, target,
                             etsoc1_hops(cpu->shire->shire_id, target),
                             cycles);
@@ -840,6 +884,29 @@ static const VMStateDescription vmstate_etsoc1_l3_versions = {
     }
 };
 
+/* Each line's global operations in turn (line_serve) */
+static const VMStateDescription vmstate_etsoc1_line_busy = {
+    .name = "etsoc1-line-clock/busy",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(busy_line, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_UINT64_ARRAY(busy_until, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_etsoc1_l3_busy = {
+    .name = TYPE_ETSOC1_L3_SLICE "/busy",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT(written, Etsoc1L3SliceState, 1,
+                       vmstate_etsoc1_line_busy, Etsoc1LineClock),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_etsoc1_l3_slice = {
     .name = TYPE_ETSOC1_L3_SLICE,
     .version_id = 1,
@@ -856,6 +923,7 @@ static const VMStateDescription vmstate_etsoc1_l3_slice = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_etsoc1_l3_versions,
+        &vmstate_etsoc1_l3_busy,
         NULL
     }
 };

@@ -47,6 +47,13 @@ typedef struct Etsoc1LineClock {
     uint64_t plain_at[ETSOC1_LINE_CLOCKS];
     uint64_t plain_line[ETSOC1_LINE_CLOCKS];    /* its line address + 1 */
     uint8_t polled[ETSOC1_LINE_CLOCKS];  /* a poll may be halted there */
+    /*
+     * When the slice's last global operation on each line lets the line
+     * go (l3.line.service after it took effect), and that line's address
+     * + 1: the next one on the line takes effect no earlier.
+     */
+    uint64_t busy_line[ETSOC1_LINE_CLOCKS];
+    uint64_t busy_until[ETSOC1_LINE_CLOCKS];
     hwaddr locked_pa;   /* the line the lock's holder works on */
 } Etsoc1LineClock;
 

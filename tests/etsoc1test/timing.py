@@ -192,9 +192,41 @@ def tload_bw_test():
            f'{figs}\n' + runs[0][1][-2000:])
 
 
+def l3_hammer_test():
+    """probes/l3-hammer on 32 shires (issue 28): harts running dependent
+    amoaddg.d in a row.  Alone, or 1,024 of them each on its own line of
+    one slice, each op costs its L3 round trip (the farthest shire's, and
+    the loop's few cycles); 1,024 on one line take their turns at the
+    home slice, n x ops x l3.line.service within 5 %; the counter counts
+    every op (the probe checks); equal under MTTCG twice and thread=single
+    (docs/timing.md, "One line at a time")."""
+    runs, figs, same = three_runs('l3-hammer', 300, lambda out: {
+        (int(n), int(lines)): (int(home), int(ops), int(c))
+        for n, lines, home, ops, c in re.findall(
+            r'^probe hammer phase=\d+ harts=(\d+) lines=(\d+) home=(\d+) '
+            r'ops=(\d+) cycles=(\d+)$', out, re.M)})
+    got = figs[0]
+    ok = same and set(got) == {(1, 1), (32, 1), (1024, 1), (1024, 1024)}
+    if ok:
+        home, ops = got[(1, 1)][:2]
+        alone = ops * (timing_ref.l3_hit(0, home) + 5)
+        rtt = ops * (max(timing_ref.l3_hit(s, home) for s in range(32)) + 5)
+        queue = 1024 * ops * timing_ref.L3_LINE_SERVICE
+        ok = got[(1, 1)][2] <= alone and \
+            got[(1024, 1024)][2] <= rtt and \
+            abs(got[(1024, 1)][2] / queue - 1) <= timing_ref.TOLERANCE
+    report(ok, f'timing: harts hammering one global-atomic line: '
+           f'{ {k: v[2] for k, v in got.items()} } cycles for (harts, '
+           f'lines); 1,024 on one line take their turns '
+           f'(1024 x ops x l3.line.service +- 5 %), on lines of their own '
+           f'their round trips; equal under MTTCG twice and thread=single',
+           f'{figs}\n' + runs[0][1][-2000:])
+
+
 def timing_tests():
     """Annotated latencies: each fabric mechanism against timing.md."""
     sync_timing_test()
+    l3_hammer_test()
     allreduce_timing_test()
     ring_bw_test()
     tload_bw_test()

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Many harts on one global-atomic line (docs/timing.md, "One line at a
+ * time"): hart 0 of every minion that takes part runs OPS dependent
+ * amoaddg.d in a row, from a chip barrier of credits.
+ *
+ *   probe hammer phase=P harts=N lines=L home=S ops=K cycles=C
+ *        N harts (the first N minions of the chip, hart 0 of each), on
+ *        one counter line (L = 1) or each on its own line of the same
+ *        home slice S (L = N).  C: the most any of them took for its K
+ *        atomics.  One line serves one operation at a time
+ *        (l3.line.service), so N harts on one line take about
+ *        N x K x service once that exceeds their round trips; on lines
+ *        of their own they take their round trips alone.
+ *
+ * Every figure must be the same on every run and under both TCG modes.
+ */
+#include "etsoc1.h"
+#include "et-atomic.h"
+#include "probe.h"
+
+#define OPS     8
+#define HOME    13      /* the slice every line of the probe lives in */
+
+/* DRAM line @i of the probe, homed at slice HOME (PA[10:6]) */
+static volatile uint64_t *line(unsigned phase, unsigned i)
+{
+    return (volatile uint64_t *)(DRAM_BASE + (82ULL << 20) +
+                                 phase * 0x100000 + i * 2048 + HOME * 64);
+}
+
+static volatile uint64_t took[MINIONS_PER_SHIRE * 34];
+
+/* the phases: minions that take part, and whether each has its own line */
+static const struct {
+    unsigned minions;       /* 0: every minion of the chip */
+    int own_line;
+} phases[] = {
+    { 1, 0 }, { 32, 0 }, { 0, 0 }, { 0, 1 },
+};
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
+    unsigned gid = hart_gid(hartid), p, k, n, i;
+
+    if (hartid & 1) {
+        return 0;
+    }
+    for (p = 0; p < sizeof(phases) / sizeof(phases[0]); p++) {
+        volatile uint64_t *l;
+        uint64_t t0, worst = 0;
+
+        n = phases[p].minions ? phases[p].minions
+                              : shires * MINIONS_PER_SHIRE;
+        /* every line in its slice first: a miss is the first toucher's */
+        if (hartid == 0) {
+            for (i = 0; i < (phases[p].own_line ? n : 1); i++) {
+                et_amoaddg_d(line(p, i), 0);
+            }
+        }
+        chip_barrier_of(hartid == 0, shires, MINIONS_PER_SHIRE, 1);
+        if (gid < n) {
+            l = line(p, phases[p].own_line ? gid : 0);
+            t0 = cycles();
+            for (k = 0; k < OPS; k++) {
+                et_amoaddg_d(l, 1);
+            }
+            took[gid] = cycles() - t0;
+        }
+        chip_barrier_of(hartid == 0, shires, MINIONS_PER_SHIRE, 1);
+        if (hartid == 0) {
+            for (i = 0; i < n; i++) {
+                worst = took[i] > worst ? took[i] : worst;
+            }
+            if (!phases[p].own_line && *line(p, 0) != (uint64_t)n * OPS) {
+                print("l3-hammer: phase %u counted %lu, want %lu\n", p,
+                      *line(p, 0), (uint64_t)n * OPS);
+                return 1;
+            }
+            print("probe hammer phase=%u harts=%u lines=%u home=%u ops=%u "
+                  "cycles=%lu\n", p, n, phases[p].own_line ? n : 1, HOME,
+                  OPS, worst);
+        }
+    }
+    return 0;
+}
