@@ -348,7 +348,7 @@ static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
                                   uint64_t t, unsigned gid)
 {
     Etsoc1ShireState *sh = &m->shire[s];
-    g_autofree Etsoc1PortTurn *turn = g_new(Etsoc1PortTurn, sh->port_npend);
+    Etsoc1PortTurn turn[ETSOC1_PORT_PEND_MAX];  /* port_npend is bounded */
     unsigned i, n = 0, keep = 0;
 
     for (i = 0; i < sh->port_npend; i++) {
