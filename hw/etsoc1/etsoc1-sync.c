@@ -681,10 +681,35 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
 static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
                                 Etsoc1GateEntry *e, unsigned n)
 {
-    unsigned i;
+    unsigned i, first = 0, k = 0;
+    uint64_t t0;
 
+    if (!n) {
+        return;
+    }
+    /*
+     * Only the window is looked at, in order, and whether a hart lies in
+     * it depends on its time alone: sort those, not every hart at the
+     * gate (a barrier's thousand credit waits).
+     */
+    for (i = 1; i < n; i++) {
+        if (etsoc1_gate_cmp(&e[i], &e[first]) < 0) {
+            first = i;
+        }
+    }
+    t0 = e[first].t;
+    if (etsoc1_may_precede(m, running, t0)) {
+        return;         /* a running hart may still go before them all */
+    }
+    for (i = 0; i < n; i++) {
+        /* the window: e[first], and what lies within the lookahead of it */
+        if (i == first || (!etsoc1_may_precede(m, running, e[i].t) &&
+                           !etsoc1_may_precede(m, t0, e[i].t))) {
+            e[k++] = e[i];
+        }
+    }
+    n = k;
     if (n > 1) {
-        /* e is NULL when no hart is at the gate: qsort wants an array */
         qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
     }
     g_hash_table_remove_all(m->gate_slots);
@@ -695,10 +720,6 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
 
         e[i].going = !e[i].may_release &&
                      qatomic_read(&e[i].cpu->et->gate.released);
-        if (etsoc1_may_precede(m, running, e[i].t) ||
-            (i && etsoc1_may_precede(m, e[0].t, e[i].t))) {
-            break;      /* the window's end */
-        }
         if (slot) {
             prev = g_hash_table_lookup(m->gate_slots, slot);
             g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
