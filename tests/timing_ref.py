@@ -51,6 +51,9 @@ TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
 # remote scratchpad in cycles + ns
 L3_HIT_600, DRAM_LEG_600 = 110, 91
 L2_HIT = 47                                  # cycles, own shire
+# timing.md 4: an L1 hit (what every load costs) and what hart 1 adds to
+# each L1 miss, cycles
+L1_HIT, HART1_MISS = 5, 3
 SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
 
 
@@ -79,6 +82,30 @@ def l3_miss(shire, home, mhz=600, mem=None):
     mem = home % 8 if mem is None else mem
     return (l3_hit(shire, home, mhz) + DRAM_LEG_600 * mhz / 600 +
             memshire_hops(home, mem) * ns(MESH_HOP_NS, mhz))
+
+
+def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
+    """Cycles per step of probes/cache-timing's pointer chase from shire 0
+    (ld, addi, bnez): the load-to-use latency of @level (timing.md 4) and
+    the two loop instructions.  For l3 and dram the mean over the @lines
+    lines from @base, each at its home slice PA[10:6] and memory shire
+    PA[8:6]; each line's latency is rounded, as the hart's clock counts."""
+    loop = 2
+    if level in ('l1', 'prefetch'):
+        return L1_HIT + loop
+    if level in ('l2', 'scp'):
+        return L2_HIT + (HART1_MISS if hart else 0) + loop
+    if level == 'remote':
+        return L1_HIT + loop + round(
+            SCP_REMOTE_CYC + ns(SCP_REMOTE_NS + hops(0, target) *
+                                MESH_HOP_NS, mhz))
+    lats = []
+    for i in range(lines):
+        line = (base >> 6) + i
+        home, mem = line % 32, line % 8
+        lats.append(round(l3_hit(0, home, mhz) if level == 'l3'
+                          else l3_miss(0, home, mhz, mem)))
+    return sum(lats) / lines + loop
 
 
 def msg_rtt(path, mhz=600):

@@ -102,7 +102,10 @@ static RISCVException write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     if ((*ctl & ETSOC1_CACHE_SCPENABLE) && !(want & ETSOC1_CACHE_SCPENABLE)) {
         etsoc1_coop_drop(cpu);
     }
-    *ctl = want;
+    if (*ctl != want) {
+        qatomic_set(ctl, want);
+        etsoc1_l1_mode_changed(cpu);
+    }
     return RISCV_EXCP_NONE;
 }
 

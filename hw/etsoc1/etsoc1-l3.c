@@ -16,8 +16,8 @@
  *    trip, L3 hit or DRAM miss; a miss installs the line;
  *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
  *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
- * Plain cached loads and stores never reach it: they cost the L1 hit
- * (a known limit, docs/timing.md).
+ *  - plain loads and stores that miss the hart's L1 and its shire's L2
+ *    (etsoc1-l1.c, etsoc1_l3_read).
  *
  * Also here: the latency of a load or store to another shire's L2
  * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
@@ -146,6 +146,25 @@ static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
              etsoc1_hops_to_memshire(home, etsoc1_memshire_of(pa)) * hop;
     }
     return t;
+}
+
+/*
+ * A plain load or store by @cpu whose line @pa missed its L1 and its
+ * shire's L2 (etsoc1-l1.c): the home slice looks the line up and, on a
+ * miss, installs it (our choice, as for prefetches: the hierarchy fills
+ * the L3 on the way in).  Returns the load-to-use latency in minion
+ * cycles, the L3 hit path or the DRAM path, and in *@hit which.
+ */
+double etsoc1_l3_read(Etsoc1MinionCPU *cpu, hwaddr pa, bool *hit)
+{
+    Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
+
+    *hit = true;
+    if (s) {
+        QEMU_LOCK_GUARD(&s->lock);
+        *hit = l3_lookup(s, pa, true);
+    }
+    return l3_path(cpu, pa, !*hit);
 }
 
 /* ---- causality through memory ------------------------------------------ */
@@ -674,6 +693,7 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
         return true;
     }
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
+        uint64_t back;
         hwaddr pa;
 
         if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
@@ -689,9 +709,10 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           (uint64_t)(va + i * stride), i, dest);
             return false;
         }
-        *done = MAX(*done, issue + etsoc1_cycles(i * line +
-                                                 l3_cacheop(cpu, pa, dest,
-                                                            op)));
+        back = issue + etsoc1_cycles(i * line + l3_cacheop(cpu, pa, dest,
+                                                           op));
+        etsoc1_l1_cacheop(cpu, pa, dest, op, back);
+        *done = MAX(*done, back);
     }
     return true;
 }

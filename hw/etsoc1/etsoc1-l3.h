@@ -83,6 +83,7 @@ typedef enum Etsoc1CacheOp {
 
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
+double etsoc1_l3_read(Etsoc1MinionCPU *cpu, hwaddr pa, bool *hit);
 
 /*
  * One word of a global operation, as the line clock keeps it: @size

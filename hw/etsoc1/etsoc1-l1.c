@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: the caches behind plain loads and stores
+ * (docs/timing.md, "The cache model"; facts in
+ * docs/research/cache-facts.md).  Tags and times only: QEMU's RAM holds
+ * the data, so nothing here changes what a guest reads.
+ *
+ * A plain load or store (scalar, F, packed, gather and scatter lanes)
+ * of cacheable DRAM or of the hart's own shire's L2 scratchpad asks its
+ * minion's L1 D-cache:
+ *  - a hit costs nothing beyond the instruction (insn.load is the L1
+ *    hit, 5 cycles);
+ *  - a miss installs the line (write-back, write-allocate: a store miss
+ *    allocates like a load) and goes on: an own-scratchpad line costs
+ *    l2.hit; a DRAM line asks the shire's L2 (l2.hit), then its home L3
+ *    slice (etsoc1_l3_read: the L3 hit path, or the DRAM path, which
+ *    installs the line in the slice); a line that came from beyond the
+ *    L2 is installed there too.  The hart waits for the line: the level's
+ *    load-to-use latency less what the instruction already costs, plus
+ *    l1.miss.hart1 on thread 1; a store waits l1.store.wait of that.
+ * Another shire's scratchpad is timed as I/O (etsoc1-l3.c) and ESR, I/O
+ * and uncacheable accesses are not cached: none of them reach the tags.
+ *
+ * The translator checks each scalar access's line against the hart's
+ * last one (env->et_l1_last, qemu-patches/0014) and calls
+ * etsoc1_l1_access only when it differs: that line is the most recently
+ * used of its set, so a repeat can only hit.
+ *
+ * Determinism: the L1 tags are the hart's own (in mode 0 too, where the
+ * chip's two threads share the sets: each thread keeps its own copy), so
+ * they follow its program order.  The shire's L2 is shared: each line
+ * keeps the earliest model time any hart filled it (a min) and the
+ * latest it was used (a max), and its victim is the way used least
+ * recently in model time; a hart that finds a line filled later in model
+ * time than its own clock misses.  Two harts that race on one line (the
+ * host runs the one later in model time first) can see a hit or a miss
+ * by the host's order, and a capacity eviction follows the host's order
+ * of the fills: documented limits.
+ */
+
+#include "qemu/osdep.h"
+#include <math.h>
+#include "qemu/lockable.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-cache.h"
+#include "hw/etsoc1/etsoc1-l1.h"
+#include "trace.h"
+
+/* ---- the shire's L2 ----------------------------------------------------- */
+
+void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size)
+{
+    unsigned lines;
+
+    l2->ways = ETSOC1_L2_WAYS;
+    l2->sets = MAX(size / ETSOC1_LINE / l2->ways, 1);
+    lines = l2->sets * l2->ways;
+    l2->tag = g_new0(uint64_t, lines);
+    l2->fill = g_new0(uint64_t, lines);
+    l2->used = g_new0(uint64_t, lines);
+    qemu_mutex_init(&l2->lock);
+}
+
+void etsoc1_l2_reset(Etsoc1ShireL2 *l2)
+{
+    size_t n = (size_t)l2->sets * l2->ways;
+
+    memset(l2->tag, 0, n * sizeof(*l2->tag));
+    memset(l2->fill, 0, n * sizeof(*l2->fill));
+    memset(l2->used, 0, n * sizeof(*l2->used));
+}
+
+void etsoc1_l2_free(Etsoc1ShireL2 *l2)
+{
+    qemu_mutex_destroy(&l2->lock);
+    g_free(l2->tag);
+    g_free(l2->fill);
+    g_free(l2->used);
+}
+
+/* The way of @line in its set, or -1; with the lock held. */
+static int l2_find(Etsoc1ShireL2 *l2, uint64_t line, unsigned *base)
+{
+    unsigned w;
+
+    *base = line % l2->sets * l2->ways;
+    for (w = 0; w < l2->ways; w++) {
+        if (l2->tag[*base + w] == line + 1) {
+            return w;
+        }
+    }
+    return -1;
+}
+
+/* Is @line in the L2 at model time @t?  A hit makes it used at @t. */
+static bool l2_hit(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t)
+{
+    unsigned base;
+    int w;
+
+    QEMU_LOCK_GUARD(&l2->lock);
+    w = l2_find(l2, line, &base);
+    if (w < 0 || l2->fill[base + w] > t) {
+        return false;
+    }
+    l2->used[base + w] = MAX(l2->used[base + w], t);
+    return true;
+}
+
+/*
+ * @line, asked for at @t, is in the L2 from @at: keep the earliest such
+ * time.  A line not there takes an empty way, else the one used least
+ * recently in model time.
+ */
+static void l2_fill(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t,
+                    uint64_t at)
+{
+    unsigned base, w, victim = 0;
+    int found;
+
+    QEMU_LOCK_GUARD(&l2->lock);
+    found = l2_find(l2, line, &base);
+    if (found >= 0) {
+        l2->fill[base + found] = MIN(l2->fill[base + found], at);
+        l2->used[base + found] = MAX(l2->used[base + found], t);
+        return;
+    }
+    for (w = 0; w < l2->ways; w++) {
+        if (!l2->tag[base + w]) {
+            victim = w;
+            break;
+        }
+        if (l2->used[base + w] < l2->used[base + victim]) {
+            victim = w;
+        }
+    }
+    l2->tag[base + victim] = line + 1;
+    l2->fill[base + victim] = at;
+    l2->used[base + victim] = t;
+}
+
+static void l2_drop(Etsoc1ShireL2 *l2, uint64_t line)
+{
+    unsigned base;
+    int w;
+
+    QEMU_LOCK_GUARD(&l2->lock);
+    w = l2_find(l2, line, &base);
+    if (w >= 0) {
+        l2->tag[base + w] = 0;
+        l2->fill[base + w] = 0;
+        l2->used[base + w] = 0;
+    }
+}
+
+/* ---- the minion's L1 ---------------------------------------------------- */
+
+/*
+ * The sets thread @thread may use in mode @ctl (mcache_control [1:0]),
+ * from Esperanto's simulator's index functions (cache-facts.md 1):
+ * mode 0 all 16 (PA[9:6]); D1Split, thread 0 sets 0-7 (PA[8:6]), thread
+ * 1 sets 14-15 (PA[6]); with the L1 scratchpad too, thread 0 sets 12-13.
+ */
+static void l1_sets(unsigned ctl, unsigned thread, unsigned *first,
+                    unsigned *n)
+{
+    if (!(ctl & ETSOC1_CACHE_D1SPLIT)) {
+        *first = 0;
+        *n = ETSOC1_L1_SETS;
+    } else if (thread) {
+        *first = 14;
+        *n = 2;
+    } else if (ctl & ETSOC1_CACHE_SCPENABLE) {
+        *first = 12;
+        *n = 2;
+    } else {
+        *first = 0;
+        *n = 8;
+    }
+}
+
+/* The hart's L1, emptied if its minion changed mode since it last looked */
+static Etsoc1HartL1 *l1_of(Etsoc1MinionCPU *cpu, unsigned *set_first,
+                           unsigned *set_n)
+{
+    Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
+    Etsoc1HartL1 *l1 = &cpu->et->l1;
+    uint32_t gen = qatomic_read(&ms->l1_gen);
+
+    if (l1->gen != gen) {
+        memset(l1->tag, 0, sizeof(l1->tag));
+        memset(l1->used, 0, sizeof(l1->used));
+        l1->gen = gen;
+    }
+    l1_sets(qatomic_read(&ms->cache_ctl), etsoc1_hart(cpu) & 1, set_first,
+            set_n);
+    return l1;
+}
+
+/*
+ * Look @line up in @set; a miss replaces the least recently used way
+ * (our choice: LRU; the sources name no policy).  Never-used ways have
+ * used = 0 and go first.
+ */
+static bool l1_lookup(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
+{
+    uint64_t *tag = l1->tag[set], *used = l1->used[set];
+    uint64_t now = ++l1->clock;
+    unsigned w, victim = 0;
+
+    for (w = 0; w < ETSOC1_L1_WAYS; w++) {
+        if (tag[w] == line + 1) {
+            used[w] = now;
+            return true;
+        }
+        if (used[w] < used[victim]) {
+            victim = w;
+        }
+    }
+    tag[victim] = line + 1;
+    used[victim] = now;
+    return false;
+}
+
+static void l1_drop(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
+{
+    unsigned w;
+
+    for (w = 0; w < ETSOC1_L1_WAYS; w++) {
+        if (l1->tag[set][w] == line + 1) {
+            l1->tag[set][w] = 0;
+            l1->used[set][w] = 0;
+        }
+    }
+}
+
+/*
+ * Where a line at @pa is cached from: DRAM (through the L2) or the own
+ * scratchpad (ETSOC1_LVL_SCP); false if the L1 does not see it.
+ */
+static bool l1_cacheable(Etsoc1MinionCPU *cpu, hwaddr pa, bool *scp)
+{
+    unsigned shire;
+
+    *scp = false;
+    if (etsoc1_in(ETSOC1_DRAM, pa)) {
+        return true;
+    }
+    if (!etsoc1_in(ETSOC1_SCP, pa)) {
+        return false;
+    }
+    shire = etsoc1_scp_shire(pa);
+    *scp = shire == cpu->shire->shire_id || shire == ETSOC1_SCP_LOCAL_SHIRE;
+    return *scp;
+}
+
+/*
+ * A load or store (@store) by @cpu of the line at physical @pa, which
+ * the hart named as @va; the instruction's own cost is @paid cycles.
+ * Remembers the line as the hart's last (the translator's check).
+ */
+static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
+                      bool store, double paid)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    const Etsoc1Timing *tm = cpu->timing;
+    uint64_t line = pa / ETSOC1_LINE, t, stall;
+    unsigned first, n, thread = etsoc1_hart(cpu) & 1;
+    Etsoc1MemLevel lvl;
+    Etsoc1HartL1 *l1;
+    double lat, wait;
+    bool scp, hit;
+
+    env->et_l1_last = va / ETSOC1_LINE;
+    if (!l1_cacheable(cpu, pa, &scp)) {
+        return;
+    }
+    l1 = l1_of(cpu, &first, &n);
+    if (l1_lookup(l1, first + line % n, line)) {
+        l1->served[ETSOC1_LVL_L1]++;
+        return;
+    }
+    t = etsoc1_now(cpu);
+    lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
+    if (scp) {
+        lvl = ETSOC1_LVL_SCP;
+    } else if (l2_hit(&cpu->shire->l2, line, t)) {
+        lvl = ETSOC1_LVL_L2;
+    } else {
+        lat = etsoc1_l3_read(cpu, pa, &hit);
+        lvl = hit ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
+        l2_fill(&cpu->shire->l2, line, t, t + llround(lat));
+    }
+    l1->served[lvl]++;
+    wait = MAX(lat - paid, 0) +
+           (thread ? etsoc1_t(tm, ETSOC1_T_L1_MISS_HART1) : 0);
+    if (store) {
+        wait *= etsoc1_t(tm, ETSOC1_T_L1_STORE_WAIT);
+    }
+    stall = llround(wait);
+    etsoc1_stall(cpu, stall);
+    trace_etsoc1_l1_miss(etsoc1_hart(cpu), pa, store, lvl, stall);
+}
+
+/* The address a data access at @va of @cpu reaches, if it translates */
+static bool l1_translate(Etsoc1MinionCPU *cpu, uint64_t va, bool store,
+                         hwaddr *pa)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    target_ulong mode = env->priv;
+
+    if (mode == PRV_M && get_field(env->mstatus, MSTATUS_MPRV)) {
+        mode = get_field(env->mstatus, MSTATUS_MPP);
+    }
+    if (mode == PRV_M || get_field(env->satp, SATP64_MODE) == VM_1_10_MBARE) {
+        *pa = va;
+        return true;
+    }
+    return etsoc1_minion_va_to_pa(cpu, va, store ? MMU_DATA_STORE
+                                                 : MMU_DATA_LOAD, pa);
+}
+
+/*
+ * A scalar load or store (qemu-patches/0014's hook, through
+ * helper_etsoc1_l1) whose line differs from the hart's last one.  An
+ * address that does not translate is left to the access, which faults.
+ */
+void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
+{
+    hwaddr pa;
+
+    if (l1_translate(cpu, va, store, &pa)) {
+        l1_access(cpu, va, pa, store,
+                  etsoc1_insn_cost(cpu->timing, store ? ET_INSN_STORE
+                                                      : ET_INSN_LOAD));
+    }
+}
+
+/*
+ * The line at @va of a packed load or store, or of a gather's or
+ * scatter's lane: from the packed helpers (etsoc1-vpu.c), when it is not
+ * the hart's last line.  The instruction costs insn.packed; a miss adds
+ * the rest of the level's latency.
+ */
+void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
+{
+    hwaddr pa;
+
+    if (l1_translate(cpu, va, store, &pa)) {
+        l1_access(cpu, va, pa, store,
+                  etsoc1_insn_cost(cpu->timing, ET_INSN_PACKED));
+    }
+}
+
+/*
+ * @cpu changed its minion's mcache_control mode: the chip empties the
+ * sets (a D1Split change clears all 16, an SCPEnable change sets 0-13);
+ * here both threads drop all their tags when they next look.
+ */
+void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
+    Etsoc1MinionCPU *sib = &cpu->shire->hart[(etsoc1_hart(cpu) ^ 1) %
+                                             ETSOC1_HARTS_PER_SHIRE];
+
+    qatomic_inc(&ms->l1_gen);
+    cpu->parent_obj.env.et_l1_last = -1;
+    qatomic_set(&sib->parent_obj.env.et_l1_last, -1);
+}
+
+/*
+ * A cache op by VA (etsoc1_l3_cacheop_va) on the line at @pa, whose
+ * last line is back at @at: an evict to the L2 or beyond drops the line
+ * from the hart's L1, to the L3 or memory from its shire's L2 too (the
+ * L3 side is etsoc1-l3.c's); a prefetch to the L1 installs it there and
+ * in the L2, to the L2 in the L2, from @at.  A flush keeps every copy
+ * (dirty state is not modelled: write-backs cost nothing).  @dest is an
+ * Etsoc1CacheLevel, @op an Etsoc1CacheOp.
+ */
+void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
+                       unsigned op, uint64_t at)
+{
+    uint64_t line = pa / ETSOC1_LINE;
+    unsigned first, n;
+    Etsoc1HartL1 *l1;
+    bool scp;
+
+    if (!cpu->parent_obj.cfg.et_l1 || !l1_cacheable(cpu, pa, &scp)) {
+        return;
+    }
+    cpu->parent_obj.env.et_l1_last = -1;
+    l1 = l1_of(cpu, &first, &n);
+    switch (op) {
+    case ETSOC1_CACHEOP_EVICT:
+        if (dest >= ETSOC1_CACHE_L2) {
+            l1_drop(l1, first + line % n, line);
+        }
+        if (dest >= ETSOC1_CACHE_L3 && !scp) {
+            l2_drop(&cpu->shire->l2, line);
+        }
+        break;
+    case ETSOC1_CACHEOP_PREFETCH:
+        if (dest == ETSOC1_CACHE_L1) {
+            l1_lookup(l1, first + line % n, line);
+        }
+        if (dest <= ETSOC1_CACHE_L2 && !scp) {
+            l2_fill(&cpu->shire->l2, line, etsoc1_now(cpu), at);
+        }
+        break;
+    default:
+        break;
+    }
+}
