@@ -13,9 +13,8 @@
  *  - a miss installs the line (write-back, write-allocate: a store miss
  *    allocates like a load) and goes on: an own-scratchpad line costs
  *    l2.hit; a DRAM line asks the shire's L2 (l2.hit), then its home L3
- *    slice (etsoc1_l3_read: the L3 hit path, or the DRAM path, which
- *    installs the line in the slice); a line that came from beyond the
- *    L2 is installed there too.  The hart waits for the line: the level's
+ *    slice (etsoc1_l3_read: the L3 hit path, or the DRAM path); a line
+ *    that came from beyond the L2 is installed there.  The hart waits for the line: the level's
  *    load-to-use latency less what the instruction already costs, plus
  *    l1.miss.hart1 on thread 1; a store waits l1.store.wait of that.
  * Another shire's scratchpad is timed as I/O (etsoc1-l3.c) and ESR, I/O
@@ -26,16 +25,23 @@
  * etsoc1_l1_access only when it differs: that line is the most recently
  * used of its set, so a repeat can only hit.
  *
- * Determinism: the L1 tags are the hart's own (in mode 0 too, where the
- * chip's two threads share the sets: each thread keeps its own copy), so
- * they follow its program order.  The shire's L2 is shared: each line
- * keeps the earliest model time any hart filled it (a min) and the
- * latest it was used (a max), and its victim is the way used least
- * recently in model time; a hart that finds a line filled later in model
- * time than its own clock misses.  Two harts that race on one line (the
- * host runs the one later in model time first) can see a hit or a miss
- * by the host's order, and a capacity eviction follows the host's order
- * of the fills: documented limits.
+ * Determinism (docs/timing.md): plain accesses are not ordered between
+ * harts (a gate pass per miss would cost a host hand-off each), so what
+ * one hart's access finds must not depend on how far the host has run
+ * the others:
+ *  - the L1 tags are the hart's own (in mode 0 too, where the chip's two
+ *    threads share the sets: each thread keeps its own copy);
+ *  - the shire's L2 is one store of tags, shared in capacity, but a line
+ *    is a hit only for the harts that brought it there themselves (a
+ *    mask per line); its victim is the way used least recently in model
+ *    time (the latest use of any hart, a max).  So a table that the 64
+ *    harts of a shire all read costs each of them its own miss;
+ *  - the L3 slices are looked up, never filled, by plain misses
+ *    (etsoc1_l3_read): what the L3 holds comes from host and DMA writes,
+ *    global operations (ordered by the read gate) and cache ops by VA.
+ * What is left to the host's order: capacity evictions from the L2
+ * (harts of a shire whose lines share a set), and an evict_va of a line
+ * that another hart of the shire is reading.
  */
 
 #include "qemu/osdep.h"
@@ -56,7 +62,7 @@ void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size)
     l2->sets = MAX(size / ETSOC1_LINE / l2->ways, 1);
     lines = l2->sets * l2->ways;
     l2->tag = g_new0(uint64_t, lines);
-    l2->fill = g_new0(uint64_t, lines);
+    l2->harts = g_new0(uint64_t, lines);
     l2->used = g_new0(uint64_t, lines);
     qemu_mutex_init(&l2->lock);
 }
@@ -66,7 +72,7 @@ void etsoc1_l2_reset(Etsoc1ShireL2 *l2)
     size_t n = (size_t)l2->sets * l2->ways;
 
     memset(l2->tag, 0, n * sizeof(*l2->tag));
-    memset(l2->fill, 0, n * sizeof(*l2->fill));
+    memset(l2->harts, 0, n * sizeof(*l2->harts));
     memset(l2->used, 0, n * sizeof(*l2->used));
 }
 
@@ -74,7 +80,7 @@ void etsoc1_l2_free(Etsoc1ShireL2 *l2)
 {
     qemu_mutex_destroy(&l2->lock);
     g_free(l2->tag);
-    g_free(l2->fill);
+    g_free(l2->harts);
     g_free(l2->used);
 }
 
@@ -92,15 +98,26 @@ static int l2_find(Etsoc1ShireL2 *l2, uint64_t line, unsigned *base)
     return -1;
 }
 
-/* Is @line in the L2 at model time @t?  A hit makes it used at @t. */
-static bool l2_hit(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t)
+/* The hart's bit in the L2's entries (its index in the shire) */
+static uint64_t l2_bit(Etsoc1MinionCPU *cpu)
 {
+    return 1ULL << (etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE);
+}
+
+/*
+ * Does @cpu find @line in its shire's L2 at model time @t?  Only if it
+ * brought the line there itself (see the top); a hit makes the line
+ * used at @t.
+ */
+static bool l2_hit(Etsoc1MinionCPU *cpu, uint64_t line, uint64_t t)
+{
+    Etsoc1ShireL2 *l2 = &cpu->shire->l2;
     unsigned base;
     int w;
 
     QEMU_LOCK_GUARD(&l2->lock);
     w = l2_find(l2, line, &base);
-    if (w < 0 || l2->fill[base + w] > t) {
+    if (w < 0 || !(l2->harts[base + w] & l2_bit(cpu))) {
         return false;
     }
     l2->used[base + w] = MAX(l2->used[base + w], t);
@@ -108,20 +125,19 @@ static bool l2_hit(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t)
 }
 
 /*
- * @line, asked for at @t, is in the L2 from @at: keep the earliest such
- * time.  A line not there takes an empty way, else the one used least
- * recently in model time.
+ * @cpu brought @line into the L2 at @t.  A line not there takes an empty
+ * way, else the one used least recently in model time.
  */
-static void l2_fill(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t,
-                    uint64_t at)
+static void l2_fill(Etsoc1MinionCPU *cpu, uint64_t line, uint64_t t)
 {
+    Etsoc1ShireL2 *l2 = &cpu->shire->l2;
     unsigned base, w, victim = 0;
     int found;
 
     QEMU_LOCK_GUARD(&l2->lock);
     found = l2_find(l2, line, &base);
     if (found >= 0) {
-        l2->fill[base + found] = MIN(l2->fill[base + found], at);
+        l2->harts[base + found] |= l2_bit(cpu);
         l2->used[base + found] = MAX(l2->used[base + found], t);
         return;
     }
@@ -135,7 +151,7 @@ static void l2_fill(Etsoc1ShireL2 *l2, uint64_t line, uint64_t t,
         }
     }
     l2->tag[base + victim] = line + 1;
-    l2->fill[base + victim] = at;
+    l2->harts[base + victim] = l2_bit(cpu);
     l2->used[base + victim] = t;
 }
 
@@ -148,7 +164,7 @@ static void l2_drop(Etsoc1ShireL2 *l2, uint64_t line)
     w = l2_find(l2, line, &base);
     if (w >= 0) {
         l2->tag[base + w] = 0;
-        l2->fill[base + w] = 0;
+        l2->harts[base + w] = 0;
         l2->used[base + w] = 0;
     }
 }
@@ -284,12 +300,12 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
     if (scp) {
         lvl = ETSOC1_LVL_SCP;
-    } else if (l2_hit(&cpu->shire->l2, line, t)) {
+    } else if (l2_hit(cpu, line, t)) {
         lvl = ETSOC1_LVL_L2;
     } else {
         lat = etsoc1_l3_read(cpu, pa, &hit);
         lvl = hit ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
-        l2_fill(&cpu->shire->l2, line, t, t + llround(lat));
+        l2_fill(cpu, line, t);
     }
     l1->served[lvl]++;
     wait = MAX(lat - paid, 0) +
@@ -404,7 +420,7 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
             l1_lookup(l1, first + line % n, line);
         }
         if (dest <= ETSOC1_CACHE_L2 && !scp) {
-            l2_fill(&cpu->shire->l2, line, etsoc1_now(cpu), at);
+            l2_fill(cpu, line, at);
         }
         break;
     default:

@@ -44,17 +44,17 @@ typedef struct Etsoc1HartL1 {
 } Etsoc1HartL1;
 
 /*
- * A shire's L2 cache tags, shared by its 64 harts.  A line keeps the
- * earliest model time it was filled (a min over the harts' fills, so the
- * same whatever order the host runs them) and the latest it was used,
- * which chooses the victim (LRU in model time).  docs/timing.md.
+ * A shire's L2 cache tags, shared by its 64 harts in capacity.  A line
+ * keeps which harts brought it there (a hit only for them: etsoc1-l1.c,
+ * "Determinism") and the latest model time any of them used it, which
+ * chooses the victim (LRU in model time).  docs/timing.md.
  */
 typedef struct Etsoc1ShireL2 {
     QemuMutex lock;
     uint32_t sets;
     uint32_t ways;
     uint64_t *tag;          /* line + 1, way-major per set; 0 empty */
-    uint64_t *fill;         /* earliest model time the line is there */
+    uint64_t *harts;        /* the harts (bit = index in the shire) */
     uint64_t *used;         /* latest model time of a use */
 } Etsoc1ShireL2;
 

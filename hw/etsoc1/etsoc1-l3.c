@@ -17,7 +17,7 @@
  *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
  *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
  *  - plain loads and stores that miss the hart's L1 and its shire's L2
- *    (etsoc1-l1.c, etsoc1_l3_read).
+ *    look the line up (etsoc1-l1.c, etsoc1_l3_read), without filling.
  *
  * Also here: the latency of a load or store to another shire's L2
  * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
@@ -150,19 +150,26 @@ static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
 
 /*
  * A plain load or store by @cpu whose line @pa missed its L1 and its
- * shire's L2 (etsoc1-l1.c): the home slice looks the line up and, on a
- * miss, installs it (our choice, as for prefetches: the hierarchy fills
- * the L3 on the way in).  Returns the load-to-use latency in minion
- * cycles, the L3 hit path or the DRAM path, and in *@hit which.
+ * shire's L2 (etsoc1-l1.c): does the home slice hold it?  Only looked
+ * at: plain misses neither fill the slice nor move its LRU order, since
+ * which hart's miss came first would follow the host (our choice,
+ * docs/timing.md "The cache model").  Returns the load-to-use latency in
+ * minion cycles, the L3 hit path or the DRAM path, and in *@hit which.
  */
 double etsoc1_l3_read(Etsoc1MinionCPU *cpu, hwaddr pa, bool *hit)
 {
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+    unsigned w, base;
 
     *hit = true;
     if (s) {
         QEMU_LOCK_GUARD(&s->lock);
-        *hit = l3_lookup(s, pa, true);
+        base = l3_set(s, pa) * s->ways;
+        *hit = false;
+        for (w = base; w < base + s->ways; w++) {
+            *hit |= s->tag[w] == want;
+        }
     }
     return l3_path(cpu, pa, !*hit);
 }

@@ -160,7 +160,10 @@ TLOAD_CARD = 0.96
 # probes/tload-bw before the ports carried TensorLoads (5 December, commit
 # e6fd33f: build/qemu-build/qemu-system-riscv64 -M etsoc1,shires=32 -smp
 # 2048 ... -kernel build/guest/tload-bw.elf): the own shire's stream
-# (no port on its path) and one minion alone (a free port adds nothing)
+# (no port on its path) and one minion alone (a free port adds nothing).
+# With the cache model (issue 27) the probe's own loads (its loop, its
+# descriptors, the barrier's) pay their L1 misses too: exact with
+# cache-model=off, within 5 % with it on.
 TLOAD_OWN_CYCLES = 5478
 TLOAD_SINGLE_CYCLES = 5136
 
@@ -181,14 +184,22 @@ def tload_bw_test():
         set(got) == {'remote', 'own', 'single'} and \
         got['remote'][0] == got['own'][0] == 1024 and \
         abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
-        got['own'][2] == TLOAD_OWN_CYCLES and \
-        got['single'][2] == TLOAD_SINGLE_CYCLES
+        abs(got['own'][2] / TLOAD_OWN_CYCLES - 1) <= 0.05 and \
+        abs(got['single'][2] / TLOAD_SINGLE_CYCLES - 1) <= 0.05
+    rc, out, _ = run(qemu_cmd('tload-bw', 32, machine=',cache-model=off'), 300)
+    off = {s: int(c) for s, c in re.findall(
+        r'^probe tload-bw src=(\S+) minions=\d+ bytes=\d+ gbps=\d+ '
+        r'cycles=(\d+)$', out, re.M)}
+    ok = ok and rc == 0 and off.get('own') == TLOAD_OWN_CYCLES and \
+        off.get('single') == TLOAD_SINGLE_CYCLES
     report(ok, f'timing: TensorLoad streams of 1,024 minions: '
            f'{got.get("remote", (0, 0))[1] / 1000} TB/s from 16 shires away '
            f'(card {TLOAD_CARD}, within 5 %), own shire '
            f'{got.get("own", (0, 0, 0))[2]} cycles and one minion '
-           f'{got.get("single", (0, 0, 0))[2]} as before; equal under MTTCG '
-           f'twice and thread=single',
+           f'{got.get("single", (0, 0, 0))[2]} within 5 % of before '
+           f'({TLOAD_OWN_CYCLES}, {TLOAD_SINGLE_CYCLES}; equal with '
+           f'cache-model=off: {off}); equal under MTTCG twice and '
+           f'thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
 
 
