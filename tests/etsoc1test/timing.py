@@ -213,35 +213,25 @@ def cache_timing_test():
     and thread=single; and with cache-model=off every load costs an L1
     hit again."""
     def parse(out):
-        return [(a['level'], int(a['hart']), int(a['lines']),
-                 int(a.get('base', '0'), 16), a.get('shire'), int(a['cycles']))
-                for a in (dict(re.findall(r'(\w+)=(\S+)', line))
-                          for line in re.findall(r'^probe cache-chase (.*)$',
-                                                 out, re.M))]
+        return [p for p in timing_ref.parse(out) if p[0] == 'cache-chase']
 
     runs = [run(qemu_cmd('cache-timing', 10, accel), 120)
             for accel in ('', '', 'thread=single')]
     figs = [parse(out) for _, out, _ in runs]
     same = all(r[0] == 0 for r in runs) and figs[1:] == [figs[0]] * 2
-    rows, bad = [], []
-    for level, hart, lines, base, shire, cycles in figs[0]:
-        steps = 4096 if level not in ('prefetch', 'remote') else lines
-        got = (cycles - 1) / steps          # less the reading csrr
-        want = timing_ref.chase_step(level, hart, base, lines,
-                                     int(shire) if shire else None)
-        rows.append(f'{level}/hart {hart}: {got:.1f} (want {want:.1f})')
-        if abs(got / want - 1) > timing_ref.TOLERANCE:
-            bad.append(rows[-1])
-    report(same and len(figs[0]) == 8 and not bad,
-           'timing: pointer chase through plain loads, cycles per step: ' +
-           ', '.join(rows) + ', within 5 % of timing.md, equal on MTTCG '
-           'twice and thread=single',
-           '\n'.join(bad) or runs[0][1][-3000:])
+    rows = timing_ref.checks(figs[0])
+    text = ', '.join(f'{a["level"]}/hart {a["hart"]}: {r[2]:g} (want '
+                     f'{r[1]:g})' for (_, a, _), r in zip(figs[0], rows))
+    report(same and len(rows) == 8 and all(r[4] for r in rows),
+           f'timing: pointer chase through plain loads, cycles per step: '
+           f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
+           f'thread=single', runs[0][1][-3000:])
     rc, out, _ = run(qemu_cmd('cache-timing', 10,
                               machine=',cache-model=off'), 120)
-    off = {(f[0], f[1]): f[5] for f in parse(out)}
-    flat = [k for k, c in off.items() if k[0] != 'remote' and
-            abs((c - 1) / (4096 if k[0] != 'prefetch' else 16) -
+    off = parse(out)
+    flat = [(a['level'], a['hart'], c) for _, a, c in off
+            if a['level'] != 'remote' and
+            abs((c - 1) / timing_ref.chase_steps(a) -
                 timing_ref.chase_step('l1')) > 0.1]
     report(rc == 0 and len(off) == 8 and not flat,
            'timing: cache-model=off: every chase but the remote one costs '
