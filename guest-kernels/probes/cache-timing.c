@@ -27,6 +27,11 @@
  *           L1 and tensor_wait 4: every step hits
  * and thread 1 of the same minion chases its own 4,096 scratchpad lines
  * at the same time (hart=1, level=scp): its L1 misses pay +3.
+ *
+ *   probe cache-pmu level=dram misses=M l2req=R
+ *        the ET performance counters across the dram pass: event 8
+ *        (thread 0's D-cache misses) and 10 (the minion's L2 miss
+ *        requests), 4,096 each
  */
 #include "etsoc1.h"
 #include "probe.h"
@@ -117,7 +122,7 @@ static void row(const char *level, unsigned hart, unsigned lines,
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
-    uint64_t p, big, c;
+    uint64_t p, big, c, m0, r0;
 
     if (hartid == 1) {
         p = chain(1, SCP_AREA(1), BIG);
@@ -145,7 +150,15 @@ int main(uint64_t hartid, const void *fdt)
     evict_va(L2_AREA, BIG, 2);
     row("l3", 0, BIG, L2_AREA, chase(big, BIG));
     evict_va(L2_AREA, BIG, 3);
-    row("dram", 0, BIG, L2_AREA, chase(big, BIG));
+    csr_write(0x323, 8);        /* mhpmevent3: D-cache misses, thread 0 */
+    csr_write(0x324, 10);       /* mhpmevent4: L2 miss requests */
+    m0 = csr_read(0xb03);
+    r0 = csr_read(0xb04);
+    c = chase(big, BIG);
+    m0 = csr_read(0xb03) - m0;
+    r0 = csr_read(0xb04) - r0;
+    row("dram", 0, BIG, L2_AREA, c);
+    print("probe cache-pmu level=dram misses=%lu l2req=%lu\n", m0, r0);
 
     p = chain(0, PF_AREA, 16);
     evict_va(PF_AREA, 16, 3);

@@ -63,6 +63,7 @@ static uint64_t read_cache_control(Etsoc1MinionCPU *cpu, int csrno)
 {
     Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
 
+    etsoc1_l1_sync(cpu);        /* the L1 takes the mode it reads */
     return csrno == CSR_UCACHE_CONTROL ? ms->ucache_ctl | ms->cache_ctl
                                        : ms->cache_ctl;
 }
@@ -83,6 +84,7 @@ static RISCVException write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     uint8_t *ctl = &ms->cache_ctl;
     unsigned want = val & (ETSOC1_CACHE_D1SPLIT | ETSOC1_CACHE_SCPENABLE);
 
+    etsoc1_l1_sync(cpu);
     if (csrno == CSR_UCACHE_CONTROL) {
         ms->ucache_ctl = val & UCACHE_MASK &
                          ~(ETSOC1_CACHE_D1SPLIT | ETSOC1_CACHE_SCPENABLE);

@@ -195,9 +195,26 @@ static void l1_sets(unsigned ctl, unsigned thread, unsigned *first,
     }
 }
 
-/* The hart's L1, emptied if its minion changed mode since it last looked */
+/* The hart's L1 and the sets it uses in the mode it has taken */
 static Etsoc1HartL1 *l1_of(Etsoc1MinionCPU *cpu, unsigned *set_first,
                            unsigned *set_n)
+{
+    Etsoc1HartL1 *l1 = &cpu->et->l1;
+
+    l1_sets(l1->ctl, etsoc1_hart(cpu) & 1, set_first, set_n);
+    return l1;
+}
+
+/*
+ * @cpu takes its minion's mcache_control mode changes: if the mode
+ * changed since it last took it, it drops its tags and uses the new
+ * mode's sets.  The thread that writes the mode takes it at once; its
+ * sibling at its own next cache-control access or credit taken (fcc),
+ * which is in its program order and, after a barrier, after the write:
+ * taking it at its next lookup instead would follow the host's order of
+ * the two threads (docs/timing.md, "The cache model").
+ */
+void etsoc1_l1_sync(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
     Etsoc1HartL1 *l1 = &cpu->et->l1;
@@ -207,10 +224,9 @@ static Etsoc1HartL1 *l1_of(Etsoc1MinionCPU *cpu, unsigned *set_first,
         memset(l1->tag, 0, sizeof(l1->tag));
         memset(l1->used, 0, sizeof(l1->used));
         l1->gen = gen;
+        l1->ctl = qatomic_read(&ms->cache_ctl);
+        cpu->parent_obj.env.et_l1_last = -1;
     }
-    l1_sets(qatomic_read(&ms->cache_ctl), etsoc1_hart(cpu) & 1, set_first,
-            set_n);
-    return l1;
 }
 
 /*
@@ -371,17 +387,13 @@ void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
 /*
  * @cpu changed its minion's mcache_control mode: the chip empties the
  * sets (a D1Split change clears all 16, an SCPEnable change sets 0-13);
- * here both threads drop all their tags when they next look.
+ * here each thread drops all its tags when it takes the change
+ * (etsoc1_l1_sync): this one now.
  */
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu)
 {
-    Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
-    Etsoc1MinionCPU *sib = &cpu->shire->hart[(etsoc1_hart(cpu) ^ 1) %
-                                             ETSOC1_HARTS_PER_SHIRE];
-
-    qatomic_inc(&ms->l1_gen);
-    cpu->parent_obj.env.et_l1_last = -1;
-    qatomic_set(&sib->parent_obj.env.et_l1_last, -1);
+    qatomic_inc(&etsoc1_minion_state(cpu)->l1_gen);
+    etsoc1_l1_sync(cpu);
 }
 
 /*

@@ -40,6 +40,7 @@ typedef struct Etsoc1HartL1 {
     uint64_t used[ETSOC1_L1_SETS][ETSOC1_L1_WAYS]; /* LRU stamps */
     uint64_t clock;         /* ticks at each lookup */
     uint32_t gen;           /* the minion's l1_gen these tags belong to */
+    uint8_t ctl;            /* the mode (mcache_control) taken with it */
     uint64_t served[ETSOC1_LVL_COUNT];  /* accesses per serving level */
 } Etsoc1HartL1;
 
@@ -69,6 +70,7 @@ void etsoc1_l2_free(Etsoc1ShireL2 *l2);
 void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);
+void etsoc1_l1_sync(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
                        unsigned op, uint64_t at);
 

@@ -222,6 +222,12 @@ def cache_timing_test():
     rows = timing_ref.checks(figs[0])
     text = ', '.join(f'{a["level"]}/hart {a["hart"]}: {r[2]:g} (want '
                      f'{r[1]:g})' for (_, a, _), r in zip(figs[0], rows))
+    pmu = re.findall(r'^probe cache-pmu level=dram misses=(\d+) l2req=(\d+)$',
+                     runs[0][1], re.M)
+    report(pmu == [('4096', '4096')],
+           f'timing: the ET performance counters count the chase\'s L1 '
+           f'misses (event 8) and L2 requests (event 10): {pmu}, want 4096',
+           runs[0][1][-2000:])
     report(same and len(rows) == 8 and all(r[4] for r in rows),
            f'timing: pointer chase through plain loads, cycles per step: '
            f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
