@@ -20,10 +20,11 @@
  * Another shire's scratchpad is timed as I/O (etsoc1-l3.c) and ESR, I/O
  * and uncacheable accesses are not cached: none of them reach the tags.
  *
- * The translator checks each scalar access's line against the hart's
- * last one (env->et_l1_last, qemu-patches/0014) and calls
- * etsoc1_l1_access only when it differs: that line is the most recently
- * used of its set, so a repeat can only hit.
+ * The translator looks each scalar access's line up in the hart's memo
+ * (env->et_l1_memo, qemu-patches/0014) and calls etsoc1_l1_access only
+ * when it is not there.  The memo holds only lines that are the most
+ * recently used of their set (l1_memo), so an access it skips changes
+ * nothing in the tags.
  *
  * Determinism (docs/timing.md): plain accesses are not ordered between
  * harts (a gate pass per miss would cost a host hand-off each), so what
@@ -54,9 +55,15 @@
 
 /* ---- the shire's L2 ----------------------------------------------------- */
 
-void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size)
+void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
+                    unsigned shire)
 {
-    unsigned lines;
+    unsigned lines, h;
+
+    for (h = 0; h < ETSOC1_L3_SLICES; h++) {
+        l2->path[0][h] = etsoc1_l3_path(tm, shire, h * ETSOC1_LINE, false);
+        l2->path[1][h] = etsoc1_l3_path(tm, shire, h * ETSOC1_LINE, true);
+    }
 
     l2->ways = ETSOC1_L2_WAYS;
     l2->sets = MAX(size / ETSOC1_LINE / l2->ways, 1);
@@ -105,29 +112,48 @@ static uint64_t l2_bit(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * Does @cpu find @line in its shire's L2 at model time @t?  Only if it
- * brought the line there itself (see the top); a hit makes the line
- * used at @t.
+ * @cpu asks its shire's L2 for the line at @pa at model time @t: a hit
+ * only if it brought the line there itself (see the top), which makes
+ * it used at @t.  A miss asks the line's home L3 slice and brings the
+ * line into the L2: a line not there takes an empty way, else the one
+ * used least recently in model time.  Returns the level that served it.
  */
-static bool l2_hit(Etsoc1MinionCPU *cpu, uint64_t line, uint64_t t)
+static Etsoc1MemLevel l2_access(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    unsigned base;
-    int w;
+    uint64_t line = pa / ETSOC1_LINE, bit = l2_bit(cpu);
+    unsigned base, w, victim = 0;
+    Etsoc1MemLevel lvl;
+    int found;
 
     QEMU_LOCK_GUARD(&l2->lock);
-    w = l2_find(l2, line, &base);
-    if (w < 0 || !(l2->harts[base + w] & l2_bit(cpu))) {
-        return false;
+    found = l2_find(l2, line, &base);
+    if (found >= 0 && (l2->harts[base + found] & bit)) {
+        l2->used[base + found] = MAX(l2->used[base + found], t);
+        return ETSOC1_LVL_L2;
     }
-    l2->used[base + w] = MAX(l2->used[base + w], t);
-    return true;
+    lvl = etsoc1_l3_holds(cpu, pa) ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
+    if (found >= 0) {
+        l2->harts[base + found] |= bit;
+        l2->used[base + found] = MAX(l2->used[base + found], t);
+        return lvl;
+    }
+    for (w = 0; w < l2->ways; w++) {
+        if (!l2->tag[base + w]) {
+            victim = w;
+            break;
+        }
+        if (l2->used[base + w] < l2->used[base + victim]) {
+            victim = w;
+        }
+    }
+    l2->tag[base + victim] = line + 1;
+    l2->harts[base + victim] = bit;
+    l2->used[base + victim] = t;
+    return lvl;
 }
 
-/*
- * @cpu brought @line into the L2 at @t.  A line not there takes an empty
- * way, else the one used least recently in model time.
- */
+/* @cpu brought @line into the L2 at @t (a prefetch) */
 static void l2_fill(Etsoc1MinionCPU *cpu, uint64_t line, uint64_t t)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
@@ -195,6 +221,33 @@ static void l1_sets(unsigned ctl, unsigned thread, unsigned *first,
     }
 }
 
+/* Empty the hart's memo of lines (the tags changed under it) */
+void etsoc1_l1_forget(Etsoc1MinionCPU *cpu)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    memset(env->et_l1_memo, 0xff, sizeof(env->et_l1_memo));
+    memset(cpu->et->l1.mru, 0, sizeof(cpu->et->l1.mru));
+}
+
+/*
+ * VA line @vline is now the most recently used of @set: in the memo, in
+ * place of the set's previous one (no longer the most recent) and of
+ * whatever shared its slot.
+ */
+static void l1_memo(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1, unsigned set,
+                    uint64_t vline)
+{
+    target_ulong *memo = cpu->parent_obj.env.et_l1_memo;
+    uint64_t old = l1->mru[set];
+
+    if (old && memo[(old - 1) % ETSOC1_L1_MEMO] == old - 1) {
+        memo[(old - 1) % ETSOC1_L1_MEMO] = -1;
+    }
+    memo[vline % ETSOC1_L1_MEMO] = vline;
+    l1->mru[set] = vline + 1;
+}
+
 /* The hart's L1 and the sets it uses in the mode it has taken */
 static Etsoc1HartL1 *l1_of(Etsoc1MinionCPU *cpu, unsigned *set_first,
                            unsigned *set_n)
@@ -225,7 +278,7 @@ void etsoc1_l1_sync(Etsoc1MinionCPU *cpu)
         memset(l1->used, 0, sizeof(l1->used));
         l1->gen = gen;
         l1->ctl = qatomic_read(&ms->cache_ctl);
-        cpu->parent_obj.env.et_l1_last = -1;
+        etsoc1_l1_forget(cpu);
     }
 }
 
@@ -297,31 +350,30 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     CPURISCVState *env = &cpu->parent_obj.env;
     const Etsoc1Timing *tm = cpu->timing;
     uint64_t line = pa / ETSOC1_LINE, t, stall;
-    unsigned first, n, thread = etsoc1_hart(cpu) & 1;
+    unsigned first, n, set, thread = etsoc1_hart(cpu) & 1;
     Etsoc1MemLevel lvl;
     Etsoc1HartL1 *l1;
     double lat, wait;
-    bool scp, hit;
+    bool scp;
 
-    env->et_l1_last = va / ETSOC1_LINE;
     if (!l1_cacheable(cpu, pa, &scp)) {
+        /* never cached: the memo may skip it for good */
+        env->et_l1_memo[va / ETSOC1_LINE % ETSOC1_L1_MEMO] = va / ETSOC1_LINE;
         return;
     }
     l1 = l1_of(cpu, &first, &n);
-    if (l1_lookup(l1, first + line % n, line)) {
+    set = first + line % n;
+    l1_memo(cpu, l1, set, va / ETSOC1_LINE);
+    if (l1_lookup(l1, set, line)) {
         l1->served[ETSOC1_LVL_L1]++;
         return;
     }
     t = etsoc1_now(cpu);
     lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
-    if (scp) {
-        lvl = ETSOC1_LVL_SCP;
-    } else if (l2_hit(cpu, line, t)) {
-        lvl = ETSOC1_LVL_L2;
-    } else {
-        lat = etsoc1_l3_read(cpu, pa, &hit);
-        lvl = hit ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
-        l2_fill(cpu, line, t);
+    lvl = scp ? ETSOC1_LVL_SCP : l2_access(cpu, pa, t);
+    if (lvl >= ETSOC1_LVL_L3) {
+        lat = cpu->shire->l2.path[lvl == ETSOC1_LVL_DRAM]
+                                 [etsoc1_l3_home(pa)];
     }
     l1->served[lvl]++;
     wait = MAX(lat - paid, 0) +
@@ -416,7 +468,7 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
     if (!cpu->parent_obj.cfg.et_l1 || !l1_cacheable(cpu, pa, &scp)) {
         return;
     }
-    cpu->parent_obj.env.et_l1_last = -1;
+    etsoc1_l1_forget(cpu);
     l1 = l1_of(cpu, &first, &n);
     switch (op) {
     case ETSOC1_CACHEOP_EVICT:

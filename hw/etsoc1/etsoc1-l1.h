@@ -14,6 +14,8 @@
 
 #include "qemu/units.h"
 #include "qemu/thread.h"
+#include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 
 /* The L1 D-cache of a minion: 16 sets x 4 ways x 64 B (cache-facts.md 1) */
 #define ETSOC1_L1_SETS 16
@@ -41,6 +43,8 @@ typedef struct Etsoc1HartL1 {
     uint64_t clock;         /* ticks at each lookup */
     uint32_t gen;           /* the minion's l1_gen these tags belong to */
     uint8_t ctl;            /* the mode (mcache_control) taken with it */
+    /* the VA line + 1 of each set's most recently used line, in the memo */
+    uint64_t mru[ETSOC1_L1_SETS];
     uint64_t served[ETSOC1_LVL_COUNT];  /* accesses per serving level */
 } Etsoc1HartL1;
 
@@ -57,6 +61,13 @@ typedef struct Etsoc1ShireL2 {
     uint64_t *tag;          /* line + 1, way-major per set; 0 empty */
     uint64_t *harts;        /* the harts (bit = index in the shire) */
     uint64_t *used;         /* latest model time of a use */
+    /*
+     * Load-to-use of a line that misses the L2, by its home slice
+     * (PA[10:6], whose low bits are its memory shire's): the L3 hit path
+     * [0] and the DRAM path [1] from this shire (etsoc1_l3_path), made
+     * once, as the mesh's hops are the map's
+     */
+    double path[2][ETSOC1_L3_SLICES];
 } Etsoc1ShireL2;
 
 #define ETSOC1_L2_DEFAULT_SIZE (512 * KiB)
@@ -64,13 +75,15 @@ typedef struct Etsoc1ShireL2 {
 
 typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
 
-void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size);
+void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
+                    unsigned shire);
 void etsoc1_l2_reset(Etsoc1ShireL2 *l2);
 void etsoc1_l2_free(Etsoc1ShireL2 *l2);
 void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_sync(Etsoc1MinionCPU *cpu);
+void etsoc1_l1_forget(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
                        unsigned op, uint64_t at);
 

@@ -17,7 +17,7 @@
  *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
  *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
  *  - plain loads and stores that miss the hart's L1 and its shire's L2
- *    look the line up (etsoc1-l1.c, etsoc1_l3_read), without filling.
+ *    look the line up (etsoc1-l1.c, etsoc1_l3_holds), without filling.
  *
  * Also here: the latency of a load or store to another shire's L2
  * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
@@ -131,21 +131,27 @@ static uint64_t etsoc1_cycles(double t)
 }
 
 /*
- * The round trip from @cpu to the home slice of line @pa, and on to the
- * line's memory shire and back if @to_mem, in minion cycles.
+ * The round trip from shire @shire to the home slice of line @pa, and on
+ * to the line's memory shire and back if @to_mem, in minion cycles of
+ * table @tm.
  */
-static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
+double etsoc1_l3_path(const Etsoc1Timing *tm, unsigned shire, hwaddr pa,
+                      bool to_mem)
 {
     unsigned home = etsoc1_l3_home(pa);
-    double hop = etsoc1_t(cpu->timing, ETSOC1_T_MESH_HOP_RTT);
-    double t = etsoc1_t(cpu->timing, ETSOC1_T_L3_HIT) +
-               etsoc1_hops(cpu->shire->shire_id, home) * hop;
+    double hop = etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT);
+    double t = etsoc1_t(tm, ETSOC1_T_L3_HIT) + etsoc1_hops(shire, home) * hop;
 
     if (to_mem) {
-        t += etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LEG) +
+        t += etsoc1_t(tm, ETSOC1_T_DRAM_LEG) +
              etsoc1_hops_to_memshire(home, etsoc1_memshire_of(pa)) * hop;
     }
     return t;
+}
+
+static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
+{
+    return etsoc1_l3_path(cpu->timing, cpu->shire->shire_id, pa, to_mem);
 }
 
 /*
@@ -153,25 +159,26 @@ static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
  * shire's L2 (etsoc1-l1.c): does the home slice hold it?  Only looked
  * at: plain misses neither fill the slice nor move its LRU order, since
  * which hart's miss came first would follow the host (our choice,
- * docs/timing.md "The cache model").  Returns the load-to-use latency in
- * minion cycles, the L3 hit path or the DRAM path, and in *@hit which.
+ * docs/timing.md "The cache model").  Without the slice's lock: what a
+ * plain read finds there follows the host's order either way, and a tag
+ * is one aligned word.  The latency is the caller's (etsoc1_l3_path).
  */
-double etsoc1_l3_read(Etsoc1MinionCPU *cpu, hwaddr pa, bool *hit)
+bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
     uint64_t want = pa / ETSOC1_LINE | L3_VALID;
     unsigned w, base;
 
-    *hit = true;
-    if (s) {
-        QEMU_LOCK_GUARD(&s->lock);
-        base = l3_set(s, pa) * s->ways;
-        *hit = false;
-        for (w = base; w < base + s->ways; w++) {
-            *hit |= s->tag[w] == want;
+    if (!s) {
+        return true;
+    }
+    base = l3_set(s, pa) * s->ways;
+    for (w = base; w < base + s->ways; w++) {
+        if (qatomic_read(&s->tag[w]) == want) {
+            return true;
         }
     }
-    return l3_path(cpu, pa, !*hit);
+    return false;
 }
 
 /* ---- causality through memory ------------------------------------------ */

@@ -12,6 +12,7 @@
 #include "hw/sysbus.h"
 #include "migration/vmstate.h"
 #include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 
 typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
 typedef struct Etsoc1MachineState Etsoc1MachineState;
@@ -83,7 +84,9 @@ typedef enum Etsoc1CacheOp {
 
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
-double etsoc1_l3_read(Etsoc1MinionCPU *cpu, hwaddr pa, bool *hit);
+bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa);
+double etsoc1_l3_path(const Etsoc1Timing *tm, unsigned shire, hwaddr pa,
+                      bool to_mem);
 
 /*
  * One word of a global operation, as the line clock keeps it: @size

@@ -844,7 +844,9 @@ static void etsoc1_minion_cpu_reset(DeviceState *dev)
     set_flush_inputs_to_zero(true, &RISCV_CPU(dev)->env.fp_status);
     RISCV_CPU(dev)->env.et_insns = 0;
     RISCV_CPU(dev)->env.et_cycles = 0;
-    RISCV_CPU(dev)->env.et_l1_last = -1;    /* no line: ask the L1 */
+    /* no line in the memo: ask the L1 (etsoc1-l1.c) */
+    memset(RISCV_CPU(dev)->env.et_l1_memo, 0xff,
+           sizeof(RISCV_CPU(dev)->env.et_l1_memo));
 }
 
 static void etsoc1_minion_cpu_init(Object *obj)

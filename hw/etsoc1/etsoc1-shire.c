@@ -948,7 +948,7 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     }
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
-    etsoc1_l2_init(&s->l2, s->l2_size);
+    etsoc1_l2_init(&s->l2, s->l2_size, s->timing, s->shire_id);
     address_space_init(&s->bus_as, s->sysmem, "etsoc1-shire-bus");
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);

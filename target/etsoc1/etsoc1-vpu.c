@@ -581,11 +581,14 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
  */
 /*
  * The L1 for the line at @addr of a packed load or store, a gather's or a
- * scatter's lane (etsoc1-l1.c); a repeat of the hart's last line hits.
+ * scatter's lane (etsoc1-l1.c); a line in the hart's memo hits.
  */
 static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store)
 {
-    if (env_archcpu(env)->cfg.et_l1 && addr / ETSOC1_LINE != env->et_l1_last) {
+    uint64_t line = addr / ETSOC1_LINE;
+
+    if (env_archcpu(env)->cfg.et_l1 &&
+        env->et_l1_memo[line % ETSOC1_L1_MEMO] != line) {
         etsoc1_l1_access_packed(ETSOC1_MINION_CPU(env_archcpu(env)), addr,
                                 store);
     }
