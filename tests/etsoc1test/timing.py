@@ -319,7 +319,9 @@ def timing_tests():
                               ('l3.hit = fast\n', r"timing.conf:1: 'l3.hit' "
                                r'wants a number'),
                               ('msg.rtt.tree 100\n', r"expected 'key = value'"),
-                              ('insn.load = 2.5\n', r'insn.load must be a whole')]:
+                              ('insn.load = 2.5\n', r'insn.load must be a whole'),
+                              ('# the cache model\nl1.store.wait = 2\n',
+                               r"timing.conf:2: 'l1.store.wait' is a share")]:
             open(path, 'w').write(text)
             refused(f'timing-file {text.splitlines()[-1]!r}',
                     ['-M', f'etsoc1,timing-file={path}'], pattern)
