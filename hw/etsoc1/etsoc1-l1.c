@@ -53,6 +53,9 @@
 #include "hw/etsoc1/etsoc1-l1.h"
 #include "trace.h"
 
+/* misses between two samples of a hart's miss counters in trace-json */
+#define L1_TRACE_EVERY 64
+
 /* ---- the shire's L2 ----------------------------------------------------- */
 
 void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
@@ -384,6 +387,16 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     stall = llround(wait);
     etsoc1_stall(cpu, stall);
     trace_etsoc1_l1_miss(etsoc1_hart(cpu), pa, store, lvl, stall);
+    /* trace-json: the hart's counters at its first miss, then every 64th */
+    if (!((l1->served[ETSOC1_LVL_L2] + l1->served[ETSOC1_LVL_SCP] +
+           l1->served[ETSOC1_LVL_L3] + l1->served[ETSOC1_LVL_DRAM] - 1) %
+          L1_TRACE_EVERY)) {
+        etsoc1_trace_misses(etsoc1_hart(cpu), etsoc1_now(cpu),
+                            l1->served[ETSOC1_LVL_L2],
+                            l1->served[ETSOC1_LVL_SCP],
+                            l1->served[ETSOC1_LVL_L3],
+                            l1->served[ETSOC1_LVL_DRAM]);
+    }
 }
 
 /* The address a data access at @va of @cpu reaches, if it translates */

@@ -5,6 +5,7 @@ timing.md.
 Run alone: tests/run.py BUILD_ROOT timing, or from tests/,
 python3 -m etsoc1test.timing BUILD_ROOT (docs/testing.md)."""
 
+import json
 import os
 import re
 import sys
@@ -232,6 +233,27 @@ def cache_timing_test():
            f'timing: pointer chase through plain loads, cycles per step: '
            f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
            f'thread=single', runs[0][1][-3000:])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'trace.json')
+        rc, out, _ = run(qemu_cmd('cache-timing', 10,
+                                  machine=f',trace-json={path}'), 120)
+        try:
+            events = json.load(open(path))
+            events = events.get('traceEvents', []) \
+                if isinstance(events, dict) else events
+        except (OSError, ValueError):
+            events = []
+    last = {}
+    for e in events:
+        if e.get('cat') == 'cache' and e.get('ph') == 'C':
+            last[e['tid']] = e['args']
+    report(rc == 0 and parse(out) == figs[0] and
+           last.get(0, {}).get('DRAM', 0) >= 4096 and
+           last.get(0, {}).get('L3', 0) >= 4096 and
+           last.get(1, {}).get('scratchpad', 0) >= 4096,
+           f'timing: trace-json counts each hart\'s L1 misses per level '
+           f'(hart 0 last sampled {last.get(0)}, hart 1 {last.get(1)}); '
+           f'tracing changes no figure', out[-2000:])
     rc, out, _ = run(qemu_cmd('cache-timing', 10,
                               machine=',cache-model=off'), 120)
     off = parse(out)
