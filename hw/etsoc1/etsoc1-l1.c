@@ -94,12 +94,25 @@ void etsoc1_l2_free(Etsoc1ShireL2 *l2)
     g_free(l2->used);
 }
 
+/*
+ * The set of @line: its address folded onto itself (our choice: the
+ * sources do not give the L2's index; the shire cache swizzles address
+ * bits to choose banks and sub-banks, sc_l3_shire_swizzle_ctl).  Lines
+ * in a row take sets in a row, and the harts' stacks, a power of two
+ * apart, do not share a few sets, whose evictions the host's order
+ * would decide (docs/timing.md, "The shire's L2").
+ */
+static unsigned l2_set(Etsoc1ShireL2 *l2, uint64_t line)
+{
+    return (line ^ line / l2->sets ^ line / l2->sets / l2->sets) % l2->sets;
+}
+
 /* The way of @line in its set, or -1; with the lock held. */
 static int l2_find(Etsoc1ShireL2 *l2, uint64_t line, unsigned *base)
 {
     unsigned w;
 
-    *base = line % l2->sets * l2->ways;
+    *base = l2_set(l2, line) * l2->ways;
     for (w = 0; w < l2->ways; w++) {
         if (l2->tag[*base + w] == line + 1) {
             return w;
