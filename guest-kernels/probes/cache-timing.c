@@ -48,6 +48,7 @@
 
 static uint16_t order[2][BIG];
 static uint64_t seed[2] = { 0x2545f4914f6cdd1dULL, 0x9e3779b97f4a7c15ULL };
+/* written by hart 1, read by hart 0 after its credit: not in a register */
 static volatile uint64_t hart1_cycles;
 
 static uint64_t rnd(unsigned t)
@@ -76,6 +77,7 @@ static uint64_t chain(unsigned t, uint64_t base, unsigned n)
         o[j] = v;
     }
     for (i = 0; i < n; i++) {
+        /* a store the compiler must make: the chain is read only in asm */
         *(volatile uint64_t *)(base + (uint64_t)o[i] * LINE) =
             base + (uint64_t)o[(i + 1) % n] * LINE;
     }

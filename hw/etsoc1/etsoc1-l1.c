@@ -13,9 +13,10 @@
  *  - a miss installs the line (write-back, write-allocate: a store miss
  *    allocates like a load) and goes on: an own-scratchpad line costs
  *    l2.hit; a DRAM line asks the shire's L2 (l2.hit), then its home L3
- *    slice (etsoc1_l3_read: the L3 hit path, or the DRAM path); a line
- *    that came from beyond the L2 is installed there.  The hart waits for the line: the level's
- *    load-to-use latency less what the instruction already costs, plus
+ *    slice (etsoc1_l3_holds: the L3 hit path, or the DRAM path, of
+ *    etsoc1_l3_path); a line that came from beyond the L2 is installed
+ *    there.  The hart waits for the line: the level's load-to-use
+ *    latency less what the instruction already costs, plus
  *    l1.miss.hart1 on thread 1; a store waits l1.store.wait of that.
  * Another shire's scratchpad is timed as I/O (etsoc1-l3.c) and ESR, I/O
  * and uncacheable accesses are not cached: none of them reach the tags.
@@ -38,7 +39,7 @@
  *    time (the latest use of any hart, a max).  So a table that the 64
  *    harts of a shire all read costs each of them its own miss;
  *  - the L3 slices are looked up, never filled, by plain misses
- *    (etsoc1_l3_read): what the L3 holds comes from host and DMA writes,
+ *    (etsoc1_l3_holds): what the L3 holds comes from host and DMA writes,
  *    global operations (ordered by the read gate) and cache ops by VA.
  * What is left to the host's order: capacity evictions from the L2
  * (harts of a shire whose lines share a set), and an evict_va of a line
