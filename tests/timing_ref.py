@@ -93,7 +93,7 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
     loop = 2
     if level in ('l1', 'prefetch'):
         return L1_HIT + loop
-    if level in ('l2', 'scp'):
+    if level in ('l2', 'scp', 'evict-sw'):
         return L2_HIT + (HART1_MISS if hart else 0) + loop
     if level == 'remote':
         # load-to-use of timing.md 4 (the model charges the round trip on
@@ -237,6 +237,8 @@ def expected(name, args, mhz=600):
     if name == 'cache-chase':
         level, hart = args['level'], int(args['hart'])
         where = {'l1': 'in the L1', 'l2': 'in the shire\'s L2',
+                 'evict-sw': 'in the L1, then evict_sw of every set and way '
+                             'to the L2',
                  'scp': 'in the own L2 scratchpad',
                  'l3': 'in the L3 (evict_va to L3), mean over its lines',
                  'dram': 'in DRAM (evict_va to memory), mean over its lines',
@@ -261,7 +263,8 @@ def expected(name, args, mhz=600):
 def chase_steps(args):
     """Steps of a probes/cache-timing pass: 4,096, or one pass over the
     chain for the prefetch and remote rows."""
-    return int(args['lines']) if args['level'] in ('prefetch', 'remote') \
+    return int(args['lines']) \
+        if args['level'] in ('prefetch', 'remote', 'evict-sw') \
         else 4096
 
 

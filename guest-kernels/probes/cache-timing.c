@@ -15,6 +15,8 @@
  * C is mcycle across the pass, the reading csrr included; L is where
  * the chain lives:
  *   l1      32 lines of DRAM after a warm pass: every step hits the L1
+ *   evict-sw the same after evict_sw of all 64 set/ways to the L2: every
+ *           step misses the L1 and hits the L2
  *   l2      4,096 lines of DRAM (256 KiB) after a pass: L1 misses that
  *           hit the shire's L2
  *   scp     4,096 lines of the own shire's L2 scratchpad
@@ -140,6 +142,10 @@ int main(uint64_t hartid, const void *fdt)
     p = chain(0, L1_AREA, 32);
     chase(p, 32);
     row("l1", 0, 32, L1_AREA, chase(p, BIG));
+    for (c = 0; c < 4; c++) {   /* 16 lines from set 0 of way c, to L2 */
+        csr_write(0x7f9, 1ULL << 58 | c << 6 | 15);
+    }
+    row("evict-sw", 0, 32, L1_AREA, chase(p, 32));
 
     big = chain(0, L2_AREA, BIG);
     chase(big, BIG);

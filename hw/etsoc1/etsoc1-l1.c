@@ -49,6 +49,7 @@
 #include "qemu/osdep.h"
 #include <math.h>
 #include "qemu/lockable.h"
+#include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-cache.h"
 #include "hw/etsoc1/etsoc1-l1.h"
@@ -516,5 +517,51 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
         break;
     default:
         break;
+    }
+}
+
+/* evict_sw, flush_sw: the CSR value (isa.md section 3) */
+FIELD(CACHEOP_SW, COUNT, 0, 4)          /* lines - 1 */
+FIELD(CACHEOP_SW, WAY, 6, 2)
+FIELD(CACHEOP_SW, SET, 14, 4)
+FIELD(CACHEOP_SW, DEST, 58, 2)          /* Etsoc1CacheLevel */
+FIELD(CACHEOP_SW, TMASK, 63, 1)         /* only lines set in tensor_mask */
+
+/*
+ * evict_sw (@evict) or flush_sw by @cpu, CSR value @val: count lines from
+ * a set and way, the set first, wrapping to the next way (as Esperanto's
+ * simulator walks them).  An evict to the L2 or beyond empties the way in
+ * the hart's own tags (its sibling's copy keeps its own lines: the tags
+ * are per thread), to the L3 or memory takes its line out of the shire's
+ * L2 too; a flush keeps every copy (dirty state is not modelled).  No
+ * time is charged, as before the cache model.
+ */
+void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val)
+{
+    unsigned set = FIELD_EX64(val, CACHEOP_SW, SET);
+    unsigned way = FIELD_EX64(val, CACHEOP_SW, WAY);
+    unsigned dest = FIELD_EX64(val, CACHEOP_SW, DEST), i, first, n;
+    Etsoc1HartL1 *l1;
+
+    if (!cpu->parent_obj.cfg.et_l1 || !evict || dest == ETSOC1_CACHE_L1) {
+        return;
+    }
+    l1 = l1_of(cpu, &first, &n);
+    etsoc1_l1_forget(cpu);
+    for (i = 0; i <= FIELD_EX64(val, CACHEOP_SW, COUNT); i++) {
+        uint64_t tag = l1->tag[set][way];
+
+        if ((!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
+             (cpu->et->tensor.mask >> i & 1)) && tag) {
+            if (dest >= ETSOC1_CACHE_L3) {
+                l2_drop(&cpu->shire->l2, tag - 1);
+            }
+            l1->tag[set][way] = 0;
+            l1->used[set][way] = 0;
+        }
+        if (++set == ETSOC1_L1_SETS) {
+            set = 0;
+            way = (way + 1) % ETSOC1_L1_WAYS;
+        }
     }
 }

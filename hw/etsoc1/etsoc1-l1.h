@@ -84,6 +84,7 @@ void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_sync(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_forget(Etsoc1MinionCPU *cpu);
+void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val);
 void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
                        unsigned op, uint64_t at);
 

@@ -686,11 +686,13 @@ FIELD(CACHEOP_X31, STRIDE, 6, 42)       /* bytes between lines, [47:6] */
  * to wait for.  An evict or flush to the L1, or a prefetch to memory,
  * does nothing.  A line that does not translate or may not be named
  * (cacheop_target_ok) ends the op: the chip suppresses the fault and
- * reports it in tensor_error[7]; false here.  Called from the hart's
- * thread.
+ * reports it in tensor_error[7]; false here.  The lines done and when
+ * each is back go to @lines, for the L1 and L2 tags (etsoc1-l1.c).
+ * Called from the hart's thread.
  */
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val, uint64_t *done)
+                          uint64_t val, uint64_t *done,
+                          Etsoc1CacheopLines *lines)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     target_ulong va = sextract64(FIELD_EX64(val, CACHEOP_VA, ADDR) << 6,
@@ -702,6 +704,8 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     unsigned i;
 
     *done = issue;
+    lines->n = 0;
+    lines->dest = dest;
     if (op == ETSOC1_CACHEOP_PREFETCH ? dest == ETSOC1_CACHE_MEM
                                       : dest == ETSOC1_CACHE_L1) {
         return true;
@@ -725,7 +729,8 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
         }
         back = issue + etsoc1_cycles(i * line + l3_cacheop(cpu, pa, dest,
                                                            op));
-        etsoc1_l1_cacheop(cpu, pa, dest, op, back);
+        lines->pa[lines->n] = pa;
+        lines->back[lines->n++] = back;
         *done = MAX(*done, back);
     }
     return true;

@@ -121,8 +121,18 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
 void etsoc1_l3_install(Etsoc1MachineState *m, hwaddr pa, uint64_t len);
 hwaddr etsoc1_l3_install_ahead(Etsoc1MachineState *m, hwaddr pa, uint64_t len,
                                uint64_t more);
+/* The lines a cache op by VA acted on, and when each was back */
+#define ETSOC1_CACHEOP_MAX_LINES 16
+typedef struct Etsoc1CacheopLines {
+    Etsoc1CacheLevel dest;
+    unsigned n;
+    hwaddr pa[ETSOC1_CACHEOP_MAX_LINES];
+    uint64_t back[ETSOC1_CACHEOP_MAX_LINES];
+} Etsoc1CacheopLines;
+
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val, uint64_t *done);
+                          uint64_t val, uint64_t *done,
+                          Etsoc1CacheopLines *lines);
 void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn);
 void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
