@@ -97,16 +97,13 @@ void etsoc1_l2_free(Etsoc1ShireL2 *l2)
 }
 
 /*
- * The set of @line: its address folded onto itself (our choice: the
- * sources do not give the L2's index; the shire cache swizzles address
- * bits to choose banks and sub-banks, sc_l3_shire_swizzle_ctl).  Lines
- * in a row take sets in a row, and the harts' stacks, a power of two
- * apart, do not share a few sets, whose evictions the host's order
- * would decide (docs/timing.md, "The shire's L2").
+ * The set of @line: its address modulo the sets (our choice: the sources
+ * do not give the L2's index function).  Lines in a row take sets in a
+ * row, so a buffer of up to the L2's size never evicts itself.
  */
 static unsigned l2_set(Etsoc1ShireL2 *l2, uint64_t line)
 {
-    return (line ^ line / l2->sets ^ line / l2->sets / l2->sets) % l2->sets;
+    return line % l2->sets;
 }
 
 /* The way of @line in its set, or -1; with the lock held. */
