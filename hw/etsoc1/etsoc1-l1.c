@@ -63,150 +63,106 @@
 void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
                     unsigned shire)
 {
-    unsigned lines, h;
+    unsigned h;
 
     for (h = 0; h < ETSOC1_L3_SLICES; h++) {
         l2->path[0][h] = etsoc1_l3_path(tm, shire, h * ETSOC1_LINE, false);
         l2->path[1][h] = etsoc1_l3_path(tm, shire, h * ETSOC1_LINE, true);
     }
-
     l2->ways = ETSOC1_L2_WAYS;
     l2->sets = MAX(size / ETSOC1_LINE / l2->ways, 1);
-    lines = l2->sets * l2->ways;
-    l2->tag = g_new0(uint64_t, lines);
-    l2->harts = g_new0(uint64_t, lines);
-    l2->used = g_new0(uint64_t, lines);
-    qemu_mutex_init(&l2->lock);
+    /* the host gives pages as they are first written: harts that miss */
+    l2->tag = g_new0(uint64_t, (size_t)ETSOC1_HARTS_PER_SHIRE * l2->sets *
+                               l2->ways);
+    l2->used = g_new0(uint64_t, (size_t)ETSOC1_HARTS_PER_SHIRE * l2->sets *
+                                l2->ways);
 }
 
 void etsoc1_l2_reset(Etsoc1ShireL2 *l2)
 {
     size_t n = (size_t)l2->sets * l2->ways;
+    unsigned h;
 
-    memset(l2->tag, 0, n * sizeof(*l2->tag));
-    memset(l2->harts, 0, n * sizeof(*l2->harts));
-    memset(l2->used, 0, n * sizeof(*l2->used));
+    for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
+        if (l2->touched[h]) {
+            memset(l2->tag + h * n, 0, n * sizeof(*l2->tag));
+            memset(l2->used + h * n, 0, n * sizeof(*l2->used));
+            l2->touched[h] = false;
+        }
+    }
 }
 
 void etsoc1_l2_free(Etsoc1ShireL2 *l2)
 {
-    qemu_mutex_destroy(&l2->lock);
     g_free(l2->tag);
-    g_free(l2->harts);
     g_free(l2->used);
 }
 
 /*
- * The set of @line: its address modulo the sets (our choice: the sources
- * do not give the L2's index function).  Lines in a row take sets in a
- * row, so a buffer of up to the L2's size never evicts itself.
+ * The first entry of @line's set in @cpu's copy of its shire's L2 tags.
+ * The set is the line address modulo the sets (our choice: the sources do
+ * not give the L2's index function): lines in a row take sets in a row,
+ * so a buffer of up to the L2's size never evicts itself.
  */
-static unsigned l2_set(Etsoc1ShireL2 *l2, uint64_t line)
+static unsigned l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
 {
-    return line % l2->sets;
-}
+    Etsoc1ShireL2 *l2 = &cpu->shire->l2;
+    unsigned h = etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE;
 
-/* The way of @line in its set, or -1; with the lock held. */
-static int l2_find(Etsoc1ShireL2 *l2, uint64_t line, unsigned *base)
-{
-    unsigned w;
-
-    *base = l2_set(l2, line) * l2->ways;
-    for (w = 0; w < l2->ways; w++) {
-        if (l2->tag[*base + w] == line + 1) {
-            return w;
-        }
-    }
-    return -1;
-}
-
-/* The hart's bit in the L2's entries (its index in the shire) */
-static uint64_t l2_bit(Etsoc1MinionCPU *cpu)
-{
-    return 1ULL << (etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE);
+    l2->touched[h] = true;
+    return (h * l2->sets + line % l2->sets) * l2->ways;
 }
 
 /*
- * @cpu asks its shire's L2 for the line at @pa at model time @t: a hit
- * only if it brought the line there itself (see the top), which makes
- * it used at @t.  A miss asks the line's home L3 slice and brings the
- * line into the L2: a line not there takes an empty way, else the one
- * used least recently in model time.  Returns the level that served it.
+ * @line, asked for by @cpu: a hit makes it the most recently used of its
+ * set; a miss puts it in place of the least recently used.  True on a
+ * hit.  The hart's own copy of the tags: no other thread touches it.
  */
-static Etsoc1MemLevel l2_access(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
+static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    uint64_t line = pa / ETSOC1_LINE, bit = l2_bit(cpu);
-    unsigned base, w, victim = 0;
-    Etsoc1MemLevel lvl;
-    int found;
+    unsigned base = l2_base(cpu, line), w, victim = 0;
+    uint64_t *tag = l2->tag + base, *used = l2->used + base;
+    uint64_t now = ++cpu->et->l1.l2_clock;
 
-    QEMU_LOCK_GUARD(&l2->lock);
-    found = l2_find(l2, line, &base);
-    if (found >= 0 && (l2->harts[base + found] & bit)) {
-        l2->used[base + found] = MAX(l2->used[base + found], t);
+    for (w = 0; w < l2->ways; w++) {
+        if (tag[w] == line + 1) {
+            used[w] = now;
+            return true;
+        }
+        if (used[w] < used[victim]) {
+            victim = w;
+        }
+    }
+    tag[victim] = line + 1;
+    used[victim] = now;
+    return false;
+}
+
+/*
+ * @cpu asks its shire's L2 for the line at @pa: a hit, or a miss that
+ * asks the line's home L3 slice and brings the line into the L2.
+ * Returns the level that served it.
+ */
+static Etsoc1MemLevel l2_access(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    if (l2_lookup(cpu, pa / ETSOC1_LINE)) {
         return ETSOC1_LVL_L2;
     }
-    lvl = etsoc1_l3_holds(cpu, pa) ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
-    if (found >= 0) {
-        l2->harts[base + found] |= bit;
-        l2->used[base + found] = MAX(l2->used[base + found], t);
-        return lvl;
-    }
-    for (w = 0; w < l2->ways; w++) {
-        if (!l2->tag[base + w]) {
-            victim = w;
-            break;
-        }
-        if (l2->used[base + w] < l2->used[base + victim]) {
-            victim = w;
-        }
-    }
-    l2->tag[base + victim] = line + 1;
-    l2->harts[base + victim] = bit;
-    l2->used[base + victim] = t;
-    return lvl;
+    return etsoc1_l3_holds(cpu, pa) ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
 }
 
-/* @cpu brought @line into the L2 at @t (a prefetch) */
-static void l2_fill(Etsoc1MinionCPU *cpu, uint64_t line, uint64_t t)
+/* @cpu's evict takes @line out of its copy of the L2 */
+static void l2_drop(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    unsigned base, w, victim = 0;
-    int found;
+    unsigned base = l2_base(cpu, line), w;
 
-    QEMU_LOCK_GUARD(&l2->lock);
-    found = l2_find(l2, line, &base);
-    if (found >= 0) {
-        l2->harts[base + found] |= l2_bit(cpu);
-        l2->used[base + found] = MAX(l2->used[base + found], t);
-        return;
-    }
     for (w = 0; w < l2->ways; w++) {
-        if (!l2->tag[base + w]) {
-            victim = w;
-            break;
+        if (l2->tag[base + w] == line + 1) {
+            l2->tag[base + w] = 0;
+            l2->used[base + w] = 0;
         }
-        if (l2->used[base + w] < l2->used[base + victim]) {
-            victim = w;
-        }
-    }
-    l2->tag[base + victim] = line + 1;
-    l2->harts[base + victim] = l2_bit(cpu);
-    l2->used[base + victim] = t;
-}
-
-static void l2_drop(Etsoc1ShireL2 *l2, uint64_t line)
-{
-    unsigned base;
-    int w;
-
-    QEMU_LOCK_GUARD(&l2->lock);
-    w = l2_find(l2, line, &base);
-    if (w >= 0) {
-        l2->tag[base + w] = 0;
-        l2->harts[base + w] = 0;
-        l2->used[base + w] = 0;
     }
 }
 
@@ -364,7 +320,7 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     const Etsoc1Timing *tm = cpu->timing;
-    uint64_t line = pa / ETSOC1_LINE, t, stall;
+    uint64_t line = pa / ETSOC1_LINE, stall;
     unsigned first, n, set, thread = etsoc1_hart(cpu) & 1;
     Etsoc1MemLevel lvl;
     Etsoc1HartL1 *l1;
@@ -383,9 +339,8 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
         l1->served[ETSOC1_LVL_L1]++;
         return;
     }
-    t = etsoc1_now(cpu);
     lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
-    lvl = scp ? ETSOC1_LVL_SCP : l2_access(cpu, pa, t);
+    lvl = scp ? ETSOC1_LVL_SCP : l2_access(cpu, pa);
     if (lvl >= ETSOC1_LVL_L3) {
         lat = cpu->shire->l2.path[lvl == ETSOC1_LVL_DRAM]
                                  [etsoc1_l3_home(pa)];
@@ -501,7 +456,7 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
             l1_drop(l1, first + line % n, line);
         }
         if (dest >= ETSOC1_CACHE_L3 && !scp) {
-            l2_drop(&cpu->shire->l2, line);
+            l2_drop(cpu, line);
         }
         break;
     case ETSOC1_CACHEOP_PREFETCH:
@@ -509,7 +464,7 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
             l1_lookup(l1, first + line % n, line);
         }
         if (dest <= ETSOC1_CACHE_L2 && !scp) {
-            l2_fill(cpu, line, at);
+            l2_lookup(cpu, line);
         }
         break;
     default:
@@ -551,7 +506,7 @@ void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val)
         if ((!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
              (cpu->et->tensor.mask >> i & 1)) && tag) {
             if (dest >= ETSOC1_CACHE_L3) {
-                l2_drop(&cpu->shire->l2, tag - 1);
+                l2_drop(cpu, tag - 1);
             }
             l1->tag[set][way] = 0;
             l1->used[set][way] = 0;

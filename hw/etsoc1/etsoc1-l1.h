@@ -46,21 +46,20 @@ typedef struct Etsoc1HartL1 {
     /* the VA line + 1 of each set's most recently used line, in the memo */
     uint64_t mru[ETSOC1_L1_SETS];
     uint64_t served[ETSOC1_LVL_COUNT];  /* accesses per serving level */
+    uint64_t l2_clock;      /* ticks at each lookup in its L2 copy */
 } Etsoc1HartL1;
 
 /*
- * A shire's L2 cache tags, shared by its 64 harts in capacity.  A line
- * keeps which harts brought it there (a hit only for them: etsoc1-l1.c,
- * "Determinism") and the latest model time any of them used it, which
- * chooses the victim (LRU in model time).  docs/timing.md.
+ * A shire's L2 cache tags: a copy per hart, each of the L2's full size,
+ * LRU (etsoc1-l1.c, "Determinism"; docs/timing.md).  The copies are
+ * allocated at once but the host gives their pages only as harts miss.
  */
 typedef struct Etsoc1ShireL2 {
-    QemuMutex lock;
     uint32_t sets;
     uint32_t ways;
-    uint64_t *tag;          /* line + 1, way-major per set; 0 empty */
-    uint64_t *harts;        /* the harts (bit = index in the shire) */
-    uint64_t *used;         /* latest model time of a use */
+    uint64_t *tag;          /* hart-major, then set, way: line + 1; 0 empty */
+    uint64_t *used;         /* the hart's LRU stamps */
+    bool touched[ETSOC1_HARTS_PER_SHIRE];   /* a copy to empty at reset */
     /*
      * Load-to-use of a line that misses the L2, by its home slice
      * (PA[10:6], whose low bits are its memory shire's): the L3 hit path
