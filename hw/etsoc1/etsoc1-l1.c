@@ -33,17 +33,14 @@
  * the others:
  *  - the L1 tags are the hart's own (in mode 0 too, where the chip's two
  *    threads share the sets: each thread keeps its own copy);
- *  - the shire's L2 is one store of tags, shared in capacity, but a line
- *    is a hit only for the harts that brought it there themselves (a
- *    mask per line); its victim is the way used least recently in model
- *    time (the latest use of any hart, a max).  So a table that the 64
- *    harts of a shire all read costs each of them its own miss;
+ *  - each hart keeps its own copy of its shire's L2 tags, of the L2's
+ *    full size: a line another hart brought is not a hit for it, and
+ *    other harts' lines take none of its room.  So a table that the 64
+ *    harts of a shire all read costs each of them its own miss, and 64
+ *    harts each see the whole 0.5 MiB (docs/timing.md, the limits);
  *  - the L3 slices are looked up, never filled, by plain misses
  *    (etsoc1_l3_holds): what the L3 holds comes from host and DMA writes,
  *    global operations (ordered by the read gate) and cache ops by VA.
- * What is left to the host's order: capacity evictions from the L2
- * (harts of a shire whose lines share a set), and an evict_va of a line
- * that another hart of the shire is reading.
  */
 
 #include "qemu/osdep.h"
@@ -429,11 +426,12 @@ void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * A cache op by VA (etsoc1_l3_cacheop_va) on the line at @pa, whose
- * last line is back at @at: an evict to the L2 or beyond drops the line
- * from the hart's L1, to the L3 or memory from its shire's L2 too (the
- * L3 side is etsoc1-l3.c's); a prefetch to the L1 installs it there and
- * in the L2, to the L2 in the L2, from @at.  A flush keeps every copy
+ * A cache op by VA (etsoc1_l3_cacheop_va) on the line at @pa, which is
+ * back at @at: an evict to the L2 or beyond drops the line from the
+ * hart's L1, to the L3 or memory from its copy of the L2 too (the L3
+ * side is etsoc1-l3.c's); a prefetch to the L1 installs it there and in
+ * the L2, to the L2 in the L2, at once (the tags keep no time: @at is
+ * not used; tensor_wait waits for it).  A flush keeps every copy
  * (dirty state is not modelled: write-backs cost nothing).  @dest is an
  * Etsoc1CacheLevel, @op an Etsoc1CacheOp.
  */
