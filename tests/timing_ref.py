@@ -54,6 +54,9 @@ TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
 # remote scratchpad in cycles + ns
 L3_HIT_600, DRAM_LEG_600 = 110, 91
 L2_HIT = 47                                  # cycles, own shire
+# timing.md 4: an L1 hit (what every load costs) and what hart 1 adds to
+# each L1 miss, cycles
+L1_HIT, HART1_MISS = 5, 3
 SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
 
 
@@ -82,6 +85,31 @@ def l3_miss(shire, home, mhz=600, mem=None):
     mem = home % 8 if mem is None else mem
     return (l3_hit(shire, home, mhz) + DRAM_LEG_600 * mhz / 600 +
             memshire_hops(home, mem) * ns(MESH_HOP_NS, mhz))
+
+
+def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
+    """Cycles per step of probes/cache-timing's pointer chase from shire 0
+    (ld, addi, bnez): the load-to-use latency of @level (timing.md 4) and
+    the two loop instructions.  For l3 and dram the mean over the @lines
+    lines from @base, each at its home slice PA[10:6] and memory shire
+    PA[8:6]; each line's latency is rounded, as the hart's clock counts."""
+    loop = 2
+    if level in ('l1', 'prefetch'):
+        return L1_HIT + loop
+    if level in ('l2', 'scp', 'evict-sw'):
+        return L2_HIT + (HART1_MISS if hart else 0) + loop
+    if level == 'remote':
+        # load-to-use of timing.md 4 (the model charges the round trip on
+        # top of the load's own L1 hit: 5 cycles more, as before issue 27)
+        return SCP_REMOTE_CYC + ns(SCP_REMOTE_NS + hops(0, target) *
+                                   MESH_HOP_NS, mhz) + loop
+    lats = []
+    for i in range(lines):
+        line = (base >> 6) + i
+        home, mem = line % 32, line % 8
+        lats.append(round(l3_hit(0, home, mhz) if level == 'l3'
+                          else l3_miss(0, home, mhz, mem)))
+    return sum(lats) / lines + loop
 
 
 def msg_rtt(path, mhz=600):
@@ -209,6 +237,23 @@ def expected(name, args, mhz=600):
                 'zero': 'alone, A all +0.0 (zero skip: no time change)'}
         return (f'TensorFMA {typ}, {what.get(mode, mode)}',
                 TFMA['alone' if mode in what else mode][typ])
+    if name == 'cache-chase':
+        level, hart = args['level'], int(args['hart'])
+        where = {'l1': 'in the L1', 'l2': 'in the shire\'s L2',
+                 'evict-sw': 'in the L1, then evict_sw of every set and way '
+                             'to the L2',
+                 'scp': 'in the own L2 scratchpad',
+                 'l3': 'in the L3 (evict_va to L3), mean over its lines',
+                 'dram': 'in DRAM (evict_va to memory), mean over its lines',
+                 'prefetch': 'prefetched to the L1 (prefetch_va)',
+                 'remote': f'in shire {args.get("shire")}\'s scratchpad '
+                           f'({args.get("hops")} hops)'}[level]
+        return (f'pointer chase (ld, addi, bnez), chain {where}, hart '
+                f'{hart}, per step',
+                chase_step(level, hart, int(args.get('base', '0'), 16),
+                           int(args['lines']),
+                           int(args['shire']) if 'shire' in args else None,
+                           mhz))
     if name.startswith('tload-'):
         src, rows = name[6:], int(args['rows'])
         # from DRAM a leg fixed in ns (timing.md 1); from L2 in cycles
@@ -218,6 +263,14 @@ def expected(name, args, mhz=600):
     return None
 
 
+def chase_steps(args):
+    """Steps of a probes/cache-timing pass: 4,096, or one pass over the
+    chain for the prefetch and remote rows."""
+    return int(args['lines']) \
+        if args['level'] in ('prefetch', 'remote', 'evict-sw') \
+        else 4096
+
+
 def checks(probes, mhz=600):
     """[(mechanism, silicon, emulated, ratio, ok)] for each known probe."""
     rows = []
@@ -225,6 +278,9 @@ def checks(probes, mhz=600):
         exp = expected(name, args, mhz)
         if exp is None:
             continue
+        if name == 'cache-chase':
+            # mcycle across the pass, the reading csrr included: per step
+            cycles = round((cycles - 1) / chase_steps(args), 2)
         label, silicon = exp
         ratio = cycles / silicon
         rows.append((label, silicon, cycles, ratio,

@@ -234,7 +234,7 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
  * through it, one aborted before it started too, so that it always
  * completes (no kernel runs yet).
  */
-static void launch_barrier(unsigned h)
+static void __attribute__((noinline)) launch_barrier(unsigned h)
 {
     unsigned s = hart_shire(h);
     uint64_t shires = popcount64(launch.shire_mask);

@@ -63,6 +63,7 @@ static uint64_t read_cache_control(Etsoc1MinionCPU *cpu, int csrno)
 {
     Etsoc1MinionState *ms = etsoc1_minion_state(cpu);
 
+    etsoc1_l1_sync(cpu);        /* the L1 takes the mode it reads */
     return csrno == CSR_UCACHE_CONTROL ? ms->ucache_ctl | ms->cache_ctl
                                        : ms->cache_ctl;
 }
@@ -83,6 +84,7 @@ static RISCVException write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     uint8_t *ctl = &ms->cache_ctl;
     unsigned want = val & (ETSOC1_CACHE_D1SPLIT | ETSOC1_CACHE_SCPENABLE);
 
+    etsoc1_l1_sync(cpu);
     if (csrno == CSR_UCACHE_CONTROL) {
         ms->ucache_ctl = val & UCACHE_MASK &
                          ~(ETSOC1_CACHE_D1SPLIT | ETSOC1_CACHE_SCPENABLE);
@@ -102,15 +104,24 @@ static RISCVException write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     if ((*ctl & ETSOC1_CACHE_SCPENABLE) && !(want & ETSOC1_CACHE_SCPENABLE)) {
         etsoc1_coop_drop(cpu);
     }
-    *ctl = want;
+    if (*ctl != want) {
+        qatomic_set(ctl, want);
+        etsoc1_l1_mode_changed(cpu);
+    }
     return RISCV_EXCP_NONE;
 }
 
-/* Maintenance of the L1 and by set/way: done at once (see the top) */
+/*
+ * Maintenance of the L1 and by set/way: done at once (see the top);
+ * evict_sw takes its lines out of the hart's L1 tags (etsoc1-l1.c)
+ */
 static RISCVException write_cacheop(Etsoc1MinionCPU *cpu, int csrno,
                                     uint64_t val)
 {
     trace_etsoc1_minion_cacheop(cpu->parent_obj.env.mhartid, csrno, val);
+    if (csrno == CSR_EVICT_SW || csrno == CSR_FLUSH_SW) {
+        etsoc1_l1_cacheop_sw(cpu, csrno == CSR_EVICT_SW, val);
+    }
     return RISCV_EXCP_NONE;
 }
 
@@ -128,11 +139,16 @@ static RISCVException write_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
                        ETSOC1_CACHEOP_PREFETCH;
     unsigned t = op != ETSOC1_CACHEOP_PREFETCH ? ETSOC1_TT_CACHEOP :
                  ETSOC1_TT_PREFETCH0 + (cpu->parent_obj.env.gpr[31] & 1);
+    Etsoc1CacheopLines lines;
     uint64_t done;
+    unsigned i;
 
     trace_etsoc1_minion_cacheop(cpu->parent_obj.env.mhartid, csrno, val);
-    if (!etsoc1_l3_cacheop_va(cpu, op, val, &done)) {
+    if (!etsoc1_l3_cacheop_va(cpu, op, val, &done, &lines)) {
         et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
+    }
+    for (i = 0; i < lines.n; i++) {     /* the L1 and L2 tags */
+        etsoc1_l1_cacheop(cpu, lines.pa[i], lines.dest, op, lines.back[i]);
     }
     et->tensor.t[t] = MAX(et->tensor.t[t], done);
     return RISCV_EXCP_NONE;

@@ -1587,6 +1587,7 @@ static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
         return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + n);
     }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    etsoc1_l1_sync(cpu);        /* a mode change its sibling made */
     at = etsoc1_fcc_arrival(et, n);
     trace_etsoc1_fcc_take(env->mhartid, n, etsoc1_now(cpu), at);
     etsoc1_trace_wait_until(env->mhartid, etsoc1_now(cpu), ETSOC1_WAIT_FCC0 + n,

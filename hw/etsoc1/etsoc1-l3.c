@@ -16,8 +16,8 @@
  *    trip, L3 hit or DRAM miss; a miss installs the line;
  *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
  *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
- * Plain cached loads and stores never reach it: they cost the L1 hit
- * (a known limit, docs/timing.md).
+ *  - plain loads and stores that miss the hart's L1 and its shire's L2
+ *    look the line up (etsoc1-l1.c, etsoc1_l3_holds), without filling.
  *
  * Also here: the latency of a load or store to another shire's L2
  * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
@@ -131,21 +131,54 @@ static uint64_t etsoc1_cycles(double t)
 }
 
 /*
- * The round trip from @cpu to the home slice of line @pa, and on to the
- * line's memory shire and back if @to_mem, in minion cycles.
+ * The round trip from shire @shire to the home slice of line @pa, and on
+ * to the line's memory shire and back if @to_mem, in minion cycles of
+ * table @tm.
  */
-static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
+double etsoc1_l3_path(const Etsoc1Timing *tm, unsigned shire, hwaddr pa,
+                      bool to_mem)
 {
     unsigned home = etsoc1_l3_home(pa);
-    double hop = etsoc1_t(cpu->timing, ETSOC1_T_MESH_HOP_RTT);
-    double t = etsoc1_t(cpu->timing, ETSOC1_T_L3_HIT) +
-               etsoc1_hops(cpu->shire->shire_id, home) * hop;
+    double hop = etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT);
+    double t = etsoc1_t(tm, ETSOC1_T_L3_HIT) + etsoc1_hops(shire, home) * hop;
 
     if (to_mem) {
-        t += etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LEG) +
+        t += etsoc1_t(tm, ETSOC1_T_DRAM_LEG) +
              etsoc1_hops_to_memshire(home, etsoc1_memshire_of(pa)) * hop;
     }
     return t;
+}
+
+static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
+{
+    return etsoc1_l3_path(cpu->timing, cpu->shire->shire_id, pa, to_mem);
+}
+
+/*
+ * A plain load or store by @cpu whose line @pa missed its L1 and its
+ * shire's L2 (etsoc1-l1.c): does the home slice hold it?  Only looked
+ * at: plain misses neither fill the slice nor move its LRU order, since
+ * which hart's miss came first would follow the host (our choice,
+ * docs/timing.md "The cache model").  Without the slice's lock: what a
+ * plain read finds there follows the host's order either way, and a tag
+ * is one aligned word.  The latency is the caller's (etsoc1_l3_path).
+ */
+bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+    unsigned w, base;
+
+    if (!s) {
+        return true;
+    }
+    base = l3_set(s, pa) * s->ways;
+    for (w = base; w < base + s->ways; w++) {
+        if (qatomic_read(&s->tag[w]) == want) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- causality through memory ------------------------------------------ */
@@ -697,11 +730,13 @@ FIELD(CACHEOP_X31, STRIDE, 6, 42)       /* bytes between lines, [47:6] */
  * to wait for.  An evict or flush to the L1, or a prefetch to memory,
  * does nothing.  A line that does not translate or may not be named
  * (cacheop_target_ok) ends the op: the chip suppresses the fault and
- * reports it in tensor_error[7]; false here.  Called from the hart's
- * thread.
+ * reports it in tensor_error[7]; false here.  The lines done and when
+ * each is back go to @lines, for the L1 and L2 tags (etsoc1-l1.c).
+ * Called from the hart's thread.
  */
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val, uint64_t *done)
+                          uint64_t val, uint64_t *done,
+                          Etsoc1CacheopLines *lines)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     target_ulong va = sextract64(FIELD_EX64(val, CACHEOP_VA, ADDR) << 6,
@@ -713,11 +748,14 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     unsigned i;
 
     *done = issue;
+    lines->n = 0;
+    lines->dest = dest;
     if (op == ETSOC1_CACHEOP_PREFETCH ? dest == ETSOC1_CACHE_MEM
                                       : dest == ETSOC1_CACHE_L1) {
         return true;
     }
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
+        uint64_t back;
         hwaddr pa;
 
         if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
@@ -733,9 +771,11 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           (uint64_t)(va + i * stride), i, dest);
             return false;
         }
-        *done = MAX(*done, issue + etsoc1_cycles(i * line +
-                                                 l3_cacheop(cpu, pa, dest,
-                                                            op)));
+        back = issue + etsoc1_cycles(i * line + l3_cacheop(cpu, pa, dest,
+                                                           op));
+        lines->pa[lines->n] = pa;
+        lines->back[lines->n++] = back;
+        *done = MAX(*done, back);
     }
     return true;
 }

@@ -12,6 +12,7 @@
 #include "hw/sysbus.h"
 #include "migration/vmstate.h"
 #include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-timing.h"
 
 typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
 typedef struct Etsoc1MachineState Etsoc1MachineState;
@@ -90,6 +91,9 @@ typedef enum Etsoc1CacheOp {
 
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
+bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa);
+double etsoc1_l3_path(const Etsoc1Timing *tm, unsigned shire, hwaddr pa,
+                      bool to_mem);
 
 /*
  * One word of a global operation, as the line clock keeps it: @size
@@ -124,8 +128,18 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
 void etsoc1_l3_install(Etsoc1MachineState *m, hwaddr pa, uint64_t len);
 hwaddr etsoc1_l3_install_ahead(Etsoc1MachineState *m, hwaddr pa, uint64_t len,
                                uint64_t more);
+/* The lines a cache op by VA acted on, and when each was back */
+#define ETSOC1_CACHEOP_MAX_LINES 16
+typedef struct Etsoc1CacheopLines {
+    Etsoc1CacheLevel dest;
+    unsigned n;
+    hwaddr pa[ETSOC1_CACHEOP_MAX_LINES];
+    uint64_t back[ETSOC1_CACHEOP_MAX_LINES];
+} Etsoc1CacheopLines;
+
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
-                          uint64_t val, uint64_t *done);
+                          uint64_t val, uint64_t *done,
+                          Etsoc1CacheopLines *lines);
 void etsoc1_scp_remote_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                               uintptr_t insn);
 void etsoc1_scp_remote_amo(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,

@@ -567,6 +567,7 @@ static RISCVException etsoc1_rmw_fflags(CPURISCVState *env, int csrno,
  */
 enum {
     PMU_CYCLES = 1, PMU_RETIRED0 = 2, PMU_RETIRED1 = 3,
+    PMU_DCACHE_MISSES0 = 8, PMU_DCACHE_MISSES1 = 9, PMU_L2_MISS_REQ = 10,
     PMU_TL_INST = 14, PMU_TS_INST = 16, PMU_TFMA_INST = 26,
     PMU_TREDUCE_INST = 27, PMU_TQUANT_INST = 28,
 };
@@ -583,6 +584,21 @@ static const int etsoc1_counter_csrs[] = {
 static riscv_csr_operations etsoc1_std_counter[
     ARRAY_SIZE(etsoc1_counter_csrs)];
 
+/*
+ * L1 misses of thread @h (etsoc1-l1.c): those served by the levels in
+ * [@from, ETSOC1_LVL_COUNT); its other thread updates them as it runs
+ */
+static uint64_t etsoc1_l1_misses(Etsoc1MinionCPU *h, unsigned from)
+{
+    uint64_t n = 0;
+    unsigned l;
+
+    for (l = from; l < ETSOC1_LVL_COUNT; l++) {
+        n += qatomic_read(&h->et->l1.served[l]);
+    }
+    return n;
+}
+
 /* What PMU event @event counts on this hart so far */
 static uint64_t etsoc1_pmu_value(Etsoc1MinionCPU *cpu, unsigned event)
 {
@@ -598,6 +614,16 @@ static uint64_t etsoc1_pmu_value(Etsoc1MinionCPU *cpu, unsigned event)
     case PMU_RETIRED1:
         /* the other thread's count may be a TB behind */
         return qatomic_read(&h->parent_obj.env.et_insns) - (h == cpu);
+    case PMU_DCACHE_MISSES0:
+    case PMU_DCACHE_MISSES1:
+        return etsoc1_l1_misses(event == PMU_DCACHE_MISSES1 ? t0 + 1 : t0,
+                                ETSOC1_LVL_L2);
+    case PMU_L2_MISS_REQ:
+        /* the minion's L1 misses of DRAM lines: its requests to the L2 */
+        return etsoc1_l1_misses(t0, ETSOC1_LVL_L2) +
+               etsoc1_l1_misses(t0 + 1, ETSOC1_LVL_L2) -
+               qatomic_read(&t0->et->l1.served[ETSOC1_LVL_SCP]) -
+               qatomic_read(&t0[1].et->l1.served[ETSOC1_LVL_SCP]);
     case PMU_TL_INST:
         return t0->et->tensor.insns[ETSOC1_TI_LOAD];
     case PMU_TS_INST:
@@ -827,6 +853,9 @@ static void etsoc1_minion_cpu_reset(DeviceState *dev)
     set_flush_inputs_to_zero(true, &RISCV_CPU(dev)->env.fp_status);
     RISCV_CPU(dev)->env.et_insns = 0;
     RISCV_CPU(dev)->env.et_cycles = 0;
+    /* no line in the memo: ask the L1 (etsoc1-l1.c) */
+    memset(RISCV_CPU(dev)->env.et_l1_memo, 0xff,
+           sizeof(RISCV_CPU(dev)->env.et_l1_memo));
     etsoc1_sync_unpark(ETSOC1_MINION_CPU(dev));    /* as it comes out */
 }
 

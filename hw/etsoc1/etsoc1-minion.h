@@ -24,6 +24,7 @@
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-sync.h"
 #include "hw/etsoc1/etsoc1-trace.h"
+#include "hw/etsoc1/etsoc1-l1.h"
 
 typedef struct Etsoc1ShireState Etsoc1ShireState;
 
@@ -179,6 +180,7 @@ typedef struct Etsoc1HartEt {
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
     uint64_t stall;         /* cycles the timing model charged this hart */
+    Etsoc1HartL1 l1;        /* its L1 tags (etsoc1-l1.c) */
     uint64_t ipi_at;        /* arrival of the latest IPI */
     Etsoc1HartCredits credit;
     Etsoc1HartTensor tensor;

@@ -894,6 +894,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->port_free, 0, sizeof(s->port_free));
     memset(s->tload_free, 0, sizeof(s->tload_free));
     s->port_npend = 0;
+    etsoc1_l2_reset(&s->l2);
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
@@ -937,8 +938,17 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         return;
     }
 
+    if (s->l2_size < ETSOC1_L2_WAYS * ETSOC1_LINE ||
+        s->l2_size > ETSOC1_SCP_SIZE) {
+        error_setg(errp, "l2-size=%" PRIu64 ": must be %u bytes to the "
+                   "shire's %u KiB of SRAM", s->l2_size,
+                   ETSOC1_L2_WAYS * ETSOC1_LINE,
+                   (unsigned)(ETSOC1_SCP_SIZE / KiB));
+        return;
+    }
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
+    etsoc1_l2_init(&s->l2, s->l2_size, s->timing, s->shire_id);
     address_space_init(&s->bus_as, s->sysmem, "etsoc1-shire-bus");
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
@@ -998,6 +1008,8 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->timing = s->timing;
+        /* the cache model (etsoc1-l1.c, qemu-patches/0014) */
+        cpu->parent_obj.cfg.et_l1 = s->chip->cache_model;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
         /*
          * cpu_index = mhartid (the PLICs and the gdb threads count on it):
@@ -1276,6 +1288,13 @@ static Property etsoc1_shire_props[] = {
     /* reset value of mprot (the machine raises its DRAM size to -m's) */
     DEFINE_PROP_UINT8("mprot-reset", Etsoc1ShireState, mprot_reset,
                       ETSOC1_MPROT_RESET),
+    /*
+     * the SRAM the L2 cache has: the firmware's default split (2.5 MiB
+     * scratchpad, 0.5 MiB L2, 1 MiB L3 slice); sc_l2_cache_ctl is not
+     * modelled, so a program cannot change it (docs/timing.md)
+     */
+    DEFINE_PROP_SIZE("l2-size", Etsoc1ShireState, l2_size,
+                     ETSOC1_L2_DEFAULT_SIZE),
     DEFINE_PROP_LINK("chip", Etsoc1ShireState, chip, TYPE_ETSOC1_MACHINE,
                      Etsoc1MachineState *),
     DEFINE_PROP_LINK("timing", Etsoc1ShireState, timing, TYPE_ETSOC1_TIMING,

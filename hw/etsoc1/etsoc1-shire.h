@@ -30,6 +30,7 @@ typedef struct Etsoc1MinionState {
     uint8_t menable_shadows;
     uint8_t cache_ctl;          /* mcache_control */
     uint16_t ucache_ctl;        /* ucache_control's own fields */
+    uint32_t l1_gen;            /* mode changes: the harts drop their tags */
     uint8_t l1scp[ETSOC1_L1SCP_LINES][64];  /* L1 scratchpad */
     uint32_t tenc[32 * ETSOC1_FLANES];      /* int8 TensorFMA accumulators */
     /* TenB: B operand lines of one TensorFMA, and how many are loaded */
@@ -115,6 +116,7 @@ struct Etsoc1ShireState {
      */
     uint64_t tload_free[2];
     Etsoc1LineClock scp_written;    /* global writes to our scratchpad */
+    Etsoc1ShireL2 l2;               /* the L2 cache's tags (etsoc1-l1.c) */
     Etsoc1MinionState minion[ETSOC1_MINIONS_PER_SHIRE];
     /* cooperative TensorLoad groups, per load FSM (guarded by the BQL) */
     uint64_t coop_mode;     /* shire_coop_mode ESR */
@@ -129,6 +131,7 @@ struct Etsoc1ShireState {
     uint64_t reset_pc;
     uint64_t fdt_addr;
     uint8_t mprot_reset;
+    uint64_t l2_size;           /* bytes of the shire's SRAM that are L2 */
     MemoryRegion *sysmem;
 };
 /* The state of @cpu's minion, which it shares with its other thread */

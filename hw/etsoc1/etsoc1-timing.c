@@ -97,6 +97,13 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "away (probes/tload-bw, src=remote); no other figure was used"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
+    ROW(ETSOC1_T_L1_MISS_HART1, "l1.miss.hart1", 3, CYC,
+        "4: hart 1 pays +3 on every L1 miss"),
+    ROW(ETSOC1_T_L1_STORE_WAIT, "l1.store.wait", 1, RAW,
+        "our choice (the sources are silent): the share of a store "
+        "miss's line fill the hart waits for; 1: a store miss fetches "
+        "its line (write-allocate) and the in-order hart waits as a load "
+        "would, 0: stores are posted and the fill is hidden"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,
         "4: L3 hit, fixed part (hops at mesh.hop.rtt)"),
     ROW(ETSOC1_T_L3_LINE_SERVICE, "l3.line.service", 2, CYC,
@@ -142,7 +149,8 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "issue 5: per-class instruction cost, 1 cycle by default"),
     ROW(ETSOC1_T_INSN_BRANCH, "insn.branch", 1, CYC, "as insn.alu"),
     ROW(ETSOC1_T_INSN_LOAD, "insn.load", 5, CYC,
-        "4: L1 D-cache hit, 5 cycles: what every load is charged"),
+        "4: L1 D-cache hit, 5 cycles: every load; a miss adds the "
+        "rest of its level's latency (etsoc1-l1.c)"),
     ROW(ETSOC1_T_INSN_STORE, "insn.store", 1, CYC, "as insn.alu"),
     ROW(ETSOC1_T_INSN_MUL, "insn.mul", 1, CYC, "as insn.alu"),
     ROW(ETSOC1_T_INSN_DIV, "insn.div", 1, CYC, "as insn.alu"),
@@ -250,6 +258,11 @@ static bool etsoc1_timing_override(Etsoc1Timing *tm, const char *path,
         if (qemu_strtod_finite(g_strstrip(eq + 1), &end, &v) || *end ||
             v < 0 || v > 1e6) {
             error_setg(errp, "%s:%u: '%s' wants a number from 0 to 1e6",
+                       path, n + 1, line);
+            return false;
+        }
+        if (id == ETSOC1_T_L1_STORE_WAIT && v > 1) {
+            error_setg(errp, "%s:%u: '%s' is a share of the fill: 0 to 1",
                        path, n + 1, line);
             return false;
         }

@@ -416,6 +416,24 @@ void etsoc1_trace_credits(uint32_t hart, unsigned counter, uint64_t t,
     qemu_mutex_unlock(&tr.lock);
 }
 
+void etsoc1_trace_misses(uint32_t hart, uint64_t t, uint64_t l2,
+                         uint64_t scp, uint64_t l3, uint64_t dram)
+{
+    if (!qatomic_read(&tr.f)) {
+        return;
+    }
+    qemu_mutex_lock(&tr.lock);
+    if (hart_track(hart) && room(1)) {
+        seen(t);
+        put("{\"ph\":\"C\",\"name\":\"hart %u L1 misses\",\"cat\":"
+            "\"cache\",\"pid\":%u,\"tid\":%u,\"ts\":%.6f,\"args\":"
+            "{\"L2\":%" PRIu64 ",\"scratchpad\":%" PRIu64 ",\"L3\":%"
+            PRIu64 ",\"DRAM\":%" PRIu64 "}}", hart,
+            hart / ETSOC1_HARTS_PER_SHIRE, hart, us(t), l2, scp, l3, dram);
+    }
+    qemu_mutex_unlock(&tr.lock);
+}
+
 /* eDMA channel tracks: tid = channel for reads, 4 + channel for writes */
 static void dma_track(bool write, unsigned ch)
 {

@@ -103,6 +103,13 @@ void etsoc1_trace_span(uint32_t hart, const char *name,
 void etsoc1_trace_credits(uint32_t hart, unsigned counter, uint64_t t,
                           unsigned value);
 
+/*
+ * The L1 misses of @hart so far at @t, by the level that served them
+ * (etsoc1-l1.c): its L2, own scratchpad, L3 and DRAM
+ */
+void etsoc1_trace_misses(uint32_t hart, uint64_t t, uint64_t l2,
+                         uint64_t scp, uint64_t l3, uint64_t dram);
+
 /* An eDMA channel (@write: card to host) starts / ends a transfer at @t */
 void etsoc1_trace_dma_start(bool write, unsigned ch, uint64_t t);
 void etsoc1_trace_dma_end(bool write, unsigned ch, uint64_t t,

@@ -1020,6 +1020,16 @@ static void etsoc1_set_poll_halt(Object *obj, bool value, Error **errp)
     ETSOC1_MACHINE(obj)->poll_halt = value;
 }
 
+static bool etsoc1_get_cache_model(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->cache_model;
+}
+
+static void etsoc1_set_cache_model(Object *obj, bool value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->cache_model = value;
+}
+
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field)                                              \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
@@ -1060,6 +1070,7 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
     ETSOC1_MACHINE(obj)->trace_json_max_events = ETSOC1_TRACE_MAX_EVENTS;
     ETSOC1_MACHINE(obj)->poll_halt = true;
+    ETSOC1_MACHINE(obj)->cache_model = true;
 }
 
 /* ---- the chip as the PCIe side sees it (etsoc1-dma-chip) ---- */
@@ -1146,6 +1157,12 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "Polls through global atomics halt and global reads wait for the "
         "harts behind them, so that hand-offs are timed by the model "
         "(default on; docs/timing.md, Polls and the read gate)");
+    object_class_property_add_bool(oc, "cache-model", etsoc1_get_cache_model,
+                                   etsoc1_set_cache_model);
+    object_class_property_set_description(oc, "cache-model",
+        "Plain loads and stores of the minions are timed through the L1, "
+        "the shire's L2, the L3 and DRAM (default on; off: every one costs "
+        "an L1 hit, for speed; docs/timing.md, The cache model)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

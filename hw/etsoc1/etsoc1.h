@@ -54,6 +54,7 @@ struct Etsoc1MachineState {
     bool sync_waiting;      /* a hart may be halted on a poll or the gate */
     bool gate_waiting;      /* ... at the gate */
     bool poll_halt;         /* property: polls halt, reads are gated */
+    bool cache_model;       /* property: plain accesses ask the caches */
     bool host_loopback;     /* property: loopback host memory, host view */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */

@@ -494,6 +494,19 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
     etsoc1_amo_unlock(lc);
 }
 
+/* ---- the L1 check of scalar loads and stores (patch 0014) ------------ */
+
+/*
+ * A scalar or F load or store whose line is not the hart's last one
+ * (etsoc1-l1-gen.c.inc): look it up in the L1 (hw/etsoc1/etsoc1-l1.c).
+ * Only minions translate the call (cfg.et_l1).
+ */
+void HELPER(etsoc1_l1)(CPURISCVState *env, target_ulong addr, uint32_t store)
+{
+    etsoc1_l1_access(container_of(env_archcpu(env), Etsoc1MinionCPU,
+                                  parent_obj), addr, store);
+}
+
 /* ---- FP instructions behind a tensor operation (patch 0002) ---------- */
 
 /*

@@ -579,6 +579,21 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
  * fbc.ps, flw.ps, fsw.ps: active lanes only touch memory; flq2, fsq2: all
  * eight lanes, m0 ignored.
  */
+/*
+ * The L1 for the line at @addr of a packed load or store, a gather's or a
+ * scatter's lane (etsoc1-l1.c); a line in the hart's memo hits.
+ */
+static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store)
+{
+    uint64_t line = addr / ETSOC1_LINE;
+
+    if (env_archcpu(env)->cfg.et_l1 &&
+        env->et_l1_memo[line % ETSOC1_L1_MEMO] != line) {
+        etsoc1_l1_access_packed(ETSOC1_MINION_CPU(env_archcpu(env)), addr,
+                                store);
+    }
+}
+
 void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t op,
                          uint32_t insn)
 {
@@ -588,6 +603,10 @@ void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t op,
     unsigned e;
     uint32_t v[NL];
 
+    vpu_l1(env, addr, op == ET_OP_FSW_PS || op == ET_OP_FSQ2);
+    if (op != ET_OP_FBC_PS) {
+        vpu_l1(env, addr + 4 * NL - 1, op == ET_OP_FSW_PS || op == ET_OP_FSQ2);
+    }
     if (op == ET_OP_FSW_PS || op == ET_OP_FSQ2) {
         get_lanes(env, FIELD_EX32(insn, VINSN, RS2), v);
         for (e = 0; e < NL; e++) {
@@ -884,6 +903,9 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
         }
         if (g->kind == GSC_COHERENT && (addr & (size - 1))) {
             vpu_access_fault(env, addr, g->store, ra);
+        }
+        if (g->kind != GSC_COHERENT) {      /* those bypass the L1 */
+            vpu_l1(env, addr, g->store);
         }
         if (g->store) {
             vpu_store(env, addr, size, data[e], ra);

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Cache probe (docs/timing.md, "The cache model"): a pointer chase
+ * through plain loads, as issue 27 tried it, for a machine of at least
+ * 10 shires.
+ *
+ * A chain is one random cycle through all the lines of a buffer (one
+ * pointer per 64-byte line, Sattolo's shuffle), so that a pass touches
+ * every line once and never a line it touched less than a pass ago.
+ * Thread 0 of minion 0 of shire 0 times one pass (ld, addi, bnez per
+ * step) with its own mcycle, in mode 0 (the reset mode):
+ *
+ *   probe cache-chase level=L hart=H lines=N base=0xB cycles=C
+ *
+ * C is mcycle across the pass, the reading csrr included; L is where
+ * the chain lives:
+ *   l1      32 lines of DRAM after a warm pass: every step hits the L1
+ *   evict-sw the same after evict_sw of all 64 set/ways to the L2: every
+ *           step misses the L1 and hits the L2
+ *   l2      4,096 lines of DRAM (256 KiB) after a pass: L1 misses that
+ *           hit the shire's L2
+ *   scp     4,096 lines of the own shire's L2 scratchpad
+ *   l3      the l2 buffer after evict_va to the L3: misses to its lines'
+ *           home L3 slices (PA[10:6])
+ *   dram    the l2 buffer after evict_va to memory: on to DRAM, memory
+ *           shire PA[8:6]
+ *   remote  256 lines of shire 9's scratchpad (2 hops)
+ *   prefetch 16 lines of DRAM evicted to memory, then prefetch_va to the
+ *           L1 and tensor_wait 4: every step hits
+ * and thread 1 of the same minion chases its own 4,096 scratchpad lines
+ * at the same time (hart=1, level=scp): its L1 misses pay +3.
+ *
+ *   probe cache-pmu level=dram misses=M l2req=R
+ *        the ET performance counters across the dram pass: event 8
+ *        (thread 0's D-cache misses) and 10 (the minion's L2 miss
+ *        requests), 4,096 each
+ */
+#include "etsoc1.h"
+#include "probe.h"
+
+#define LINE 64
+#define BIG 4096
+#define SCP(s) (SCP_BASE + (uint64_t)(s) * SCP_WINDOW)
+#define L1_AREA (DRAM_BASE + (512ULL << 20))
+#define L2_AREA (DRAM_BASE + (520ULL << 20))
+#define PF_AREA (DRAM_BASE + (536ULL << 20))
+#define SCP_AREA(t) (SCP(0) + (1ULL << 20) + (t) * (512ULL << 10))
+#define REMOTE_SHIRE 9
+#define REMOTE_AREA (SCP(REMOTE_SHIRE) + (2ULL << 20))
+
+static uint16_t order[2][BIG];
+static uint64_t seed[2] = { 0x2545f4914f6cdd1dULL, 0x9e3779b97f4a7c15ULL };
+/* written by hart 1, read by hart 0 after its credit: not in a register */
+static volatile uint64_t hart1_cycles;
+
+static uint64_t rnd(unsigned t)
+{
+    seed[t] = seed[t] * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed[t] >> 33;
+}
+
+/*
+ * Link the @n lines at @base into one random cycle; returns its first
+ * line.  Thread @t's own shuffle state.
+ */
+static uint64_t chain(unsigned t, uint64_t base, unsigned n)
+{
+    uint16_t *o = order[t];
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        o[i] = i;
+    }
+    for (i = n - 1; i > 0; i--) {       /* Sattolo: one cycle */
+        unsigned j = rnd(t) % i;
+        uint16_t v = o[i];
+
+        o[i] = o[j];
+        o[j] = v;
+    }
+    for (i = 0; i < n; i++) {
+        /* a store the compiler must make: the chain is read only in asm */
+        *(volatile uint64_t *)(base + (uint64_t)o[i] * LINE) =
+            base + (uint64_t)o[(i + 1) % n] * LINE;
+    }
+    return base + (uint64_t)o[0] * LINE;
+}
+
+/* mcycle across @n steps of the chase from @p */
+static uint64_t chase(uint64_t p, uint64_t n)
+{
+    uint64_t a, b;
+
+    __asm__ volatile("csrr %0, mcycle\n"
+                     "1:\tld %2, 0(%2)\n\t"
+                     "addi %3, %3, -1\n\t"
+                     "bnez %3, 1b\n\t"
+                     "csrr %1, mcycle"
+                     : "=&r"(a), "=&r"(b), "+r"(p), "+r"(n) :: "memory");
+    return b - a;
+}
+
+/* A cache op by VA (@csr) on the @n lines at @base, 16 at a time, waited */
+#define CACHEOP(name, csr, wait)                                            \
+    static void name(uint64_t base, unsigned n, unsigned dest)              \
+    {                                                                       \
+        unsigned i;                                                         \
+                                                                            \
+        for (i = 0; i < n; i += 16) {                                       \
+            csr_write_x31(csr, (uint64_t)dest << 58 | (base + i * LINE) |   \
+                          15, LINE);                                        \
+        }                                                                   \
+        csr_write(0x830, wait);     /* tensor_wait */                       \
+    }
+
+CACHEOP(evict_va, 0x89f, 6)
+CACHEOP(prefetch_va, 0x81f, 4)
+
+static void row(const char *level, unsigned hart, unsigned lines,
+                uint64_t base, uint64_t cycles)
+{
+    print("probe cache-chase level=%s hart=%u lines=%u base=0x%lx "
+          "cycles=%lu\n", level, hart, lines, base, cycles);
+}
+
+int main(uint64_t hartid, const void *fdt)
+{
+    unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
+    uint64_t p, big, c, m0, r0;
+
+    if (hartid == 1) {
+        p = chain(1, SCP_AREA(1), BIG);
+        chase(p, BIG);
+        hart1_cycles = chase(p, BIG);
+        fcc_send(0, 0, 0, 1u << 0);         /* done: tell hart 0 */
+        return 0;
+    }
+    if (hartid != 0) {
+        return 0;
+    }
+
+    p = chain(0, L1_AREA, 32);
+    chase(p, 32);
+    row("l1", 0, 32, L1_AREA, chase(p, BIG));
+    for (c = 0; c < 4; c++) {   /* 16 lines from set 0 of way c, to L2 */
+        csr_write(0x7f9, 1ULL << 58 | c << 6 | 15);
+    }
+    row("evict-sw", 0, 32, L1_AREA, chase(p, 32));
+
+    big = chain(0, L2_AREA, BIG);
+    chase(big, BIG);
+    row("l2", 0, BIG, L2_AREA, chase(big, BIG));
+
+    p = chain(0, SCP_AREA(0), BIG);
+    chase(p, BIG);
+    row("scp", 0, BIG, SCP_AREA(0), chase(p, BIG));
+
+    evict_va(L2_AREA, BIG, 2);
+    row("l3", 0, BIG, L2_AREA, chase(big, BIG));
+    evict_va(L2_AREA, BIG, 3);
+    csr_write(0x323, 8);        /* mhpmevent3: D-cache misses, thread 0 */
+    csr_write(0x324, 10);       /* mhpmevent4: L2 miss requests */
+    m0 = csr_read(0xb03);
+    r0 = csr_read(0xb04);
+    c = chase(big, BIG);
+    m0 = csr_read(0xb03) - m0;
+    r0 = csr_read(0xb04) - r0;
+    row("dram", 0, BIG, L2_AREA, c);
+    print("probe cache-pmu level=dram misses=%lu l2req=%lu\n", m0, r0);
+
+    p = chain(0, PF_AREA, 16);
+    evict_va(PF_AREA, 16, 3);
+    prefetch_va(PF_AREA, 16, 0);
+    row("prefetch", 0, 16, PF_AREA, chase(p, 16));
+
+    if (shires > REMOTE_SHIRE) {
+        p = chain(0, REMOTE_AREA, 256);
+        c = chase(p, 256);
+        print("probe cache-chase level=remote hart=0 lines=256 shire=%u "
+              "hops=%u cycles=%lu\n", REMOTE_SHIRE,
+              probe_hops(0, REMOTE_SHIRE), c);
+    }
+
+    fcc_wait(0);
+    row("scp", 1, BIG, SCP_AREA(1), hart1_cycles);
+    print("probe cache done\n");
+    return 0;
+}
