@@ -118,22 +118,10 @@ static unsigned l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
 static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    unsigned base = l2_base(cpu, line), w, victim = 0;
-    uint64_t *tag = l2->tag + base, *used = l2->used + base;
-    uint64_t now = ++cpu->et->l1.l2_clock;
+    unsigned base = l2_base(cpu, line);
 
-    for (w = 0; w < l2->ways; w++) {
-        if (tag[w] == line + 1) {
-            used[w] = now;
-            return true;
-        }
-        if (used[w] < used[victim]) {
-            victim = w;
-        }
-    }
-    tag[victim] = line + 1;
-    used[victim] = now;
-    return false;
+    return etsoc1_lru_lookup(l2->tag + base, l2->used + base, l2->ways,
+                             line + 1, ++cpu->et->l1.l2_clock, true);
 }
 
 /*
@@ -257,22 +245,8 @@ void etsoc1_l1_sync(Etsoc1MinionCPU *cpu)
  */
 static bool l1_lookup(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
 {
-    uint64_t *tag = l1->tag[set], *used = l1->used[set];
-    uint64_t now = ++l1->clock;
-    unsigned w, victim = 0;
-
-    for (w = 0; w < ETSOC1_L1_WAYS; w++) {
-        if (tag[w] == line + 1) {
-            used[w] = now;
-            return true;
-        }
-        if (used[w] < used[victim]) {
-            victim = w;
-        }
-    }
-    tag[victim] = line + 1;
-    used[victim] = now;
-    return false;
+    return etsoc1_lru_lookup(l1->tag[set], l1->used[set], ETSOC1_L1_WAYS,
+                             line + 1, ++l1->clock, true);
 }
 
 static void l1_drop(Etsoc1HartL1 *l1, unsigned set, uint64_t line)

@@ -78,32 +78,15 @@ static unsigned l3_set(Etsoc1L3SliceState *s, hwaddr pa)
 }
 
 /*
- * Look line @pa up, making it the most recently used; on a miss, put it
- * in place of the least recently used way if @fill.  Never-used ways have
- * used = 0, so they go first.  Called with the slice's lock held.
+ * Look line @pa up in its set (etsoc1_lru_lookup), filling it on a miss
+ * if @fill.  Called with the slice's lock held.
  */
 static inline bool l3_lookup_in(Etsoc1L3SliceState *s, unsigned set,
                                 hwaddr pa, bool fill)
 {
-    /* locals: stores through tag[] and used[] cannot change them */
-    uint64_t *tag = s->tag + set * s->ways, *used = s->used + set * s->ways;
-    uint64_t want = pa / ETSOC1_LINE | L3_VALID, now = ++s->clock;
-    unsigned w, ways = s->ways, victim = 0;
-
-    for (w = 0; w < ways; w++) {
-        if (tag[w] == want) {
-            used[w] = now;
-            return true;
-        }
-        if (used[w] < used[victim]) {
-            victim = w;
-        }
-    }
-    if (fill) {
-        tag[victim] = want;
-        used[victim] = now;
-    }
-    return false;
+    return etsoc1_lru_lookup(s->tag + set * s->ways, s->used + set * s->ways,
+                             s->ways, pa / ETSOC1_LINE | L3_VALID,
+                             ++s->clock, fill);
 }
 
 static bool l3_lookup(Etsoc1L3SliceState *s, hwaddr pa, bool fill)

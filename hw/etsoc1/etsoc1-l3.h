@@ -113,6 +113,35 @@ static inline uint64_t etsoc1_line_tag(hwaddr pa)
     return pa / ETSOC1_LINE + 1;
 }
 
+/*
+ * One set of a tag store with LRU replacement (the L1, L2 and L3 models):
+ * look up @want in the @ways ways of @tag (each stamped in @used with its
+ * last use), making it used at @now; on a miss, put it in place of the
+ * least recently used way if @fill.  Never-used ways have used = 0 and
+ * go first.  True on a hit.
+ */
+static inline bool etsoc1_lru_lookup(uint64_t *tag, uint64_t *used,
+                                     unsigned ways, uint64_t want,
+                                     uint64_t now, bool fill)
+{
+    unsigned w, victim = 0;
+
+    for (w = 0; w < ways; w++) {
+        if (tag[w] == want) {
+            used[w] = now;
+            return true;
+        }
+        if (used[w] < used[victim]) {
+            victim = w;
+        }
+    }
+    if (fill) {
+        tag[victim] = want;
+        used[victim] = now;
+    }
+    return false;
+}
+
 unsigned etsoc1_line_slot(hwaddr pa);
 uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
                               uint64_t t);
