@@ -1473,37 +1473,47 @@ void etsoc1_event_trace(const Etsoc1Event *ev)
     etsoc1_trace_json(ev);
 }
 
-/* Record that a credit on @counter arrives at time @t (0: no constraint). */
+/*
+ * Record that a credit on @counter arrives at time @t (0: no constraint):
+ * one more credit at a time already pending, else a free slot, else a
+ * pair in the list that grows.
+ */
 void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
 {
-    uint64_t *at = et->credit.slot_at[counter];
-    uint16_t *n = et->credit.slot_n[counter];
-    unsigned i, last = 0;
+    Etsoc1HartCredits *c = &et->credit;
+    uint64_t *at = c->slot_at[counter];
+    uint16_t *n = c->slot_n[counter];
+    unsigned i, free = ETSOC1_FCC_SLOTS;
+    int32_t m;
 
-    qemu_spin_lock(&et->credit.lock);
-    for (i = 0; i < ETSOC1_FCC_SLOTS && n[i]; i++) {
-        last = at[i] > at[last] ? i : last;
-    }
-    if (i == ETSOC1_FCC_SLOTS) {
-        i = last;                       /* merge into the latest */
-        t = MAX(t, at[i]);
-    }
-    at[i] = t;
-    n[i]++;
-    qemu_spin_unlock(&et->credit.lock);
-}
-
-/* The slot of the earliest pending credit, or ETSOC1_FCC_SLOTS. */
-static unsigned etsoc1_fcc_first(const uint64_t *at, const uint16_t *n)
-{
-    unsigned i, first = ETSOC1_FCC_SLOTS;
-
+    qemu_spin_lock(&c->lock);
     for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
-        if (n[i] && (first == ETSOC1_FCC_SLOTS || at[i] < at[first])) {
-            first = i;
+        if (n[i] && at[i] == t) {
+            n[i]++;
+            goto out;
+        }
+        free = !n[i] && free == ETSOC1_FCC_SLOTS ? i : free;
+    }
+    if (free < ETSOC1_FCC_SLOTS) {
+        at[free] = t;
+        n[free] = 1;
+        goto out;
+    }
+    for (m = 0; m < c->nmore; m++) {
+        if (c->more[m].counter == counter && c->more[m].at == t) {
+            c->more[m].n++;
+            goto out;
         }
     }
-    return first;
+    if (c->nmore == c->more_cap) {
+        c->more_cap = MAX(2 * c->more_cap, 64);
+        c->more = g_renew(Etsoc1CreditMore, c->more, c->more_cap);
+    }
+    c->more[c->nmore++] = (Etsoc1CreditMore) {
+        .at = t, .n = 1, .counter = counter,
+    };
+out:
+    qemu_spin_unlock(&c->lock);
 }
 
 /*
@@ -1513,19 +1523,41 @@ static unsigned etsoc1_fcc_first(const uint64_t *at, const uint16_t *n)
 static uint64_t etsoc1_fcc_pending(Etsoc1HartEt *et, unsigned counter,
                                    bool take)
 {
-    uint64_t *at = et->credit.slot_at[counter];
-    uint16_t *n = et->credit.slot_n[counter];
-    unsigned first;
+    Etsoc1HartCredits *c = &et->credit;
+    uint64_t *at = c->slot_at[counter];
+    uint16_t *n = c->slot_n[counter], *first = NULL;
     uint64_t t = 0;
+    int32_t m, in_more = -1;
+    unsigned i;
 
-    qemu_spin_lock(&et->credit.lock);
-    first = etsoc1_fcc_first(at, n);
-    if (first < ETSOC1_FCC_SLOTS) {
-        t = at[first];
-        n[first] -= take;
+    qemu_spin_lock(&c->lock);
+    for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
+        if (n[i] && (!first || at[i] < t)) {
+            first = &n[i];
+            t = at[i];
+        }
     }
-    qemu_spin_unlock(&et->credit.lock);
+    for (m = 0; m < c->nmore; m++) {
+        if (c->more[m].counter == counter && (!first || c->more[m].at < t)) {
+            first = &c->more[m].n;
+            t = c->more[m].at;
+            in_more = m;
+        }
+    }
+    if (first && take && !--*first && in_more >= 0) {
+        c->more[in_more] = c->more[--c->nmore];
+    }
+    qemu_spin_unlock(&c->lock);
     return t;
+}
+
+/* A reset's: no credit is pending */
+void etsoc1_fcc_reset(Etsoc1HartEt *et)
+{
+    g_free(et->credit.more);
+    et->credit.more = NULL;
+    et->credit.nmore = 0;
+    et->credit.more_cap = 0;
 }
 
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter)

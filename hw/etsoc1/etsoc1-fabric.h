@@ -88,6 +88,7 @@ void etsoc1_event_trace(const Etsoc1Event *ev);
  * at @t; when the earliest pending one arrived (0: none), and taking it.
  */
 void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t);
+void etsoc1_fcc_reset(Etsoc1HartEt *et);
 uint64_t etsoc1_fcc_earliest(Etsoc1HartEt *et, unsigned counter);
 uint64_t etsoc1_fcc_arrival(Etsoc1HartEt *et, unsigned counter);
 

@@ -37,9 +37,10 @@ typedef struct Etsoc1ShireState Etsoc1ShireState;
 
 #define ETSOC1_FLANES 8     /* 32-bit lanes of a 256-bit f register */
 /*
- * Credit arrival times kept per counter: enough for a credit from every
- * shire of the chip at once (a chip barrier), so that which arrivals
- * merge never depends on the host's order.
+ * Credit arrival times kept per counter in the hart's own slots: enough
+ * for a credit from every shire of the chip at once (a chip barrier)
+ * without an allocation.  More distinct times than that go to a list
+ * that grows (Etsoc1HartCredits.more).
  */
 #define ETSOC1_FCC_SLOTS 40
 
@@ -84,15 +85,28 @@ typedef enum Etsoc1CoopState {
 } Etsoc1CoopState;
 /*
  * A hart's credits (the fcc CSRs): the two counters, and the arrival
- * times of its pending credits, per counter, in a few slots of (time,
- * credits): a wait takes the earliest.  Full slots merge into the latest
- * one, which can only delay a wait.
+ * times of its pending credits as (time, credits) pairs: a wait takes the
+ * earliest.  No arrival is ever merged into another of a different time:
+ * which ones would merge depends on the order in which the host delivers
+ * them, and a hart that collects credits from thousands of senders
+ * (allsum's hart 0) would end at a different cycle from run to run.
+ * Pairs that find the slots full go to @more, which grows as needed (at
+ * most one pair per pending credit, bounded by the 16-bit counters).
  */
+typedef struct Etsoc1CreditMore {
+    uint64_t at;
+    uint16_t n;
+    uint8_t counter;
+} Etsoc1CreditMore;
+
 typedef struct Etsoc1HartCredits {
     uint16_t fcc[2];        /* fast credit counters */
     QemuSpin lock;
     uint64_t slot_at[2][ETSOC1_FCC_SLOTS];
     uint16_t slot_n[2][ETSOC1_FCC_SLOTS];
+    Etsoc1CreditMore *more;
+    int32_t nmore;
+    uint32_t more_cap;
 } Etsoc1HartCredits;
 
 /* The tensor unit as one hart sees it (etsoc1-tensor.c) */

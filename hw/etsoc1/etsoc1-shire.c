@@ -884,6 +884,7 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     unsigned n;
 
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
+        etsoc1_fcc_reset(&s->hart[n].et_state);
         memset(&s->hart[n].et_state, 0, sizeof(s->hart[n].et_state));
         /* our choice: every lane active at reset */
         s->hart[n].et_state.m[0] = 0xff;
@@ -1026,10 +1027,64 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     }
 }
 
+static const VMStateDescription vmstate_etsoc1_credit_more = {
+    .name = "etsoc1-credit-more",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(at, Etsoc1CreditMore),
+        VMSTATE_UINT16(n, Etsoc1CreditMore),
+        VMSTATE_UINT8(counter, Etsoc1CreditMore),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static bool etsoc1_credit_more_needed(void *opaque)
+{
+    Etsoc1HartEt *et = opaque;
+
+    return et->credit.nmore > 0;
+}
+
+/* A stream without the subsection has no more pairs: drop ours first */
+static int etsoc1_hart_et_pre_load(void *opaque)
+{
+    etsoc1_fcc_reset(opaque);
+    return 0;
+}
+
+static int etsoc1_credit_more_post_load(void *opaque, int version_id)
+{
+    Etsoc1HartEt *et = opaque;
+
+    if (et->credit.nmore < 0) {
+        return -EINVAL;
+    }
+    et->credit.more_cap = et->credit.nmore;
+    return 0;
+}
+
+/* Credit arrivals beyond the slots (Etsoc1HartCredits) */
+static const VMStateDescription vmstate_etsoc1_hart_credit_more = {
+    .name = "etsoc1-hart/credit-more",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = etsoc1_credit_more_needed,
+    .post_load = etsoc1_credit_more_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_INT32(credit.nmore, Etsoc1HartEt),
+        VMSTATE_STRUCT_VARRAY_ALLOC(credit.more, Etsoc1HartEt, credit.nmore,
+                                    1, vmstate_etsoc1_credit_more,
+                                    Etsoc1CreditMore),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_etsoc1_hart_et = {
     .name = "etsoc1-hart",
     .version_id = 4,      /* 2: ETSOC1_FCC_SLOTS 8 -> 40; 3: coop_tcoop */
     .minimum_version_id = 3,
+    .pre_load = etsoc1_hart_et_pre_load,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(wait, Etsoc1HartEt),
         VMSTATE_UINT16_ARRAY(credit.fcc, Etsoc1HartEt, 2),
@@ -1063,6 +1118,10 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
         VMSTATE_UINT64_V(tload_port.out, Etsoc1HartEt, 4),
         VMSTATE_UINT64_V(tload_port.go, Etsoc1HartEt, 4),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_etsoc1_hart_credit_more,
+        NULL
     }
 };
 
