@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bench/virt: the loop of speed.S on upstream QEMU's `virt` machine, for
- * the same binary's rate with and without the ET-SoC-1 model.  Every hart
- * runs LOOP_N iterations, then counts itself done; the last of NHARTS
- * ends the run through the test device (sifive_test: 0x5555 passes).
+ * bench/virt: the loop of speed.S (alu-loop.h) on upstream QEMU's `virt`
+ * machine, for the same binary's rate with and without the ET-SoC-1
+ * model.  Every hart runs LOOP_N iterations, then counts itself done;
+ * the last of NHARTS ends the run through the test device (sifive_test:
+ * 0x5555 passes).
  */
 #define VIRT_TEST 0x100000
+
+#include "alu-loop.h"
 
     .section .text.start, "ax"
     .globl _start
 _start:
-    li      t1, LOOP_N
-1:  addi    t1, t1, -1
-    xor     t2, t2, t1
-    addi    t3, t3, 1
-    bnez    t1, 1b
+    alu_loop
     la      t0, done
     li      t1, 1
     amoadd.w t1, t1, (t0)

@@ -108,7 +108,11 @@ void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
     }
 }
 
-/* The first hart not parked at or after cpu_index @i; minion_slots if none */
+/*
+ * The first hart not parked at or after cpu_index @i; minion_slots if
+ * none.  find_next_bit() would do, but its plain reads of words that
+ * other threads change with qatomic_or/and are data races (TSAN).
+ */
 static unsigned etsoc1_awake_next(Etsoc1MachineState *m, unsigned i)
 {
     while (i < m->minion_slots) {
