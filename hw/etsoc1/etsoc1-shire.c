@@ -269,6 +269,7 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
             etsoc1_credit_times(&ev, writer);
             s->hart[h].et->ipi_at = MAX(s->hart[h].et->ipi_at, ev.time);
             etsoc1_event_trace(&ev);
+            etsoc1_sync_unpark(&s->hart[h]);   /* seen before it is raised */
         } else if (writer == &s->hart[h] &&
                    (writer->parent_obj.env.mip & MIP_MSIP)) {
             /*
@@ -310,6 +311,7 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
             etsoc1_minion_redirect(cpu,
                 s->ipi_redirect_pc[h / ETSOC1_HARTS_PER_NEIGH]);
         } else {
+            etsoc1_sync_unpark(cpu);
             riscv_cpu_update_mip(&cpu->parent_obj,
                                  1ULL << ETSOC1_IRQ_BAD_IPI_REDIRECT,
                                  BOOL_TO_MASK(1));

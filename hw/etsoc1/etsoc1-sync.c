@@ -82,7 +82,13 @@ static bool etsoc1_parks(uint32_t why)
     return why == ETSOC1_WAIT_NONE || why == ETSOC1_WAIT_STOPPED;
 }
 
-/* On @cpu's thread, which halted: park it if it waits for no ET event */
+/*
+ * On @cpu's thread, which halted: park it if it waits for no ET event.
+ * Not while an interrupt that ends its WFI is pending: it is about to run
+ * (etsoc1_next_act), though its thread has not yet asked has_work (under
+ * thread=single the round may first run every other vCPU).  One raised
+ * after the look unparks it (etsoc1_shire_ipi) or is seen here.
+ */
 void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
@@ -92,10 +98,19 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
     if (m && m->awake && etsoc1_parks(qatomic_read(&cpu->et->wait)) &&
         (qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
         qatomic_and(&m->awake[BIT_WORD(i)], ~bit);
+        smp_mb();   /* cleared before the look, as a raiser sets, then raises */
+        if (riscv_cpu_all_pending(&cpu->parent_obj.env)) {
+            qatomic_or(&m->awake[BIT_WORD(i)], bit);
+        }
     }
 }
 
-/* @cpu may act from now on: before it leaves a halt, or at a reset */
+/*
+ * @cpu may act from now on: before it leaves a halt, at a reset, or
+ * before an IPI is raised at it (its own thread asks has_work only when
+ * it runs, and under thread=single the round may first run every other
+ * vCPU: the scans must see it from the raise on)
+ */
 void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
@@ -153,6 +168,18 @@ static bool etsoc1_woken(Etsoc1MinionCPU *cpu, uint32_t why)
 }
 
 /*
+ * Is @cpu, halted in WFI or a stall's sleep (@why), about to run because
+ * an interrupt that ends it is pending?  It may then act from its own
+ * clock: it has not taken the interrupt yet, and a WFI with interrupts
+ * off goes on without taking it.
+ */
+static bool etsoc1_irq_woken(Etsoc1MinionCPU *cpu, uint32_t why)
+{
+    return (why == ETSOC1_WAIT_NONE || why == ETSOC1_WAIT_STALL) &&
+           riscv_cpu_all_pending(&cpu->parent_obj.env);
+}
+
+/*
  * May @cpu still act, and from when?  A hart at the gate acts at its
  * access's time (*@gated true), one that runs or is about to from its
  * clock; any other waits for what only a running hart or the outside
@@ -166,7 +193,7 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
     if (*gated) {
         *t = cpu->et->gate.t;
     } else if (!qatomic_read(&etsoc1_minion_cs(cpu)->halted) ||
-               etsoc1_woken(cpu, why)) {
+               etsoc1_woken(cpu, why) || etsoc1_irq_woken(cpu, why)) {
         *t = etsoc1_clock_peek(cpu);
     } else {
         return false;
@@ -227,12 +254,7 @@ uint64_t etsoc1_sync_horizon(bool *idle)
             continue;
         }
         if (!etsoc1_next_act(cpu, &t, &gated)) {
-            /* a hart in WFI with its wake-up pending is about to run */
-            if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE ||
-                !riscv_cpu_all_pending(&cpu->parent_obj.env)) {
-                continue;
-            }
-            t = etsoc1_clock_peek(cpu);
+            continue;
         }
         min = MIN(min, t);
         *idle = false;
