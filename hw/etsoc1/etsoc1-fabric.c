@@ -1484,12 +1484,12 @@ void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
     uint64_t *at = c->slot_at[counter];
     uint16_t *n = c->slot_n[counter];
     unsigned i, free = ETSOC1_FCC_SLOTS;
-    int32_t m;
+    int32_t m, last;
 
     qemu_spin_lock(&c->lock);
     for (i = 0; i < ETSOC1_FCC_SLOTS; i++) {
         if (n[i] && at[i] == t) {
-            n[i]++;
+            n[i] += n[i] < UINT16_MAX;  /* more only past a counter's wrap */
             goto out;
         }
         free = !n[i] && free == ETSOC1_FCC_SLOTS ? i : free;
@@ -1499,11 +1499,21 @@ void etsoc1_fcc_arrive(Etsoc1HartEt *et, unsigned counter, uint64_t t)
         n[free] = 1;
         goto out;
     }
-    for (m = 0; m < c->nmore; m++) {
+    for (m = 0, last = -1; m < c->nmore; m++) {
         if (c->more[m].counter == counter && c->more[m].at == t) {
-            c->more[m].n++;
+            c->more[m].n += c->more[m].n < UINT16_MAX;
             goto out;
         }
+        if (c->more[m].counter == counter &&
+            (last < 0 || c->more[m].at > c->more[last].at)) {
+            last = m;
+        }
+    }
+    if (c->nmore >= ETSOC1_FCC_MORE_MAX && last >= 0) {
+        /* full: merge into the latest, which can only delay a wait */
+        c->more[last].at = MAX(c->more[last].at, t);
+        c->more[last].n += c->more[last].n < UINT16_MAX;
+        goto out;
     }
     if (c->nmore == c->more_cap) {
         c->more_cap = MAX(2 * c->more_cap, 64);

@@ -43,6 +43,12 @@ typedef struct Etsoc1ShireState Etsoc1ShireState;
  * that grows (Etsoc1HartCredits.more).
  */
 #define ETSOC1_FCC_SLOTS 40
+/*
+ * At most this many more (both counters): a chip-wide fan-in is 2,175
+ * senders; past it (a guest that floods a hart that takes nothing) new
+ * arrivals merge into the latest, so that memory stays bounded.
+ */
+#define ETSOC1_FCC_MORE_MAX 4096
 
 /* Tensor instructions the performance counters count */
 enum {
