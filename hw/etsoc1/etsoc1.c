@@ -21,6 +21,7 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/boards.h"
+#include "hw/irq.h"
 #include "hw/loader.h"
 #include "hw/qdev-properties.h"
 #include "hw/char/serial.h"
@@ -431,6 +432,23 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
         sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
     }
     return dev;
+}
+
+/*
+ * A PU PLIC interrupt on its way to master-shire hart @opaque: the hart
+ * is unparked before its MEIP is raised, so that the gate's scans see it
+ * about to act from then on, not only once its own thread has run
+ * (etsoc1_sync_unpark; under thread=single the round may first run every
+ * other vCPU).
+ */
+static void etsoc1_pu_plic_irq(void *opaque, int n, int level)
+{
+    Etsoc1MinionCPU *cpu = opaque;
+
+    if (level) {
+        etsoc1_sync_unpark(cpu);
+    }
+    qemu_set_irq(qdev_get_gpio_in(DEVICE(cpu), IRQ_M_EXT), level);
 }
 
 /* A PLIC at @region with one M-mode context per CPU from @cpu_base. */
@@ -849,6 +867,12 @@ static void etsoc1_machine_init(MachineState *ms)
             ETSOC1_MASTER_SHIRE * ETSOC1_HARTS_PER_SHIRE,
             ETSOC1_HARTS_PER_SHIRE);
 
+        /* its M-mode outputs follow the S-mode ones (sifive_plic) */
+        for (i = 0; i < ETSOC1_HARTS_PER_SHIRE; i++) {
+            qdev_connect_gpio_out(plic, ETSOC1_HARTS_PER_SHIRE + i,
+                qemu_allocate_irq(etsoc1_pu_plic_irq,
+                                  &s->shire[ETSOC1_MASTER_SHIRE].hart[i], 0));
+        }
         qdev_connect_gpio_out(pcie, ETSOC1_PCIE_IRQ_MM,
             qdev_get_gpio_in(plic, ETSOC1_PU_PLIC_PCIE_MESSAGE));
         for (i = 0; i < ETSOC1_PU_TIMERS; i++) {
