@@ -783,8 +783,7 @@ bool etsoc1_l1_lock_va(Etsoc1MinionCPU *cpu, bool lock, uint64_t val)
             !(cpu->et->tensor.mask >> i & 1)) {
             continue;
         }
-        if (!etsoc1_minion_va_to_pa(cpu, va + i * stride,
-                                    lock ? MMU_DATA_STORE : MMU_DATA_LOAD,
+        if (!etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
                                     &pa) ||
             !(etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
               etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
