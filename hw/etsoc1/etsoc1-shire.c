@@ -1095,7 +1095,7 @@ static int etsoc1_hart_l1_pre_save(void *opaque)
 }
 
 static const VMStateDescription vmstate_etsoc1_hart_l1 = {
-    .name = "etsoc1-hart-et/l1",
+    .name = "etsoc1-cpu-et/l1",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = etsoc1_hart_l1_needed,
@@ -1133,7 +1133,7 @@ static int etsoc1_hart_l2_post_load(void *opaque, int version_id)
 }
 
 static const VMStateDescription vmstate_etsoc1_hart_l2 = {
-    .name = "etsoc1-hart-et/l2",
+    .name = "etsoc1-cpu-et/l2",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = etsoc1_hart_l2_needed,
@@ -1150,9 +1150,15 @@ static const VMStateDescription vmstate_etsoc1_hart_l2 = {
     }
 };
 
-/* Each hart's et_state (the same bytes as when the shire held them) */
+/*
+ * Each hart's et_state (the same bytes as when the shire held them), and
+ * its caches' tags.  A subsection's name starts with its description's;
+ * one that also starts with an inner description's ("etsoc1-hart") is
+ * taken for that one's when it is loaded: hence "etsoc1-cpu-et", not a
+ * name the stream has (a struct's name is not in it).
+ */
 static const VMStateDescription vmstate_etsoc1_hart_et_of = {
-    .name = "etsoc1-hart-et",
+    .name = "etsoc1-cpu-et",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
