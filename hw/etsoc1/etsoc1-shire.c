@@ -949,13 +949,6 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
     etsoc1_l2_init(&s->l2, s->l2_size, s->timing, s->shire_id);
-    for (i = 0; i < ETSOC1_HARTS_PER_SHIRE; i++) {
-        size_t n = (size_t)s->l2.sets * s->l2.ways;
-
-        s->hart[i].l2_tag = s->l2.tag + i * n;
-        s->hart[i].l2_used = s->l2.used + i * n;
-        s->hart[i].l2_n = n;
-    }
     address_space_init(&s->bus_as, s->sysmem, "etsoc1-shire-bus");
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
@@ -1015,6 +1008,10 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->timing = s->timing;
+        /* its copy of the L2 tags, for migration */
+        cpu->l2_n = s->l2.sets * s->l2.ways;
+        cpu->l2_tag = s->l2.tag + (size_t)i * cpu->l2_n;
+        cpu->l2_used = s->l2.used + (size_t)i * cpu->l2_n;
         /* the cache model (etsoc1-l1.c, qemu-patches/0014) */
         cpu->parent_obj.cfg.et_l1 = s->chip->cache_model;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
