@@ -98,3 +98,38 @@ def cache_migrate_test(r):
              f'dirty line take {f0} / {f1} cycles without / with one (the '
              f'L1 pass {l1}; migration {status})',
              f'{rep0} {rep1}\n' + out0 + out1)
+
+
+def cache_stream_test(r):
+    """The tags' subsections are in the migration stream of a run that
+    used them, and not in that of a cache-model=off run without locks
+    (which migrates as before the cache model)."""
+    found = {}
+    for model in ('on', 'off'):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, qmp, _ = poll_tests.start(
+                r, tmp, kernel='cache-migrate',
+                machine=f'{poll_tests.MACHINE},cache-model={model}')
+            time.sleep(1.5)          # hart 0 is in its poll by then
+            state = os.path.join(tmp, 'state')
+            status = None
+            try:
+                qmp.get('stop')
+                qmp.get('migrate', uri=f'exec:cat > {state}')
+                for _ in range(600):
+                    status = qmp.get('query-migrate').get('status')
+                    if status in ('completed', 'failed'):
+                        break
+                    time.sleep(0.1)
+                qmp.get('quit')
+            except OSError:
+                pass
+            poll_tests.finish(proc)
+            data = open(state, 'rb').read() if os.path.exists(state) else b''
+            found[model] = (status, b'etsoc1-cpu-et/l1' in data,
+                            b'etsoc1-cpu-et/l2' in data)
+    r.report(found == {'on': ('completed', True, True),
+                       'off': ('completed', False, False)},
+             f'migrate: the L1 and L2 tag subsections are in the stream of '
+             f'a run that used them and not with cache-model=off (status, '
+             f'L1, L2: {found})')
