@@ -615,21 +615,24 @@ void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val)
     unsigned way = FIELD_EX64(val, CACHEOP_SW, WAY);
     unsigned dest = FIELD_EX64(val, CACHEOP_SW, DEST), i, first, n;
     unsigned dirty = 0, scp_ways = 0;
+    bool tags = cpu->parent_obj.cfg.et_l1;
     Etsoc1HartL1 *l1;
 
-    if (!cpu->parent_obj.cfg.et_l1 || dest == ETSOC1_CACHE_L1) {
+    if (dest == ETSOC1_CACHE_L1) {
         return;
     }
     l1 = l1_of(cpu, &first, &n);
-    etsoc1_l1_forget(cpu);
+    if (tags) {
+        etsoc1_l1_forget(cpu);
+    }
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_SW, COUNT); i++) {
         uint64_t tag = l1->tag[set][way];
 
         if ((l1->ctl & ETSOC1_CACHE_SCPENABLE) &&
             set < ETSOC1_L1SCP_LINES / ETSOC1_L1_WAYS) {
             scp_ways++;
-        } else if ((!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
-                    (cpu->et->tensor.mask >> i & 1)) && tag) {
+        } else if (tags && (!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
+                            (cpu->et->tensor.mask >> i & 1)) && tag) {
             dirty += !!(l1->state[set][way] & ETSOC1_L1_DIRTY);
             l1->state[set][way] &= ~ETSOC1_L1_DIRTY;
             if (evict && !(l1->state[set][way] & ETSOC1_L1_HARD_LOCK)) {

@@ -481,7 +481,10 @@ def isa_tests():
                   r'cache_invalidate 0xf1: reserved bits ignored'])
     guest('isa cache control and maintenance CSRs, cache-model=off',
           'cacheops', 1, machine=',cache-model=off',
-          expect=[r'^1\.\.41$'])
+          extra=('-d', 'guest_errors'),
+          expect=[r'^1\.\.41$', r'set 0 has 3 locked ways',
+                  r'mcache_control changed with 3 locked L1 lines',
+                  r'evict_sw \S+ names 12 ways of the L1 scratchpad'])
     vpu_int_test()
     vpu_mem_test()
     vpu_fp_test()
