@@ -658,6 +658,17 @@ void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val)
 }
 
 /*
+ * Whether a lock may name the line at @pa: memory the L1 may cache, DRAM
+ * or a scratchpad (another shire's too, which the chip caches; the model
+ * times it as I/O, so it only keeps the lock)
+ */
+static bool l1_lockable(hwaddr pa)
+{
+    return etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
+           etsoc1_in(ETSOC1_SCP_LINEAR, pa);
+}
+
+/*
  * lock_sw by @cpu, CSR value @val: lock the physical line in the given
  * way of its set (the set the hart's mode gives it), for good: never
  * replaced, not evicted by evict_sw or evict_va, until unlock_sw or a
@@ -679,7 +690,7 @@ bool etsoc1_l1_lock_sw(Etsoc1MinionCPU *cpu, uint64_t val)
     uint64_t line = pa / ETSOC1_LINE;
     uint64_t hartid = cpu->parent_obj.env.mhartid;
     Etsoc1HartL1 *l1;
-    bool scp, ok = l1_cacheable(cpu, pa, &scp);
+    bool ok = l1_lockable(pa);
     int old;
 
     etsoc1_l1_sync(cpu);
@@ -788,8 +799,7 @@ bool etsoc1_l1_lock_va(Etsoc1MinionCPU *cpu, bool lock, uint64_t val)
         }
         if (!etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
                                     &pa) ||
-            !(etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
-              etsoc1_in(ETSOC1_SCP_LINEAR, pa))) {
+            !l1_lockable(pa)) {
             qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": %s_va "
                           "of VA 0x%" PRIx64 " (line %u): not a cacheable "
                           "line\n", (uint64_t)env->mhartid,
