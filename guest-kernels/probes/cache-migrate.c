@@ -23,6 +23,7 @@
 #define SMALL (DRAM_BASE + (64ULL << 20))
 #define BIG (DRAM_BASE + (72ULL << 20))
 
+/* written by gdb, read by hart 2's plain loads: volatile, in memory */
 volatile uint64_t cache_flag __attribute__((aligned(64)));
 
 /* The @n lines from @base chained in order; a pass over them, timed */
@@ -31,6 +32,7 @@ static uint64_t chain(uint64_t base, unsigned n)
     unsigned i;
 
     for (i = 0; i < n; i++) {
+        /* a store the compiler must make: the chain is read only in asm */
         *(volatile uint64_t *)(base + i * LINE) = base + (i + 1) % n * LINE;
     }
     return base;

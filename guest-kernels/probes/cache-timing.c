@@ -136,6 +136,7 @@ static void stream(uint64_t base, unsigned n)
     unsigned i;
 
     for (i = 1; i <= n; i++) {
+        /* a load the compiler must make, though its value is not used */
         (void)*(volatile uint64_t *)(base + i * 4 * SET_STRIDE);
     }
 }
@@ -143,6 +144,7 @@ static void stream(uint64_t base, unsigned n)
 /* Two lines of one L1 set (@base and the next line of that set) chained */
 static uint64_t pair(uint64_t base)
 {
+    /* stores the compiler must make: the chain is read only in asm */
     *(volatile uint64_t *)base = base + SET_STRIDE;
     *(volatile uint64_t *)(base + SET_STRIDE) = base;
     return base;
