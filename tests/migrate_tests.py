@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Migration with the tensor unit busy, for run.py's memory group.
+"""Migration with the tensor unit busy and with the caches' tags in use,
+for run.py's memory group.
 
 probes/tfma-migrate issues a TensorFMA and halts on a poll before the f0
 read that waits for the TensorFMA.  Once with and once without a
@@ -8,6 +9,8 @@ TensorFMA to the read must be the same: the f registers stay busy across the mig
 read still catches up with the TensorFMA's completion
 (etsoc1_shire_post_load).  The source is stopped with QMP, not gdb: QEMU
 7.2 aborts a destination whose source was in run state "debug".
+probes/cache-migrate does the same with chains in the L1 and the L2
+(cache_migrate_test).
 """
 
 import os
@@ -57,3 +60,76 @@ def tfma_migrate_test(r):
              f'across a migration: the read after it waits as without one '
              f'({f0} / {f1} cycles, f0; TensorFMA {tfma}; migration '
              f'{status})', f'{rep0} {rep1}\n' + out0 + out1)
+
+
+def cache_migrate_test(r):
+    """probes/cache-migrate: a chain in the L1 (two lines soft-locked, one
+    dirty) and one in the L2, chased after a poll, then a flush of the
+    dirty line: the same cycles with a migration in the poll as without
+    (the tags, locks and dirty bits are in the migration stream)."""
+    nm = subprocess.run(['riscv64-unknown-elf-nm',
+                         os.path.join(r.GUEST, 'cache-migrate.elf')],
+                        stdout=subprocess.PIPE, text=True).stdout
+    m = re.search(r'^([0-9a-f]+) [BbDdSs] cache_flag$', nm, re.M)
+    sym = int(m.group(1), 16) if m else 0
+    results = []
+    for migrate in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, qmp, gdb = poll_tests.start(r, tmp, kernel='cache-migrate')
+            status, reply = 'none', ''
+            time.sleep(1.5)          # hart 0 is in its poll by then
+            try:
+                if migrate:
+                    status, _, proc, qmp, gdb = poll_tests.migrate(
+                        r, tmp, proc, qmp, kernel='cache-migrate')
+                reply = set_flag(r, gdb, sym)
+            except OSError as e:
+                reply += f' gdb: {e}'
+            rc, out = poll_tests.finish(proc)
+        m = re.search(r'cache-migrate l1=(\d+) l2=(\d+) flush=(\d+)', out)
+        results.append((rc, m.groups() if m else None, status, reply, out))
+    (rc0, f0, _, rep0, out0), (rc1, f1, status, rep1, out1) = results
+    ref = r.timing_ref
+    l1 = 32 * ref.chase_step('l1') + 1
+    r.report(sym and rc0 == 0 and rc1 == 0 and status == 'completed' and
+             f0 is not None and f0 == f1 and int(f0[0]) == l1,
+             f'migrate: the L1 and L2 tags, locks and dirty bits go with a '
+             f'migration: a chain in the L1, one in the L2 and a flush of a '
+             f'dirty line take {f0} / {f1} cycles without / with one (the '
+             f'L1 pass {l1}; migration {status})',
+             f'{rep0} {rep1}\n' + out0 + out1)
+
+
+def cache_stream_test(r):
+    """The tags' subsections are in the migration stream of a run that
+    used them, and not in that of a cache-model=off run without locks
+    (which migrates as before the cache model)."""
+    found = {}
+    for model in ('on', 'off'):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, qmp, _ = poll_tests.start(
+                r, tmp, kernel='cache-migrate',
+                machine=f'{poll_tests.MACHINE},cache-model={model}')
+            time.sleep(1.5)          # hart 0 is in its poll by then
+            state = os.path.join(tmp, 'state')
+            status = None
+            try:
+                qmp.get('stop')
+                qmp.get('migrate', uri=f'exec:cat > {state}')
+                for _ in range(600):
+                    status = qmp.get('query-migrate').get('status')
+                    if status in ('completed', 'failed'):
+                        break
+                    time.sleep(0.1)
+                qmp.get('quit')
+            except OSError:
+                pass
+            poll_tests.finish(proc)
+            data = open(state, 'rb').read() if os.path.exists(state) else b''
+            found[model] = (status, b'etsoc1-cpu-et/l1' in data,
+                            b'etsoc1-cpu-et/l2' in data)
+    r.report(found == {'on': ('completed', True, True),
+                       'off': ('completed', False, False)},
+             f'migrate: the L1 and L2 tag subsections are in the stream of '
+             f'a run that used them and not with cache-model=off (status, '
+             f'L1, L2: {found})')

@@ -57,6 +57,9 @@ L2_HIT = 47                                  # cycles, own shire
 # timing.md 4: an L1 hit (what every load costs) and what hart 1 adds to
 # each L1 miss, cycles
 L1_HIT, HART1_MISS = 5, 3
+# our choice (docs/timing.md, "The cache model"): a dirty L1 line's
+# write-back to the L2 costs this share of an L2 hit (one of its two ways)
+L1_WRITEBACK = 0.5
 SCP_REMOTE_CYC, SCP_REMOTE_NS = 66, 56
 
 
@@ -94,9 +97,9 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
     lines from @base, each at its home slice PA[10:6] and memory shire
     PA[8:6]; each line's latency is rounded, as the hart's clock counts."""
     loop = 2
-    if level in ('l1', 'prefetch'):
+    if level in ('l1', 'prefetch', 'locked'):
         return L1_HIT + loop
-    if level in ('l2', 'scp', 'evict-sw'):
+    if level in ('l2', 'scp', 'evict-sw', 'unlocked'):
         return L2_HIT + (HART1_MISS if hart else 0) + loop
     if level == 'remote':
         # load-to-use of timing.md 4 (the model charges the round trip on
@@ -246,6 +249,10 @@ def expected(name, args, mhz=600):
                  'l3': 'in the L3 (evict_va to L3), mean over its lines',
                  'dram': 'in DRAM (evict_va to memory), mean over its lines',
                  'prefetch': 'prefetched to the L1 (prefetch_va)',
+                 'unlocked': 'of 2 lines, after a stream through their L1 '
+                             'set',
+                 'locked': 'of 2 lines soft-locked (lock_va), after a '
+                           'stream through their L1 set',
                  'remote': f'in shire {args.get("shire")}\'s scratchpad '
                            f'({args.get("hops")} hops)'}[level]
         return (f'pointer chase (ld, addi, bnez), chain {where}, hart '
@@ -254,6 +261,10 @@ def expected(name, args, mhz=600):
                            int(args['lines']),
                            int(args['shire']) if 'shire' in args else None,
                            mhz))
+    if name == 'cache-flush':
+        return ('flush_va to the L2 of a dirty line less that of the clean '
+                'line: its write-back (our choice: l1.writeback x l2.hit)',
+                L1_WRITEBACK * L2_HIT)
     if name.startswith('tload-'):
         src, rows = name[6:], int(args['rows'])
         # from DRAM a leg fixed in ns (timing.md 1); from L2 in cycles
@@ -267,7 +278,8 @@ def chase_steps(args):
     """Steps of a probes/cache-timing pass: 4,096, or one pass over the
     chain for the prefetch and remote rows."""
     return int(args['lines']) \
-        if args['level'] in ('prefetch', 'remote', 'evict-sw') \
+        if args['level'] in ('prefetch', 'remote', 'evict-sw', 'locked',
+                             'unlocked') \
         else 4096
 
 
@@ -281,6 +293,9 @@ def checks(probes, mhz=600):
         if name == 'cache-chase':
             # mcycle across the pass, the reading csrr included: per step
             cycles = round((cycles - 1) / chase_steps(args), 2)
+        if name == 'cache-flush':
+            # the dirty round less the clean one: the write-back alone
+            cycles -= int(args['clean'])
         label, silicon = exp
         ratio = cycles / silicon
         rows.append((label, silicon, cycles, ratio,

@@ -4,8 +4,12 @@
  * TAP: the mcache_control transition rules, ucache_control's view of them,
  * the minion_feature bits that take cache ops away from U-mode, that the
  * maintenance operations and tensor_wait on idle engines complete, the
- * lines a cache op may not name (tensor_error[7]), tensor_conv_size/ctrl
- * and tex_send.
+ * lines a cache op may not name (tensor_error[7]), the locks (lock_sw's
+ * tensor_error[5], unlock_sw, a mode change freeing them, lock_va and
+ * unlock_va on lines they may not name), evict_sw over the L1
+ * scratchpad's ways, cache_invalidate's reserved bits,
+ * tensor_conv_size/ctrl and tex_send.  The same results with
+ * cache-model=off (the isa group runs both).
  */
 #include "etsoc1.h"
 #include "tap.h"
@@ -30,7 +34,7 @@ static void mcache(uint64_t v)
 
 int main(uint64_t hartid, const void *fdt)
 {
-    uint64_t feat = ESR_OTHER(PP_M, 0, MINION_FEATURE), base;
+    uint64_t feat = ESR_OTHER(PP_M, 0, MINION_FEATURE), base, lk;
     unsigned e;
 
     trap_recording = 1;     /* runtime trap_record() */
@@ -109,6 +113,75 @@ int main(uint64_t hartid, const void *fdt)
           "scratchpad lines to the L2 "
           "(evict) and L1 (prefetch), a prefetch to memory: no error");
     csr_write(TERROR, 0);
+
+    /*
+     * lock_sw locks a line into a way of its set (lk: set 0 in modes 0
+     * and 1) until unlock_sw or a mode change.  It fails with
+     * tensor_error[7] on a line the L1 may not cache, and with
+     * tensor_error[5] on a locked way, on a line locked in another way
+     * and on a set with three locked ways (one stays for the cache).
+     */
+    lk = DRAM_BASE + 0x200000;
+    csr_write(TERROR, 0);
+    csr_write(0x7fd, 2ULL << 55 | ESR_OTHER(PP_M, 0, 0));
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "lock_sw of registers: "
+             "tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write(0x7fd, 0ULL << 55 | lk);
+    CHECK_EQ(csr_read(TERROR), 0, "lock_sw of a DRAM line to way 0");
+    csr_write(0x7fd, 0ULL << 55 | (lk + 0x400));
+    CHECK_EQ(csr_read(TERROR), 1 << 5, "lock_sw to a locked way: "
+             "tensor_error[5]");
+    csr_write(TERROR, 0);
+    csr_write(0x7fd, 1ULL << 55 | lk);
+    CHECK_EQ(csr_read(TERROR), 1 << 5, "lock_sw of a line locked in "
+             "another way: tensor_error[5]");
+    csr_write(TERROR, 0);
+    csr_write(0x7fd, 1ULL << 55 | (lk + 0x400));
+    csr_write(0x7fd, 2ULL << 55 | (lk + 0x800));
+    CHECK_EQ(csr_read(TERROR), 0, "three ways of a set locked");
+    csr_write(0x7fd, 3ULL << 55 | (lk + 0xc00));
+    CHECK_EQ(csr_read(TERROR), 1 << 5, "a fourth: tensor_error[5]");
+    csr_write(TERROR, 0);
+    csr_write(0x7ff, 2ULL << 55 | 0 << 6);      /* unlock_sw set 0 way 2 */
+    csr_write(0x7fd, 3ULL << 55 | (lk + 0xc00));
+    CHECK_EQ(csr_read(TERROR), 0, "unlock_sw frees its way: a line locks "
+             "in another");
+    mcache(1);                                  /* locks gone, logged */
+    csr_write(0x7fd, 0ULL << 55 | lk);
+    CHECK_EQ(csr_read(TERROR), 0, "a mode change frees every lock");
+    mcache(0);
+
+    /* lock_va, unlock_va: up to 16 lines by VA, tensor_error[7] as above */
+    csr_write_x31(0x8df, ESR_OTHER(PP_U, 0, 0), 0);
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "lock_va of registers: "
+             "tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write_x31(0x8ff, DRAM_UC + 0x100000, 0);
+    CHECK_EQ(csr_read(TERROR), 1 << 7, "unlock_va of the uncacheable "
+             "alias: tensor_error[7]");
+    csr_write(TERROR, 0);
+    csr_write_x31(0x8df, (DRAM_BASE + 0x300000) | 3, 64);
+    csr_write_x31(0x8ff, (DRAM_BASE + 0x300000) | 3, 64);
+    CHECK_EQ(csr_read(TERROR), 0, "lock_va, unlock_va of 4 DRAM lines");
+
+    /*
+     * In mode 3 sets 0-11 are the L1 scratchpad: evict_sw and flush_sw
+     * skip them (logged), and go on; cache_invalidate's bits other than
+     * [1:0] are reserved (ignored, logged)
+     */
+    mcache(1);
+    mcache(3);
+    trap_seen.count = 0;
+    csr_write(0x7f9, 1ULL << 58 | 0 << 14 | 15);    /* way 0, sets 0-15 */
+    csr_write(0x7fb, 2ULL << 58 | 8 << 14 | 7);     /* way 0, sets 8-15 */
+    CHECK(trap_seen.count == 0 && csr_read(TERROR) == 0,
+          "evict_sw, flush_sw over the L1 scratchpad's sets: no trap, "
+          "no error");
+    mcache(0);
+    csr_write(0x7d0, 0xf1);
+    CHECK(trap_seen.count == 0, "cache_invalidate with reserved bits: "
+          "no trap");
 
     /*
      * tensor_conv_size/ctrl make tensor_mask the rows i of a window whose

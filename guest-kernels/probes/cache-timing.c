@@ -27,8 +27,19 @@
  *   remote  256 lines of shire 9's scratchpad (2 hops)
  *   prefetch 16 lines of DRAM evicted to memory, then prefetch_va to the
  *           L1 and tensor_wait 4: every step hits
+ *   unlocked 2 lines of DRAM read once, then a stream of 32 other lines
+ *           through their L1 set: both were put out, they hit the L2
+ *   locked  2 lines of another set soft-locked with lock_va (and then
+ *           written: lock_va allocates without reading memory), then the
+ *           same stream: the locks keep them, they hit the L1
  * and thread 1 of the same minion chases its own 4,096 scratchpad lines
  * at the same time (hart=1, level=scp): its L1 misses pay +3.
+ *
+ *   probe cache-flush lines=1 clean=F cycles=D
+ *        mcycle across a flush_va of one line to the L2 and its
+ *        tensor_wait 6, the line dirty (D: a store made it so) and then
+ *        clean (F: the first flush wrote it back and kept it); D - F is
+ *        the write-back
  *
  *   probe cache-pmu level=dram misses=M l2req=R
  *        the ET performance counters across the dram pass: event 8
@@ -44,6 +55,9 @@
 #define L1_AREA (DRAM_BASE + (512ULL << 20))
 #define L2_AREA (DRAM_BASE + (520ULL << 20))
 #define PF_AREA (DRAM_BASE + (536ULL << 20))
+#define LOCK_AREA (DRAM_BASE + (544ULL << 20))
+#define FLUSH_AREA (DRAM_BASE + (552ULL << 20))
+#define SET_STRIDE (16 * LINE)      /* lines of one L1 set in mode 0 */
 #define SCP_AREA(t) (SCP(0) + (1ULL << 20) + (t) * (512ULL << 10))
 #define REMOTE_SHIRE 9
 #define REMOTE_AREA (SCP(REMOTE_SHIRE) + (2ULL << 20))
@@ -116,6 +130,40 @@ static uint64_t chase(uint64_t p, uint64_t n)
 CACHEOP(evict_va, 0x89f, 6)
 CACHEOP(prefetch_va, 0x81f, 4)
 
+/* Loads of @n lines that share the L1 set of @base, past it */
+static void stream(uint64_t base, unsigned n)
+{
+    unsigned i;
+
+    for (i = 1; i <= n; i++) {
+        /* a load the compiler must make, though its value is not used */
+        (void)*(volatile uint64_t *)(base + i * 4 * SET_STRIDE);
+    }
+}
+
+/* Two lines of one L1 set (@base and the next line of that set) chained */
+static uint64_t pair(uint64_t base)
+{
+    /* stores the compiler must make: the chain is read only in asm */
+    *(volatile uint64_t *)base = base + SET_STRIDE;
+    *(volatile uint64_t *)(base + SET_STRIDE) = base;
+    return base;
+}
+
+/* mcycle across a flush_va of the line at @pa to the L2 and its wait */
+static uint64_t flush_round(uint64_t pa)
+{
+    uint64_t a, b;
+
+    __asm__ volatile("csrr %0, mcycle\n\t"
+                     "csrw 0x8bf, %2\n\t"
+                     "csrw 0x830, %3\n\t"
+                     "csrr %1, mcycle"
+                     : "=&r"(a), "=&r"(b)
+                     : "r"(1ULL << 58 | pa), "r"(6ULL) : "memory");
+    return b - a;
+}
+
 static void row(const char *level, unsigned hart, unsigned lines,
                 uint64_t base, uint64_t cycles)
 {
@@ -172,6 +220,26 @@ int main(uint64_t hartid, const void *fdt)
     evict_va(PF_AREA, 16, 3);
     prefetch_va(PF_AREA, 16, 0);
     row("prefetch", 0, 16, PF_AREA, chase(p, 16));
+
+    /*
+     * A stream through one set puts out what is not locked.  The stream
+     * starts 4 set strides on, clear of the pair and of the locked pair
+     * (one line further: the next set)
+     */
+    p = pair(LOCK_AREA);
+    chase(p, 2);
+    stream(LOCK_AREA, 32);
+    row("unlocked", 0, 2, LOCK_AREA, chase(p, 2));
+    csr_write_x31(0x8df, (LOCK_AREA + LINE) | 1, SET_STRIDE);  /* lock_va */
+    p = pair(LOCK_AREA + LINE);
+    stream(LOCK_AREA + LINE, 32);
+    row("locked", 0, 2, LOCK_AREA + LINE, chase(p, 2));
+    csr_write_x31(0x8ff, (LOCK_AREA + LINE) | 1, SET_STRIDE);  /* unlock */
+
+    *(volatile uint64_t *)FLUSH_AREA = 1;       /* dirty in the L1 */
+    c = flush_round(FLUSH_AREA);
+    print("probe cache-flush lines=1 clean=%lu cycles=%lu\n",
+          flush_round(FLUSH_AREA), c);
 
     if (shires > REMOTE_SHIRE) {
         p = chain(0, REMOTE_AREA, 256);

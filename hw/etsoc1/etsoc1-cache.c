@@ -2,9 +2,10 @@
 /*
  * Esperanto ET-SoC-1: the minion's cache CSRs (etsoc1-cache.h).  QEMU's
  * memory is always coherent and its translations follow stores to code,
- * so maintenance of the L1 and by set/way completes at once (lock_sw
- * never fails); evict_va, flush_va and prefetch_va run in the background
- * and are timed at the L3.
+ * so maintenance moves no data: the ops act on the hart's L1 tags
+ * (etsoc1-l1.c) and on time.  Those by set/way and the locks complete at
+ * once; evict_va, flush_va and prefetch_va run in the background and are
+ * timed at the L3.
  */
 
 #include "qemu/osdep.h"
@@ -111,16 +112,49 @@ static RISCVException write_cache_control(Etsoc1MinionCPU *cpu, int csrno,
     return RISCV_EXCP_NONE;
 }
 
+/* cache_invalidate [1:0]; the other bits are reserved */
+#define CACHE_INVALIDATE_ICACHE (1u << 0)
+#define CACHE_INVALIDATE_TLB    (1u << 1)
+
 /*
- * Maintenance of the L1 and by set/way: done at once (see the top);
- * evict_sw takes its lines out of the hart's L1 tags (etsoc1-l1.c)
+ * Maintenance of the L1 by set/way, the locks and cache_invalidate: done
+ * at once (see the top), on the hart's L1 tags (etsoc1-l1.c).
+ * cache_invalidate names the I-cache ([0], not modelled: QEMU's
+ * translations follow stores to code) and the TLBs ([1]): the D-cache has
+ * no invalidate, so its tags stay; a TLB invalidate empties the hart's
+ * memo of lines, which goes by virtual address.
  */
 static RISCVException write_cacheop(Etsoc1MinionCPU *cpu, int csrno,
                                     uint64_t val)
 {
     trace_etsoc1_minion_cacheop(cpu->parent_obj.env.mhartid, csrno, val);
-    if (csrno == CSR_EVICT_SW || csrno == CSR_FLUSH_SW) {
+    switch (csrno) {
+    case CSR_CACHE_INVALIDATE:
+        if (val & ~(uint64_t)(CACHE_INVALIDATE_ICACHE |
+                              CACHE_INVALIDATE_TLB)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": "
+                          "cache_invalidate 0x%" PRIx64 ": reserved bits "
+                          "ignored\n",
+                          (uint64_t)cpu->parent_obj.env.mhartid, val);
+        }
+        if (val & CACHE_INVALIDATE_TLB) {
+            etsoc1_l1_forget(cpu);
+        }
+        break;
+    case CSR_EVICT_SW:
+    case CSR_FLUSH_SW:
         etsoc1_l1_cacheop_sw(cpu, csrno == CSR_EVICT_SW, val);
+        break;
+    case CSR_LOCK_SW:
+        etsoc1_l1_lock_sw(cpu, val);
+        break;
+    case CSR_UNLOCK_SW:
+        etsoc1_l1_unlock_sw(cpu, val);
+        break;
+    case CSR_LOCK_VA:
+    case CSR_UNLOCK_VA:
+        etsoc1_l1_lock_va(cpu, csrno == CSR_LOCK_VA, val);
+        break;
     }
     return RISCV_EXCP_NONE;
 }
@@ -148,7 +182,8 @@ static RISCVException write_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
         et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
     }
     for (i = 0; i < lines.n; i++) {     /* the L1 and L2 tags */
-        etsoc1_l1_cacheop(cpu, lines.pa[i], lines.dest, op, lines.back[i]);
+        done = MAX(done, lines.back[i] +
+                         etsoc1_l1_cacheop(cpu, lines.pa[i], lines.dest, op));
     }
     et->tensor.t[t] = MAX(et->tensor.t[t], done);
     return RISCV_EXCP_NONE;

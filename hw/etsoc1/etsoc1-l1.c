@@ -10,8 +10,12 @@
  * minion's L1 D-cache:
  *  - a hit costs nothing beyond the instruction (insn.load is the L1
  *    hit, 5 cycles);
- *  - a miss installs the line (write-back, write-allocate: a store miss
- *    allocates like a load) and goes on: an own-scratchpad line costs
+ *  - a store marks its line dirty (write-back: the L2 sees the data only
+ *    when the line is written back, by a flush, an evict or as a victim);
+ *  - a miss installs the line (write-allocate: a store miss allocates like
+ *    a load) in place of a way that is not locked, writing the victim
+ *    back first if it is dirty (l1.writeback of l2.hit), and goes on: an
+ *    own-scratchpad line costs
  *    l2.hit; a DRAM line asks the shire's L2 (l2.hit), then its home L3
  *    slice (etsoc1_l3_holds: the L3 hit path, or the DRAM path, of
  *    etsoc1_l3_path); a line that came from beyond the L2 is installed
@@ -24,8 +28,16 @@
  * The translator looks each scalar access's line up in the hart's memo
  * (env->et_l1_memo, qemu-patches/0014) and calls etsoc1_l1_access only
  * when it is not there.  The memo holds only lines that are the most
- * recently used of their set (l1_memo), so an access it skips changes
- * nothing in the tags.
+ * recently used of their set (l1_memo), clean ones marked so that a
+ * store to them is not skipped, so an access it skips changes nothing in
+ * the tags.
+ *
+ * The cache-maintenance CSRs act on the same tags (docs/timing.md, "The
+ * cache model"): flushes write dirty lines back and keep them, evicts
+ * write back and drop, locks keep lines out of the replacement.  Which
+ * way lock_sw has locked to which line is also architectural state (a
+ * second lock of the way fails with tensor_error[5]), so the locks are
+ * kept in the tags with cache-model=off too, where nothing else is.
  *
  * Determinism (docs/timing.md): plain accesses are not ordered between
  * harts (a gate pass per miss would cost a host hand-off each), so what
@@ -45,11 +57,14 @@
 
 #include "qemu/osdep.h"
 #include <math.h>
+#include "qemu/cutils.h"
 #include "qemu/lockable.h"
+#include "qemu/log.h"
 #include "hw/registerfields.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-cache.h"
 #include "hw/etsoc1/etsoc1-l1.h"
+#include "hw/etsoc1/etsoc1-tensor.h"
 #include "trace.h"
 
 /* misses between two samples of a hart's miss counters in trace-json */
@@ -189,18 +204,20 @@ void etsoc1_l1_forget(Etsoc1MinionCPU *cpu)
 /*
  * VA line @vline is now the most recently used of @set: in the memo, in
  * place of the set's previous one (no longer the most recent) and of
- * whatever shared its slot.
+ * whatever shared its slot; marked clean unless @dirty, so that the
+ * first store to it still comes here.
  */
 static void l1_memo(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1, unsigned set,
-                    uint64_t vline)
+                    uint64_t vline, bool dirty)
 {
     target_ulong *memo = cpu->parent_obj.env.et_l1_memo;
     uint64_t old = l1->mru[set];
 
-    if (old && memo[(old - 1) % ETSOC1_L1_MEMO] == old - 1) {
+    if (old && (memo[(old - 1) % ETSOC1_L1_MEMO] & ~ETSOC1_L1_MEMO_CLEAN) ==
+               old - 1) {
         memo[(old - 1) % ETSOC1_L1_MEMO] = -1;
     }
-    memo[vline % ETSOC1_L1_MEMO] = vline;
+    memo[vline % ETSOC1_L1_MEMO] = vline | (dirty ? 0 : ETSOC1_L1_MEMO_CLEAN);
     l1->mru[set] = vline + 1;
 }
 
@@ -230,35 +247,105 @@ void etsoc1_l1_sync(Etsoc1MinionCPU *cpu)
     uint32_t gen = qatomic_read(&ms->l1_gen);
 
     if (l1->gen != gen) {
+        unsigned set, way, locked = 0;
+
+        /* the chip clears the sets and their locks: say so if it had any */
+        for (set = 0; set < ETSOC1_L1_SETS; set++) {
+            for (way = 0; way < ETSOC1_L1_WAYS; way++) {
+                locked += l1->tag[set][way] &&
+                          (l1->state[set][way] & ETSOC1_L1_LOCKED);
+            }
+        }
+        if (locked) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": "
+                          "mcache_control changed with %u locked L1 lines: "
+                          "their locks are gone\n",
+                          (uint64_t)cpu->parent_obj.env.mhartid, locked);
+        }
         memset(l1->tag, 0, sizeof(l1->tag));
         memset(l1->used, 0, sizeof(l1->used));
+        memset(l1->state, 0, sizeof(l1->state));
         l1->gen = gen;
         l1->ctl = qatomic_read(&ms->cache_ctl);
         etsoc1_l1_forget(cpu);
     }
 }
 
-/*
- * Look @line up in @set; a miss replaces the least recently used way
- * (our choice: LRU; the sources name no policy).  Never-used ways have
- * used = 0 and go first.
- */
-static bool l1_lookup(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
-{
-    return etsoc1_lru_lookup(l1->tag[set], l1->used[set], ETSOC1_L1_WAYS,
-                             line + 1, ++l1->clock, true);
-}
-
-static void l1_drop(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
+/* The way of @set that holds @line, or -1 */
+static int l1_way(Etsoc1HartL1 *l1, unsigned set, uint64_t line)
 {
     unsigned w;
 
     for (w = 0; w < ETSOC1_L1_WAYS; w++) {
         if (l1->tag[set][w] == line + 1) {
-            l1->tag[set][w] = 0;
-            l1->used[set][w] = 0;
+            return w;
         }
     }
+    return -1;
+}
+
+/*
+ * Look @line up in @set; true on a hit.  A miss puts it in place of the
+ * least recently used way that is not locked (our choice: LRU; the
+ * sources name no policy); a soft-locked way (lock_va) only when every
+ * way is locked, as lock_va is a hint (cache-facts.md 1); a hard-locked
+ * one (lock_sw) never, and lock_sw leaves one way of a set unlocked.
+ * Never-used ways have used = 0 and go first.  *@way is the line's way
+ * (ETSOC1_L1_WAYS: not installed); *@victim the state of the line it
+ * replaced (0: none, or clean and unlocked).
+ */
+static bool l1_lookup(Etsoc1HartL1 *l1, unsigned set, uint64_t line,
+                      unsigned *way, uint8_t *victim)
+{
+    unsigned w, v = ETSOC1_L1_WAYS;
+    int hit = l1_way(l1, set, line);
+
+    *victim = 0;
+    if (hit >= 0) {
+        l1->used[set][hit] = ++l1->clock;
+        *way = hit;
+        return true;
+    }
+    for (w = 0; w < ETSOC1_L1_WAYS; w++) {
+        uint8_t st = l1->tag[set][w] ? l1->state[set][w] : 0;
+
+        if (st & ETSOC1_L1_HARD_LOCK) {
+            continue;
+        }
+        if (v == ETSOC1_L1_WAYS ||
+            (st & ETSOC1_L1_SOFT_LOCK) < (l1->state[set][v] &
+                                          ETSOC1_L1_SOFT_LOCK) ||
+            ((st & ETSOC1_L1_SOFT_LOCK) == (l1->state[set][v] &
+                                            ETSOC1_L1_SOFT_LOCK) &&
+             l1->used[set][w] < l1->used[set][v])) {
+            v = w;
+        }
+    }
+    *way = v;
+    if (v == ETSOC1_L1_WAYS) {
+        return false;   /* not reached: lock_sw keeps a way of each set */
+    }
+    if (l1->tag[set][v]) {
+        *victim = l1->state[set][v];
+    }
+    l1->tag[set][v] = line + 1;
+    l1->used[set][v] = ++l1->clock;
+    l1->state[set][v] = 0;
+    return false;
+}
+
+/* The cycles a dirty line's write-back to the L2 costs (l1.writeback) */
+static double l1_writeback(const Etsoc1Timing *tm)
+{
+    return etsoc1_t(tm, ETSOC1_T_L1_WRITEBACK) * etsoc1_t(tm, ETSOC1_T_L2_HIT);
+}
+
+/* Empty @way of @set */
+static void l1_clear(Etsoc1HartL1 *l1, unsigned set, unsigned way)
+{
+    l1->tag[set][way] = 0;
+    l1->used[set][way] = 0;
+    l1->state[set][way] = 0;
 }
 
 /*
@@ -292,11 +379,12 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     CPURISCVState *env = &cpu->parent_obj.env;
     const Etsoc1Timing *tm = cpu->timing;
     uint64_t line = pa / ETSOC1_LINE, stall;
-    unsigned first, n, set, thread = etsoc1_hart(cpu) & 1;
+    unsigned first, n, set, way, thread = etsoc1_hart(cpu) & 1;
     Etsoc1MemLevel lvl;
     Etsoc1HartL1 *l1;
     double lat, wait;
-    bool scp;
+    uint8_t victim;
+    bool scp, hit;
 
     if (!l1_cacheable(cpu, pa, &scp)) {
         /* never cached: the memo may skip it for good */
@@ -305,8 +393,15 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     }
     l1 = l1_of(cpu, &first, &n);
     set = first + line % n;
-    l1_memo(cpu, l1, set, va / ETSOC1_LINE);
-    if (l1_lookup(l1, set, line)) {
+    hit = l1_lookup(l1, set, line, &way, &victim);
+    if (way < ETSOC1_L1_WAYS) {
+        if (store) {
+            l1->state[set][way] |= ETSOC1_L1_DIRTY;
+        }
+        l1_memo(cpu, l1, set, va / ETSOC1_LINE,
+                l1->state[set][way] & ETSOC1_L1_DIRTY);
+    }
+    if (hit) {
         l1->served[ETSOC1_LVL_L1]++;
         return;
     }
@@ -317,8 +412,13 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
                                  [etsoc1_l3_home(pa)];
     }
     l1->served[lvl]++;
+    /*
+     * A dirty victim goes to the L2 before the line comes (our choice:
+     * the sources give the L1 no write-back buffer)
+     */
     wait = MAX(lat - paid, 0) +
-           (thread ? etsoc1_t(tm, ETSOC1_T_L1_MISS_HART1) : 0);
+           (thread ? etsoc1_t(tm, ETSOC1_T_L1_MISS_HART1) : 0) +
+           (victim & ETSOC1_L1_DIRTY ? l1_writeback(tm) : 0);
     if (store) {
         wait *= etsoc1_t(tm, ETSOC1_T_L1_STORE_WAIT);
     }
@@ -400,40 +500,58 @@ void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * A cache op by VA (etsoc1_l3_cacheop_va) on the line at @pa, which is
- * back at @at: an evict to the L2 or beyond drops the line from the
- * hart's L1, to the L3 or memory from its copy of the L2 too (the L3
- * side is etsoc1-l3.c's); a prefetch to the L1 installs it there and in
- * the L2, to the L2 in the L2, at once (the tags keep no time: @at is
- * not used; tensor_wait waits for it).  A flush keeps every copy
- * (dirty state is not modelled: write-backs cost nothing).  @dest is an
- * Etsoc1CacheLevel, @op an Etsoc1CacheOp.
+ * A cache op by VA (etsoc1_l3_cacheop_va) on the line at @pa; returns
+ * the cycles it adds to the line's time (tensor_wait waits for it): a
+ * dirty line's write-back to the L2 (l1.writeback), or that of the dirty
+ * line a prefetch to the L1 puts out.  An evict to the L2 or beyond
+ * writes the line back and drops it from the hart's L1 (a soft lock goes
+ * with it; a hard-locked line is only written back: lock_sw pins its way
+ * until unlock_sw), to the L3 or memory from its copy of the L2 too (the
+ * L3 side is etsoc1-l3.c's); a flush writes it back and keeps it; a
+ * prefetch to the L1 installs it there and in the L2, to the L2 in the
+ * L2, at once (the tags keep no time).  Only the L1's write-back is
+ * added: what the levels beyond cost is etsoc1-l3.c's, dirty or not.
+ * @dest is an Etsoc1CacheLevel, @op an Etsoc1CacheOp.
  */
-void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
-                       unsigned op, uint64_t at)
+uint64_t etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
+                           unsigned op)
 {
     uint64_t line = pa / ETSOC1_LINE;
-    unsigned first, n;
+    unsigned first, n, set, way;
     Etsoc1HartL1 *l1;
-    bool scp;
+    uint8_t victim = 0;
+    bool scp, dirty = false;
+    int w;
 
     if (!cpu->parent_obj.cfg.et_l1 || !l1_cacheable(cpu, pa, &scp)) {
-        return;
+        return 0;
     }
     etsoc1_l1_forget(cpu);
     l1 = l1_of(cpu, &first, &n);
+    set = first + line % n;
+    w = l1_way(l1, set, line);
     switch (op) {
     case ETSOC1_CACHEOP_EVICT:
-        if (dest >= ETSOC1_CACHE_L2) {
-            l1_drop(l1, first + line % n, line);
+    case ETSOC1_CACHEOP_FLUSH:
+        if (dest < ETSOC1_CACHE_L2) {
+            break;
         }
-        if (dest >= ETSOC1_CACHE_L3 && !scp) {
+        if (w >= 0) {
+            dirty = l1->state[set][w] & ETSOC1_L1_DIRTY;
+            l1->state[set][w] &= ~ETSOC1_L1_DIRTY;
+            if (op == ETSOC1_CACHEOP_EVICT &&
+                !(l1->state[set][w] & ETSOC1_L1_HARD_LOCK)) {
+                l1_clear(l1, set, w);
+            }
+        }
+        if (op == ETSOC1_CACHEOP_EVICT && dest >= ETSOC1_CACHE_L3 && !scp) {
             l2_drop(cpu, line);
         }
         break;
     case ETSOC1_CACHEOP_PREFETCH:
         if (dest == ETSOC1_CACHE_L1) {
-            l1_lookup(l1, first + line % n, line);
+            l1_lookup(l1, set, line, &way, &victim);
+            dirty = victim & ETSOC1_L1_DIRTY;
         }
         if (dest <= ETSOC1_CACHE_L2 && !scp) {
             l2_lookup(cpu, line);
@@ -442,6 +560,7 @@ void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
     default:
         break;
     }
+    return dirty ? llround(l1_writeback(cpu->timing)) : 0;
 }
 
 /* evict_sw, flush_sw: the CSR value (isa.md section 3) */
@@ -451,41 +570,282 @@ FIELD(CACHEOP_SW, SET, 14, 4)
 FIELD(CACHEOP_SW, DEST, 58, 2)          /* Etsoc1CacheLevel */
 FIELD(CACHEOP_SW, TMASK, 63, 1)         /* only lines set in tensor_mask */
 
+/* lock_sw, unlock_sw */
+FIELD(LOCK_SW, ADDR, 6, 34)             /* PA [39:6] */
+FIELD(UNLOCK_SW, SET, 6, 4)
+FIELD(LOCK_SW, WAY, 55, 2)
+
+/* lock_va, unlock_va and x31, as the other cache ops by VA */
+FIELD(LOCK_VA, LINES, 0, 4)             /* lines - 1 */
+FIELD(LOCK_VA, ADDR, 6, 42)             /* VA [47:6] */
+FIELD(LOCK_VA, TMASK, 63, 1)
+FIELD(LOCK_VA_X31, STRIDE, 6, 42)
+
+/*
+ * @cpu waits for @dirty lines' write-backs, which leave one per
+ * cacheop.line (as the lines of a cache op by VA)
+ */
+static void l1_writebacks(Etsoc1MinionCPU *cpu, unsigned dirty)
+{
+    const Etsoc1Timing *tm = cpu->timing;
+
+    if (dirty) {
+        etsoc1_stall(cpu, llround((dirty - 1) *
+                                  etsoc1_t(tm, ETSOC1_T_CACHEOP_LINE) +
+                                  l1_writeback(tm)));
+    }
+}
+
 /*
  * evict_sw (@evict) or flush_sw by @cpu, CSR value @val: count lines from
  * a set and way, the set first, wrapping to the next way (as Esperanto's
- * simulator walks them).  An evict to the L2 or beyond empties the way in
- * the hart's own tags (its sibling's copy keeps its own lines: the tags
- * are per thread), to the L3 or memory takes its line out of the shire's
- * L2 too; a flush keeps every copy (dirty state is not modelled).  No
- * time is charged, as before the cache model.
+ * simulator walks them), to the L2 or beyond (to the L1: nothing).  Both
+ * write a dirty line back; an evict then empties the way in the hart's
+ * own tags (its sibling's copy keeps its own lines: the tags are per
+ * thread), to the L3 or memory takes its line out of the shire's L2 too,
+ * and skips hard-locked lines (lock_sw; their lock stays); a flush keeps
+ * every line.  The op completes at once (docs/isa.md): the hart waits
+ * for its write-backs, one leaving per cacheop.line.  Ways of the L1
+ * scratchpad (sets 0-11 in mode 3) hold no cache line: they are skipped
+ * and the guest's error logged.
  */
 void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val)
 {
     unsigned set = FIELD_EX64(val, CACHEOP_SW, SET);
     unsigned way = FIELD_EX64(val, CACHEOP_SW, WAY);
     unsigned dest = FIELD_EX64(val, CACHEOP_SW, DEST), i, first, n;
+    unsigned dirty = 0, scp_ways = 0;
+    bool tags = cpu->parent_obj.cfg.et_l1;
     Etsoc1HartL1 *l1;
 
-    if (!cpu->parent_obj.cfg.et_l1 || !evict || dest == ETSOC1_CACHE_L1) {
+    if (dest == ETSOC1_CACHE_L1) {
         return;
     }
     l1 = l1_of(cpu, &first, &n);
-    etsoc1_l1_forget(cpu);
+    if (tags) {
+        etsoc1_l1_forget(cpu);
+    }
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_SW, COUNT); i++) {
         uint64_t tag = l1->tag[set][way];
 
-        if ((!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
-             (cpu->et->tensor.mask >> i & 1)) && tag) {
-            if (dest >= ETSOC1_CACHE_L3) {
-                l2_drop(cpu, tag - 1);
+        if ((l1->ctl & ETSOC1_CACHE_SCPENABLE) &&
+            set < ETSOC1_L1SCP_LINES / ETSOC1_L1_WAYS) {
+            scp_ways++;
+        } else if (tags && (!FIELD_EX64(val, CACHEOP_SW, TMASK) ||
+                            (cpu->et->tensor.mask >> i & 1)) && tag) {
+            dirty += !!(l1->state[set][way] & ETSOC1_L1_DIRTY);
+            l1->state[set][way] &= ~ETSOC1_L1_DIRTY;
+            if (evict && !(l1->state[set][way] & ETSOC1_L1_HARD_LOCK)) {
+                if (dest >= ETSOC1_CACHE_L3) {
+                    l2_drop(cpu, tag - 1);
+                }
+                l1_clear(l1, set, way);
             }
-            l1->tag[set][way] = 0;
-            l1->used[set][way] = 0;
         }
         if (++set == ETSOC1_L1_SETS) {
             set = 0;
             way = (way + 1) % ETSOC1_L1_WAYS;
         }
     }
+    if (scp_ways) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": %s_sw "
+                      "0x%" PRIx64 " names %u ways of the L1 scratchpad "
+                      "(sets 0-11 in mode 3): skipped\n",
+                      (uint64_t)cpu->parent_obj.env.mhartid,
+                      evict ? "evict" : "flush", val, scp_ways);
+    }
+    l1_writebacks(cpu, dirty);
+}
+
+/*
+ * Whether a lock may name the line at @pa: memory the L1 may cache, DRAM
+ * or a scratchpad (another shire's too, which the chip caches; the model
+ * times it as I/O, so it only keeps the lock)
+ */
+static bool l1_lockable(hwaddr pa)
+{
+    return etsoc1_in(ETSOC1_DRAM, pa) || etsoc1_in(ETSOC1_SCP, pa) ||
+           etsoc1_in(ETSOC1_SCP_LINEAR, pa);
+}
+
+/*
+ * lock_sw by @cpu, CSR value @val: lock the physical line in the given
+ * way of its set (the set the hart's mode gives it), for good: never
+ * replaced, not evicted by evict_sw or evict_va, until unlock_sw or a
+ * mode change.  As Esperanto's simulator, it fails with tensor_error[5]
+ * if the way is locked already, if the line is locked in another way or
+ * if three ways of the set are (one must stay for the cache), and with
+ * tensor_error[7] (also) if the line may not be cached; false then, and
+ * the guest's error logged.  The chip zeroes the line in the L1 without
+ * reading memory: here the data stay QEMU's (a tag model: the line is
+ * only marked dirty, as the zeros are owed to memory).  A line the way
+ * held is written back if dirty (the hart waits: the op completes at
+ * once); the same line in another, unlocked way moves into this one.
+ * Kept with cache-model=off too, for the architectural result.
+ */
+bool etsoc1_l1_lock_sw(Etsoc1MinionCPU *cpu, uint64_t val)
+{
+    hwaddr pa = FIELD_EX64(val, LOCK_SW, ADDR) << 6;
+    unsigned way = FIELD_EX64(val, LOCK_SW, WAY), first, n, set, w, locked;
+    uint64_t line = pa / ETSOC1_LINE;
+    uint64_t hartid = cpu->parent_obj.env.mhartid;
+    Etsoc1HartL1 *l1;
+    bool ok = l1_lockable(pa);
+    int old;
+
+    etsoc1_l1_sync(cpu);
+    l1 = l1_of(cpu, &first, &n);
+    set = first + line % n;
+    if (!ok) {
+        cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": lock_sw "
+                      "of PA 0x%" HWADDR_PRIx ": not a line the L1 caches\n",
+                      hartid, pa);
+    }
+    for (w = locked = 0; w < ETSOC1_L1_WAYS; w++) {
+        if (!(l1->state[set][w] & ETSOC1_L1_HARD_LOCK)) {
+            continue;
+        }
+        locked++;
+        if (w == way || l1->tag[set][w] == line + 1) {
+            cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_LOCK;
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": "
+                          "lock_sw of PA 0x%" HWADDR_PRIx " to way %u of set "
+                          "%u: way %u is locked to PA 0x%" PRIx64 " already\n",
+                          hartid, pa, way, set, w,
+                          (l1->tag[set][w] - 1) * ETSOC1_LINE);
+            return false;
+        }
+    }
+    if (locked >= ETSOC1_L1_WAYS - 1) {
+        cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_LOCK;
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": lock_sw "
+                      "of PA 0x%" HWADDR_PRIx ": set %u has %u locked ways, "
+                      "the most it may\n", hartid, pa, set, locked);
+        return false;
+    }
+    if (!ok) {
+        return false;
+    }
+    etsoc1_l1_forget(cpu);
+    old = l1_way(l1, set, line);
+    if (old >= 0 && old != way) {
+        l1_clear(l1, set, old);
+    }
+    if (l1->tag[set][way] && l1->tag[set][way] != line + 1 &&
+        (l1->state[set][way] & ETSOC1_L1_DIRTY) &&
+        cpu->parent_obj.cfg.et_l1) {
+        l1_writebacks(cpu, 1);
+    }
+    l1->tag[set][way] = line + 1;
+    l1->used[set][way] = ++l1->clock;
+    l1->state[set][way] = ETSOC1_L1_HARD_LOCK | ETSOC1_L1_DIRTY;
+    return true;
+}
+
+/*
+ * unlock_sw by @cpu, CSR value @val: the way of the set is no longer
+ * locked; its line stays, a candidate for replacement again (with
+ * cache-model=off, where the tags hold only locks, the way empties).
+ * An unlocked way: nothing.
+ */
+void etsoc1_l1_unlock_sw(Etsoc1MinionCPU *cpu, uint64_t val)
+{
+    unsigned set = FIELD_EX64(val, UNLOCK_SW, SET);
+    unsigned way = FIELD_EX64(val, LOCK_SW, WAY);
+    Etsoc1HartL1 *l1 = &cpu->et->l1;
+
+    if (!(l1->state[set][way] & ETSOC1_L1_HARD_LOCK)) {
+        return;
+    }
+    l1->state[set][way] &= ~ETSOC1_L1_HARD_LOCK;
+    if (!cpu->parent_obj.cfg.et_l1) {
+        l1_clear(l1, set, way);
+    }
+}
+
+/*
+ * lock_va (@lock) or unlock_va by @cpu, CSR value @val and x31 (stride):
+ * up to 16 lines, tensor_mask-gated with [63].  lock_va is a hint
+ * (cache-facts.md 1): each line is allocated in the hart's L1 and
+ * soft-locked, so that it is replaced only when every way of its set is
+ * locked; the chip zeroes it without reading memory, so here it costs
+ * no fill and is dirty (its data stay QEMU's, as for lock_sw); a dirty
+ * line it puts out is written back, the hart waiting (the op completes
+ * at once).  unlock_va takes the soft lock off a line the L1 holds.  A
+ * line that does not translate or that the L1 may not cache (registers,
+ * the uncacheable alias) ends the op with tensor_error[7], as Esperanto's
+ * simulator: false.  The tags change only with cache-model=on.
+ */
+bool etsoc1_l1_lock_va(Etsoc1MinionCPU *cpu, bool lock, uint64_t val)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+    target_ulong va = sextract64(FIELD_EX64(val, LOCK_VA, ADDR) << 6, 0, 48);
+    target_ulong stride = FIELD_EX64(env->gpr[31], LOCK_VA_X31, STRIDE) << 6;
+    bool tags = cpu->parent_obj.cfg.et_l1, scp;
+    unsigned i, first, n, set, way, dirty = 0;
+    Etsoc1HartL1 *l1;
+    uint8_t victim;
+    hwaddr pa;
+    int w;
+
+    etsoc1_l1_sync(cpu);
+    etsoc1_l1_forget(cpu);
+    l1 = l1_of(cpu, &first, &n);
+    for (i = 0; i <= FIELD_EX64(val, LOCK_VA, LINES); i++) {
+        if (FIELD_EX64(val, LOCK_VA, TMASK) &&
+            !(cpu->et->tensor.mask >> i & 1)) {
+            continue;
+        }
+        if (!etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
+                                    &pa) ||
+            !l1_lockable(pa)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: hart %" PRIu64 ": %s_va "
+                          "of VA 0x%" PRIx64 " (line %u): not a cacheable "
+                          "line\n", (uint64_t)env->mhartid,
+                          lock ? "lock" : "unlock",
+                          (uint64_t)(va + i * stride), i);
+            cpu->et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
+            l1_writebacks(cpu, dirty);
+            return false;
+        }
+        if (!tags || !l1_cacheable(cpu, pa, &scp)) {
+            continue;
+        }
+        set = first + pa / ETSOC1_LINE % n;
+        if (lock) {
+            l1_lookup(l1, set, pa / ETSOC1_LINE, &way, &victim);
+            dirty += !!(victim & ETSOC1_L1_DIRTY);
+            if (way < ETSOC1_L1_WAYS &&
+                !(l1->state[set][way] & ETSOC1_L1_HARD_LOCK)) {
+                l1->state[set][way] |= ETSOC1_L1_SOFT_LOCK | ETSOC1_L1_DIRTY;
+            }
+        } else {
+            w = l1_way(l1, set, pa / ETSOC1_LINE);
+            if (w >= 0) {
+                l1->state[set][w] &= ~ETSOC1_L1_SOFT_LOCK;
+            }
+        }
+    }
+    l1_writebacks(cpu, dirty);
+    return true;
+}
+
+/*
+ * Whether @cpu's L1 tags go into the migration stream (etsoc1-shire.c):
+ * with cache-model=off only if they hold locks, so that such a machine
+ * migrates as before the cache model; with it on if the hart has used
+ * its L1 or taken a mode.
+ */
+bool etsoc1_l1_vmstate_needed(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1HartL1 *l1 = &cpu->et->l1;
+
+    if (!buffer_is_zero(l1->tag, sizeof(l1->tag))) {
+        return true;
+    }
+    return cpu->parent_obj.cfg.et_l1 &&
+           (l1->clock || l1->ctl ||
+            l1->gen != qatomic_read(&etsoc1_minion_state(cpu)->l1_gen) ||
+            !buffer_is_zero(l1->served, sizeof(l1->served)));
 }

@@ -21,6 +21,20 @@
 #define ETSOC1_L1_SETS 16
 #define ETSOC1_L1_WAYS 4
 
+/* What a hart's L1 tags keep of each line besides its address */
+#define ETSOC1_L1_DIRTY         (1u << 0)   /* stored to: a write-back owed */
+#define ETSOC1_L1_SOFT_LOCK     (1u << 1)   /* lock_va: kept while it can be */
+#define ETSOC1_L1_HARD_LOCK     (1u << 2)   /* lock_sw: never replaced */
+#define ETSOC1_L1_LOCKED        (ETSOC1_L1_SOFT_LOCK | ETSOC1_L1_HARD_LOCK)
+
+/*
+ * A line in the hart's memo (env->et_l1_memo) with this bit set is
+ * clean: a load of it may skip the L1 lookup, a store may not, since it
+ * makes the line dirty (target/etsoc1/etsoc1-l1-gen.c.inc).  A line
+ * address (VA >> 6) never has it.
+ */
+#define ETSOC1_L1_MEMO_CLEAN    (1ULL << 63)
+
 /* The level that served a load or store (the hart's miss counters) */
 typedef enum Etsoc1MemLevel {
     ETSOC1_LVL_L1,
@@ -40,6 +54,7 @@ typedef enum Etsoc1MemLevel {
 typedef struct Etsoc1HartL1 {
     uint64_t tag[ETSOC1_L1_SETS][ETSOC1_L1_WAYS];  /* PA line + 1; 0 empty */
     uint64_t used[ETSOC1_L1_SETS][ETSOC1_L1_WAYS]; /* LRU stamps */
+    uint8_t state[ETSOC1_L1_SETS][ETSOC1_L1_WAYS]; /* ETSOC1_L1_DIRTY... */
     uint64_t clock;         /* ticks at each lookup */
     uint32_t gen;           /* the minion's l1_gen these tags belong to */
     uint8_t ctl;            /* the mode (mcache_control) taken with it */
@@ -47,6 +62,8 @@ typedef struct Etsoc1HartL1 {
     uint64_t mru[ETSOC1_L1_SETS];
     uint64_t served[ETSOC1_LVL_COUNT];  /* accesses per serving level */
     uint64_t l2_clock;      /* ticks at each lookup in its L2 copy */
+    /* migration only: its minion's mode changed since it took it */
+    bool behind;
 } Etsoc1HartL1;
 
 /*
@@ -84,7 +101,11 @@ void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_sync(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_forget(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_cacheop_sw(Etsoc1MinionCPU *cpu, bool evict, uint64_t val);
-void etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
-                       unsigned op, uint64_t at);
+uint64_t etsoc1_l1_cacheop(Etsoc1MinionCPU *cpu, uint64_t pa, unsigned dest,
+                           unsigned op);
+bool etsoc1_l1_lock_sw(Etsoc1MinionCPU *cpu, uint64_t val);
+void etsoc1_l1_unlock_sw(Etsoc1MinionCPU *cpu, uint64_t val);
+bool etsoc1_l1_lock_va(Etsoc1MinionCPU *cpu, bool lock, uint64_t val);
+bool etsoc1_l1_vmstate_needed(Etsoc1MinionCPU *cpu);
 
 #endif

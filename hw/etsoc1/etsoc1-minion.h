@@ -241,6 +241,13 @@ struct Etsoc1MinionCPU {
     /* the hart's ET state, reset and migrated by its shire */
     Etsoc1HartEt et_state;
     const Etsoc1Timing *timing;     /* the chip's, from the shire */
+    /*
+     * Its copy of its shire's L2 tags (Etsoc1ShireL2, from the shire's
+     * realize): l2_n entries of tags and of LRU stamps, for migration
+     */
+    uint64_t *l2_tag;
+    uint64_t *l2_used;
+    uint32_t l2_n;
 };
 
 /*

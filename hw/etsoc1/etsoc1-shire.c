@@ -1011,6 +1011,10 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->timing = s->timing;
+        /* its copy of the L2 tags, for migration */
+        cpu->l2_n = s->l2.sets * s->l2.ways;
+        cpu->l2_tag = s->l2.tag + (size_t)i * cpu->l2_n;
+        cpu->l2_used = s->l2.used + (size_t)i * cpu->l2_n;
         /* the cache model (etsoc1-l1.c, qemu-patches/0014) */
         cpu->parent_obj.cfg.et_l1 = s->chip->cache_model;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
@@ -1127,15 +1131,103 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
     }
 };
 
-/* Each hart's et_state (the same bytes as when the shire held them) */
+/*
+ * The hart's L1 tags (etsoc1-l1.c): with cache-model=on once it has used
+ * them, with it off only while it holds lock_sw locks, so that such a
+ * machine migrates as before the cache model.  Which mode the hart has
+ * taken goes as whether its minion's has changed since (behind):
+ * etsoc1_shire_post_load makes the count of changes agree again.
+ */
+static bool etsoc1_hart_l1_needed(void *opaque)
+{
+    return etsoc1_l1_vmstate_needed(opaque);
+}
+
+static int etsoc1_hart_l1_pre_save(void *opaque)
+{
+    Etsoc1MinionCPU *cpu = opaque;
+
+    cpu->et->l1.behind = cpu->et->l1.gen !=
+                         qatomic_read(&etsoc1_minion_state(cpu)->l1_gen);
+    return 0;
+}
+
+static const VMStateDescription vmstate_etsoc1_hart_l1 = {
+    .name = "etsoc1-cpu-et/l1",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = etsoc1_hart_l1_needed,
+    .pre_save = etsoc1_hart_l1_pre_save,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_2DARRAY(et_state.l1.tag, Etsoc1MinionCPU,
+                               ETSOC1_L1_SETS, ETSOC1_L1_WAYS),
+        VMSTATE_UINT64_2DARRAY(et_state.l1.used, Etsoc1MinionCPU,
+                               ETSOC1_L1_SETS, ETSOC1_L1_WAYS),
+        VMSTATE_UINT8_2DARRAY(et_state.l1.state, Etsoc1MinionCPU,
+                              ETSOC1_L1_SETS, ETSOC1_L1_WAYS),
+        VMSTATE_UINT64(et_state.l1.clock, Etsoc1MinionCPU),
+        VMSTATE_UINT8(et_state.l1.ctl, Etsoc1MinionCPU),
+        VMSTATE_BOOL(et_state.l1.behind, Etsoc1MinionCPU),
+        VMSTATE_UINT64_ARRAY(et_state.l1.served, Etsoc1MinionCPU,
+                             ETSOC1_LVL_COUNT),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* The hart's copy of its shire's L2 tags, once it has looked a line up */
+static bool etsoc1_hart_l2_needed(void *opaque)
+{
+    Etsoc1MinionCPU *cpu = opaque;
+
+    return cpu->et->l1.l2_clock != 0;
+}
+
+static int etsoc1_hart_l2_post_load(void *opaque, int version_id)
+{
+    Etsoc1MinionCPU *cpu = opaque;
+
+    cpu->shire->l2.touched[etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE] = true;
+    return 0;
+}
+
+static const VMStateDescription vmstate_etsoc1_hart_l2 = {
+    .name = "etsoc1-cpu-et/l2",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = etsoc1_hart_l2_needed,
+    .post_load = etsoc1_hart_l2_post_load,
+    .fields = (VMStateField[]) {
+        /* the same l2-size on both sides */
+        VMSTATE_UINT32_EQUAL(l2_n, Etsoc1MinionCPU, NULL),
+        VMSTATE_VARRAY_UINT32(l2_tag, Etsoc1MinionCPU, l2_n, 0,
+                              vmstate_info_uint64, uint64_t),
+        VMSTATE_VARRAY_UINT32(l2_used, Etsoc1MinionCPU, l2_n, 0,
+                              vmstate_info_uint64, uint64_t),
+        VMSTATE_UINT64(et_state.l1.l2_clock, Etsoc1MinionCPU),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * Each hart's et_state (the same bytes as when the shire held them), and
+ * its caches' tags.  A subsection's name starts with its description's;
+ * one that also starts with an inner description's ("etsoc1-hart") is
+ * taken for that one's when it is loaded: hence "etsoc1-cpu-et", not a
+ * name the stream has (a struct's name is not in it).
+ */
 static const VMStateDescription vmstate_etsoc1_hart_et_of = {
-    .name = "etsoc1-hart-et",
+    .name = "etsoc1-cpu-et",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT(et_state, Etsoc1MinionCPU, 1, vmstate_etsoc1_hart_et,
                        Etsoc1HartEt),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &vmstate_etsoc1_hart_l1,
+        &vmstate_etsoc1_hart_l2,
+        NULL
     }
 };
 
@@ -1255,6 +1347,22 @@ static const VMStateDescription vmstate_etsoc1_shire_sync = {
  * is harmless when there is nothing left to wait for.  A hart halted on
  * a poll or at the gate reads again (etsoc1-sync.c).
  */
+/*
+ * The caches' tags come in subsections that a hart without cache state
+ * leaves out: empty them first, as the source had them (etsoc1-l1.c)
+ */
+static int etsoc1_shire_pre_load(void *opaque)
+{
+    Etsoc1ShireState *s = opaque;
+    unsigned h;
+
+    for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
+        memset(&s->hart[h].et_state.l1, 0, sizeof(s->hart[h].et_state.l1));
+    }
+    etsoc1_l2_reset(&s->l2);
+    return 0;
+}
+
 static int etsoc1_shire_post_load(void *opaque, int version_id)
 {
     Etsoc1ShireState *s = opaque;
@@ -1270,6 +1378,28 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
     }
     for (m = 0; m < ETSOC1_HARTS_PER_SHIRE; m++) {
         etsoc1_sync_resume(&s->hart[m]);
+    }
+
+    /*
+     * The L1 mode a hart has taken (etsoc1_l1_sync): count the minions'
+     * mode changes from 0 again, a hart behind its minion one behind.
+     * With cache-model=off the tags hold no line, only locks, and each
+     * hart takes its minion's mode now.  The memo of lines (env, not
+     * migrated) starts empty.
+     */
+    for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
+        qatomic_set(&s->minion[m].l1_gen, 1);
+    }
+    for (m = 0; m < ETSOC1_HARTS_PER_SHIRE; m++) {
+        Etsoc1MinionCPU *cpu = &s->hart[m];
+        Etsoc1HartL1 *l1 = &cpu->et->l1;
+
+        if (!cpu->parent_obj.cfg.et_l1) {
+            l1->ctl = s->minion[m / ETSOC1_THREADS].cache_ctl;
+            l1->behind = false;
+        }
+        l1->gen = l1->behind ? 0 : 1;
+        etsoc1_l1_forget(cpu);
     }
 
     for (m = 0; m < ETSOC1_MINIONS_PER_SHIRE; m++) {
@@ -1292,6 +1422,7 @@ static const VMStateDescription vmstate_etsoc1_shire = {
      */
     .version_id = 5,
     .minimum_version_id = 4,
+    .pre_load = etsoc1_shire_pre_load,
     .post_load = etsoc1_shire_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(hart, Etsoc1ShireState, ETSOC1_HARTS_PER_SHIRE, 1,

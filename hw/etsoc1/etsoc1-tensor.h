@@ -15,6 +15,7 @@
 #define ETSOC1_TENSOR_ERROR_TRANSFORM   (1u << 1)   /* bad TensorLoad op */
 #define ETSOC1_TENSOR_ERROR_FCC_WRAP    (1u << 3)   /* credit overflow */
 #define ETSOC1_TENSOR_ERROR_SCP_OFF     (1u << 4)   /* L1 SCP disabled */
+#define ETSOC1_TENSOR_ERROR_LOCK        (1u << 5)   /* lock_sw refused */
 #define ETSOC1_TENSOR_ERROR_TENB        (1u << 6)   /* TenB/TFMA pairing */
 #define ETSOC1_TENSOR_ERROR_FAULT       (1u << 7)   /* memory fault */
 #define ETSOC1_TENSOR_ERROR_STORE       (1u << 8)   /* bad coop store */

@@ -104,6 +104,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "miss's line fill the hart waits for; 1: a store miss fetches "
         "its line (write-allocate) and the in-order hart waits as a load "
         "would, 0: stores are posted and the fill is hidden"),
+    ROW(ETSOC1_T_L1_WRITEBACK, "l1.writeback", 0.5, RAW,
+        "our choice (the sources give no write-back figure): a dirty L1 "
+        "line's write-back to the L2 costs this share of l2.hit; 0.5: of "
+        "an L2 hit's round trip (the request's way there, the line's way "
+        "back) a write-back is one way, the line's, with nothing to wait "
+        "for in return"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,
         "4: L3 hit, fixed part (hops at mesh.hop.rtt)"),
     ROW(ETSOC1_T_L3_LINE_SERVICE, "l3.line.service", 2, CYC,
@@ -217,7 +223,7 @@ static bool etsoc1_timing_override(Etsoc1Timing *tm, const char *path,
     g_autofree char *text = NULL;
     g_auto(GStrv) lines = NULL;
     GError *gerr = NULL;
-    unsigned n, id;
+    unsigned n, id, at[ETSOC1_T_COUNT] = { 0 };
 
     if (!g_file_get_contents(path, &text, NULL, &gerr)) {
         error_setg(errp, "timing-file: %s", gerr->message);
@@ -266,7 +272,25 @@ static bool etsoc1_timing_override(Etsoc1Timing *tm, const char *path,
                        path, n + 1, line);
             return false;
         }
+        if (id == ETSOC1_T_L1_WRITEBACK && v > 1) {
+            error_setg(errp, "%s:%u: '%s' is a share of l2.hit: 0 to 1",
+                       path, n + 1, line);
+            return false;
+        }
         tm->value[id] = v;
+        at[id] = n + 1;
+    }
+    /*
+     * Every load pays insn.load, the L1 hit, and a miss the rest of its
+     * level's latency: an L2 hit faster than an L1 hit would be a miss
+     * that costs less than a hit (etsoc1-l1.c clamps it to nothing)
+     */
+    if (tm->value[ETSOC1_T_L2_HIT] < tm->value[ETSOC1_T_INSN_LOAD]) {
+        id = at[ETSOC1_T_L2_HIT] ? ETSOC1_T_L2_HIT : ETSOC1_T_INSN_LOAD;
+        error_setg(errp, "%s:%u: l2.hit = %g is less than insn.load = %g: "
+                   "an L2 hit cannot beat the L1 hit", path, at[id],
+                   tm->value[ETSOC1_T_L2_HIT], tm->value[ETSOC1_T_INSN_LOAD]);
+        return false;
     }
     return true;
 }

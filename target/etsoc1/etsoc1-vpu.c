@@ -581,14 +581,16 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
  */
 /*
  * The L1 for the line at @addr of a packed load or store, a gather's or a
- * scatter's lane (etsoc1-l1.c); a line in the hart's memo hits.
+ * scatter's lane (etsoc1-l1.c); a line in the hart's memo hits, a clean
+ * one only for a load (etsoc1-l1-gen.c.inc).
  */
 static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store)
 {
     uint64_t line = addr / ETSOC1_LINE;
+    uint64_t memo = env->et_l1_memo[line % ETSOC1_L1_MEMO];
 
     if (env_archcpu(env)->cfg.et_l1 &&
-        env->et_l1_memo[line % ETSOC1_L1_MEMO] != line) {
+        (store ? memo : memo & ~ETSOC1_L1_MEMO_CLEAN) != line) {
         etsoc1_l1_access_packed(ETSOC1_MINION_CPU(env_archcpu(env)), addr,
                                 store);
     }

@@ -408,6 +408,8 @@ def memory_timing_tests():
     sync_plain_test()
     poll_tests.poll_tests(harness)
     migrate_tests.tfma_migrate_test(harness)
+    migrate_tests.cache_migrate_test(harness)
+    migrate_tests.cache_stream_test(harness)
     handoff_test()
     for mhz in (600, 800):
         l3_timing_test(mhz)

@@ -239,28 +239,31 @@ def cache_timing_test():
     """probes/cache-timing on 10 shires: a pointer chase through plain
     loads, with the chain in the L1, the shire's L2, the own scratchpad,
     the L3 (after evict_va to the L3), DRAM (after evict_va to memory),
-    after prefetch_va to the L1, and in shire 9's scratchpad; hart 1's
-    chase of its own scratchpad; each within 5 % of what the constants
-    of timing.md give (timing_ref.chase_step), equal under MTTCG twice
-    and thread=single; and with cache-model=off every load costs an L1
-    hit again."""
-    def parse(out):
-        return [p for p in timing_ref.parse(out) if p[0] == 'cache-chase']
+    after prefetch_va to the L1, after a stream through its L1 set
+    without and with lock_va, and in shire 9's scratchpad; hart 1's
+    chase of its own scratchpad; a flush_va of a dirty line against a
+    clean one; each within 5 % of what the constants of timing.md give
+    (timing_ref.chase_step; the write-back: l1.writeback x l2.hit),
+    equal under MTTCG twice and thread=single; and with cache-model=off
+    every load costs an L1 hit again."""
+    def parse(out, names=('cache-chase', 'cache-flush')):
+        return [p for p in timing_ref.parse(out) if p[0] in names]
 
     runs = [run(qemu_cmd('cache-timing', 10, accel), 120)
             for accel in ('', '', 'thread=single')]
     figs = [parse(out) for _, out, _ in runs]
     same = all(r[0] == 0 for r in runs) and figs[1:] == [figs[0]] * 2
     rows = timing_ref.checks(figs[0])
-    text = ', '.join(f'{a["level"]}/hart {a["hart"]}: {r[2]:g} (want '
-                     f'{r[1]:g})' for (_, a, _), r in zip(figs[0], rows))
+    text = ', '.join(f'{a.get("level", "flush write-back")}/hart '
+                     f'{a.get("hart", 0)}: {r[2]:g} (want {r[1]:g})'
+                     for (_, a, _), r in zip(figs[0], rows))
     pmu = re.findall(r'^probe cache-pmu level=dram misses=(\d+) l2req=(\d+)$',
                      runs[0][1], re.M)
     report(pmu == [('4096', '4096')],
            f'timing: the ET performance counters count the chase\'s L1 '
            f'misses (event 8) and L2 requests (event 10): {pmu}, want 4096',
            runs[0][1][-2000:])
-    report(same and len(rows) == 9 and all(r[4] for r in rows),
+    report(same and len(rows) == 12 and all(r[4] for r in rows),
            f'timing: pointer chase through plain loads, cycles per step: '
            f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
            f'thread=single', runs[0][1][-3000:])
@@ -287,12 +290,12 @@ def cache_timing_test():
            f'tracing changes no figure', out[-2000:])
     rc, out, _ = run(qemu_cmd('cache-timing', 10,
                               machine=',cache-model=off'), 120)
-    off = parse(out)
+    off = parse(out, ('cache-chase',))
     flat = [(a['level'], a['hart'], c) for _, a, c in off
             if a['level'] != 'remote' and
             abs((c - 1) / timing_ref.chase_steps(a) -
                 timing_ref.chase_step('l1')) > 0.1]
-    report(rc == 0 and len(off) == 9 and not flat,
+    report(rc == 0 and len(off) == 11 and not flat,
            'timing: cache-model=off: every chase but the remote one costs '
            'an L1 hit per load, as before the cache model', str(flat) or
            out[-2000:])
@@ -375,7 +378,13 @@ def timing_tests():
                               ('msg.rtt.tree 100\n', r"expected 'key = value'"),
                               ('insn.load = 2.5\n', r'insn.load must be a whole'),
                               ('# the cache model\nl1.store.wait = 2\n',
-                               r"timing.conf:2: 'l1.store.wait' is a share")]:
+                               r"timing.conf:2: 'l1.store.wait' is a share"),
+                              ('l1.writeback = 1.5\n',
+                               r"timing.conf:1: 'l1.writeback' is a share"),
+                              ('insn.load = 5\n# faster than the L1\n'
+                               'l2.hit = 3\n',
+                               r'timing.conf:3: l2.hit = 3 is less than '
+                               r'insn.load = 5')]:
             open(path, 'w').write(text)
             refused(f'timing-file {text.splitlines()[-1]!r}',
                     ['-M', f'etsoc1,timing-file={path}'], pattern)
