@@ -946,9 +946,15 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
                    (unsigned)(ETSOC1_SCP_SIZE / KiB));
         return;
     }
+    if (s->l2_rbuf_lines > ETSOC1_L2_RBUF_MAX) {
+        error_setg(errp, "l2-rbuf-lines=%u: at most %u", s->l2_rbuf_lines,
+                   ETSOC1_L2_RBUF_MAX);
+        return;
+    }
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
     etsoc1_l2_init(&s->l2, s->l2_size, s->timing, s->shire_id);
+    s->l2.rbuf_lines = s->l2_rbuf_lines;
     for (i = 0; i < ETSOC1_HARTS_PER_SHIRE; i++) {
         size_t n = (size_t)s->l2.sets * s->l2.ways;
 
@@ -1146,6 +1152,10 @@ static const VMStateDescription vmstate_etsoc1_hart_l2 = {
         VMSTATE_VARRAY_UINT32(l2_used, Etsoc1MinionCPU, l2_n, 0,
                               vmstate_info_uint64, uint64_t),
         VMSTATE_UINT64(et_state.l1.l2_clock, Etsoc1MinionCPU),
+        VMSTATE_UINT64_ARRAY(et_state.l1.rbuf, Etsoc1MinionCPU,
+                             ETSOC1_L2_RBUF_MAX),
+        VMSTATE_UINT64_ARRAY(et_state.l1.rbuf_used, Etsoc1MinionCPU,
+                             ETSOC1_L2_RBUF_MAX),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1429,6 +1439,9 @@ static Property etsoc1_shire_props[] = {
      */
     DEFINE_PROP_SIZE("l2-size", Etsoc1ShireState, l2_size,
                      ETSOC1_L2_DEFAULT_SIZE),
+    /* our choice: the sources give the read buffer no size (0: none) */
+    DEFINE_PROP_UINT32("l2-rbuf-lines", Etsoc1ShireState, l2_rbuf_lines,
+                       ETSOC1_L2_RBUF_LINES),
     DEFINE_PROP_LINK("chip", Etsoc1ShireState, chip, TYPE_ETSOC1_MACHINE,
                      Etsoc1MachineState *),
     DEFINE_PROP_LINK("timing", Etsoc1ShireState, timing, TYPE_ETSOC1_TIMING,
