@@ -393,9 +393,9 @@ def timing_tests():
                     ['-M', f'etsoc1,timing-file={path}'], pattern)
         refused('a missing timing-file',
                 ['-M', f'etsoc1,timing-file={tmp}/none'], r'timing-file: ')
-    refused('an L2 read buffer of 17 lines',
-            ['-M', 'etsoc1', '-global', 'etsoc1-shire.l2-rbuf-lines=17'],
-            r'l2-rbuf-lines=17: at most 16')
+        refused('an L2 read buffer of 17 lines',
+                ['-M', 'etsoc1', '-global', 'etsoc1-shire.l2-rbuf-lines=17'],
+                r'l2-rbuf-lines=17: at most 16')
         refused('clock-mhz=50', ['-M', 'etsoc1,clock-mhz=50'],
                 r'100 to 2000 MHz')
         open(path, 'w').write('# slower tree edges\nmsg.rtt.tree = 100\n')
