@@ -54,6 +54,7 @@ TLOAD = {'l2': {16: 160, 8: 81, 4: 45},
 # remote scratchpad in cycles + ns
 L3_HIT_600, DRAM_LEG_600 = 110, 91
 L2_HIT = 47                                  # cycles, own shire
+L2_RBUF = 36                                 # cycles, L2 read buffer
 # timing.md 4: an L1 hit (what every load costs) and what hart 1 adds to
 # each L1 miss, cycles
 L1_HIT, HART1_MISS = 5, 3
@@ -99,7 +100,9 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
     loop = 2
     if level in ('l1', 'prefetch', 'locked'):
         return L1_HIT + loop
-    if level in ('l2', 'scp', 'evict-sw', 'unlocked'):
+    if level == 'rbuf':
+        return L2_RBUF + (HART1_MISS if hart else 0) + loop
+    if level in ('l2', 'scp', 'evict-sw', 'unlocked', 'rbuf-full'):
         return L2_HIT + (HART1_MISS if hart else 0) + loop
     if level == 'remote':
         # load-to-use of timing.md 4 (the model charges the round trip on
@@ -249,6 +252,10 @@ def expected(name, args, mhz=600):
                  'l3': 'in the L3 (evict_va to L3), mean over its lines',
                  'dram': 'in DRAM (evict_va to memory), mean over its lines',
                  'prefetch': 'prefetched to the L1 (prefetch_va)',
+                 'rbuf': 'of 6 lines of one L1 set: L1 misses that hit the '
+                         'L2\'s read buffer',
+                 'rbuf-full': 'of 12 lines of one L1 set: past the read '
+                              'buffer, L2 hits',
                  'unlocked': 'of 2 lines, after a stream through their L1 '
                              'set',
                  'locked': 'of 2 lines soft-locked (lock_va), after a '

@@ -27,6 +27,10 @@
  *   remote  256 lines of shire 9's scratchpad (2 hops)
  *   prefetch 16 lines of DRAM evicted to memory, then prefetch_va to the
  *           L1 and tensor_wait 4: every step hits
+ *   rbuf    6 lines of DRAM in one L1 set (1 KiB apart), after a pass: too
+ *           many for the set's 4 ways, so every step misses the L1, but
+ *           few enough for the L2's read buffer (8 lines): l2.rbuf
+ *   rbuf-full 12 such lines: past the read buffer too, L2 hits
  *   unlocked 2 lines of DRAM read once, then a stream of 32 other lines
  *           through their L1 set: both were put out, they hit the L2
  *   locked  2 lines of another set soft-locked with lock_va (and then
@@ -57,6 +61,7 @@
 #define PF_AREA (DRAM_BASE + (536ULL << 20))
 #define LOCK_AREA (DRAM_BASE + (544ULL << 20))
 #define FLUSH_AREA (DRAM_BASE + (552ULL << 20))
+#define RBUF_AREA (DRAM_BASE + (560ULL << 20))
 #define SET_STRIDE (16 * LINE)      /* lines of one L1 set in mode 0 */
 #define SCP_AREA(t) (SCP(0) + (1ULL << 20) + (t) * (512ULL << 10))
 #define REMOTE_SHIRE 9
@@ -141,6 +146,18 @@ static void stream(uint64_t base, unsigned n)
     }
 }
 
+/* The @n lines of one L1 set from @base, chained in order */
+static uint64_t set_chain(uint64_t base, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        *(volatile uint64_t *)(base + i * SET_STRIDE) =
+            base + (i + 1) % n * SET_STRIDE;
+    }
+    return base;
+}
+
 /* Two lines of one L1 set (@base and the next line of that set) chained */
 static uint64_t pair(uint64_t base)
 {
@@ -220,6 +237,13 @@ int main(uint64_t hartid, const void *fdt)
     evict_va(PF_AREA, 16, 3);
     prefetch_va(PF_AREA, 16, 0);
     row("prefetch", 0, 16, PF_AREA, chase(p, 16));
+
+    p = set_chain(RBUF_AREA, 6);
+    chase(p, 6);
+    row("rbuf", 0, 6, RBUF_AREA, chase(p, BIG));
+    p = set_chain(RBUF_AREA, 12);
+    chase(p, 12);
+    row("rbuf-full", 0, 12, RBUF_AREA, chase(p, BIG));
 
     /*
      * A stream through one set puts out what is not locked.  The stream

@@ -152,16 +152,43 @@ static Etsoc1MemLevel l2_access(Etsoc1MinionCPU *cpu, hwaddr pa)
     return etsoc1_l3_holds(cpu, pa) ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
 }
 
+/*
+ * The L2's read buffer (timing.md 4, "L2 read buffer", 36-37 cycles):
+ * **our choice**, the sources give only its enable bits (sc_pipe_ctl
+ * l2_rbuf_enable, scp_rbuf_enable, set at reset) and its latency.  It
+ * holds the last l2-rbuf-lines lines the L2 or the own scratchpad gave
+ * the hart's loads (LRU), in the hart's own copy (as its L2 tags: what a
+ * hart finds never depends on the others); a load whose line is there
+ * costs l2.rbuf instead of the L2's or the scratchpad's l2.hit.  Stores
+ * neither use nor fill it.  True if @line was there; it is now the most
+ * recent.
+ */
+static bool l2_rbuf_read(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1,
+                         uint64_t line)
+{
+    unsigned n = cpu->shire->l2.rbuf_lines;
+
+    return n && etsoc1_lru_lookup(l1->rbuf, l1->rbuf_used, n, line + 1,
+                                  ++l1->l2_clock, true);
+}
+
 /* @cpu's evict takes @line out of its copy of the L2 */
 static void l2_drop(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
+    Etsoc1HartL1 *l1 = &cpu->et->l1;
     unsigned base = l2_base(cpu, line), w;
 
     for (w = 0; w < l2->ways; w++) {
         if (l2->tag[base + w] == line + 1) {
             l2->tag[base + w] = 0;
             l2->used[base + w] = 0;
+        }
+    }
+    for (w = 0; w < l2->rbuf_lines; w++) {     /* nor its read buffer */
+        if (l1->rbuf[w] == line + 1) {
+            l1->rbuf[w] = 0;
+            l1->rbuf_used[w] = 0;
         }
     }
 }
@@ -407,7 +434,9 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     }
     lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
     lvl = scp ? ETSOC1_LVL_SCP : l2_access(cpu, pa);
-    if (lvl >= ETSOC1_LVL_L3) {
+    if (!store && l2_rbuf_read(cpu, l1, line)) {
+        lat = etsoc1_t(tm, ETSOC1_T_L2_RBUF);
+    } else if (lvl >= ETSOC1_LVL_L3) {
         lat = cpu->shire->l2.path[lvl == ETSOC1_LVL_DRAM]
                                  [etsoc1_l3_home(pa)];
     }

@@ -35,6 +35,14 @@
  */
 #define ETSOC1_L1_MEMO_CLEAN    (1ULL << 63)
 
+/*
+ * The L2's read buffer: up to this many lines (shire property
+ * l2-rbuf-lines, default ETSOC1_L2_RBUF_LINES; our choice, the sources
+ * give no size)
+ */
+#define ETSOC1_L2_RBUF_MAX 16
+#define ETSOC1_L2_RBUF_LINES 8
+
 /* The level that served a load or store (the hart's miss counters) */
 typedef enum Etsoc1MemLevel {
     ETSOC1_LVL_L1,
@@ -62,6 +70,9 @@ typedef struct Etsoc1HartL1 {
     uint64_t mru[ETSOC1_L1_SETS];
     uint64_t served[ETSOC1_LVL_COUNT];  /* accesses per serving level */
     uint64_t l2_clock;      /* ticks at each lookup in its L2 copy */
+    /* its copy of the L2's read buffer: PA line + 1, LRU stamps (l2_clock) */
+    uint64_t rbuf[ETSOC1_L2_RBUF_MAX];
+    uint64_t rbuf_used[ETSOC1_L2_RBUF_MAX];
     /* migration only: its minion's mode changed since it took it */
     bool behind;
 } Etsoc1HartL1;
@@ -74,6 +85,7 @@ typedef struct Etsoc1HartL1 {
 typedef struct Etsoc1ShireL2 {
     uint32_t sets;
     uint32_t ways;
+    uint32_t rbuf_lines;    /* the read buffer's size (l2-rbuf-lines) */
     uint64_t *tag;          /* hart-major, then set, way: line + 1; 0 empty */
     uint64_t *used;         /* the hart's LRU stamps */
     bool touched[ETSOC1_HARTS_PER_SHIRE];   /* a copy to empty at reset */

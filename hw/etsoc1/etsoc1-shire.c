@@ -949,9 +949,15 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
                    (unsigned)(ETSOC1_SCP_SIZE / KiB));
         return;
     }
+    if (s->l2_rbuf_lines > ETSOC1_L2_RBUF_MAX) {
+        error_setg(errp, "l2-rbuf-lines=%u: at most %u", s->l2_rbuf_lines,
+                   ETSOC1_L2_RBUF_MAX);
+        return;
+    }
     qemu_mutex_init(&s->scp_written.lock);
     qemu_mutex_init(&s->flb_lock);
     etsoc1_l2_init(&s->l2, s->l2_size, s->timing, s->shire_id);
+    s->l2.rbuf_lines = s->l2_rbuf_lines;
     address_space_init(&s->bus_as, s->sysmem, "etsoc1-shire-bus");
     /* RAM block names must be unique: a sysbus device has no qdev path */
     name = g_strdup_printf("etsoc1.scp[%u]", s->shire_id);
@@ -1204,6 +1210,10 @@ static const VMStateDescription vmstate_etsoc1_hart_l2 = {
         VMSTATE_VARRAY_UINT32(l2_used, Etsoc1MinionCPU, l2_n, 0,
                               vmstate_info_uint64, uint64_t),
         VMSTATE_UINT64(et_state.l1.l2_clock, Etsoc1MinionCPU),
+        VMSTATE_UINT64_ARRAY(et_state.l1.rbuf, Etsoc1MinionCPU,
+                             ETSOC1_L2_RBUF_MAX),
+        VMSTATE_UINT64_ARRAY(et_state.l1.rbuf_used, Etsoc1MinionCPU,
+                             ETSOC1_L2_RBUF_MAX),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1487,6 +1497,9 @@ static Property etsoc1_shire_props[] = {
      */
     DEFINE_PROP_SIZE("l2-size", Etsoc1ShireState, l2_size,
                      ETSOC1_L2_DEFAULT_SIZE),
+    /* our choice: the sources give the read buffer no size (0: none) */
+    DEFINE_PROP_UINT32("l2-rbuf-lines", Etsoc1ShireState, l2_rbuf_lines,
+                       ETSOC1_L2_RBUF_LINES),
     DEFINE_PROP_LINK("chip", Etsoc1ShireState, chip, TYPE_ETSOC1_MACHINE,
                      Etsoc1MachineState *),
     DEFINE_PROP_LINK("timing", Etsoc1ShireState, timing, TYPE_ETSOC1_TIMING,

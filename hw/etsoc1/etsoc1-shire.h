@@ -132,6 +132,7 @@ struct Etsoc1ShireState {
     uint64_t fdt_addr;
     uint8_t mprot_reset;
     uint64_t l2_size;           /* bytes of the shire's SRAM that are L2 */
+    uint32_t l2_rbuf_lines;     /* lines in the L2's read buffer */
     MemoryRegion *sysmem;
 };
 /* The state of @cpu's minion, which it shares with its other thread */

@@ -97,6 +97,10 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "away (probes/tload-bw, src=remote); no other figure was used"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
+    ROW(ETSOC1_T_L2_RBUF, "l2.rbuf", 36, CYC,
+        "4: L2 read buffer; what it holds (the last lines the L2 and the "
+        "scratchpad gave the hart's loads) and its size (shire property "
+        "l2-rbuf-lines) are our choice: docs/timing.md"),
     ROW(ETSOC1_T_L1_MISS_HART1, "l1.miss.hart1", 3, CYC,
         "4: hart 1 pays +3 on every L1 miss"),
     ROW(ETSOC1_T_L1_STORE_WAIT, "l1.store.wait", 1, RAW,
@@ -290,6 +294,18 @@ static bool etsoc1_timing_override(Etsoc1Timing *tm, const char *path,
         error_setg(errp, "%s:%u: l2.hit = %g is less than insn.load = %g: "
                    "an L2 hit cannot beat the L1 hit", path, at[id],
                    tm->value[ETSOC1_T_L2_HIT], tm->value[ETSOC1_T_INSN_LOAD]);
+        return false;
+    }
+    /* the read buffer is in front of the L2: no slower, no faster than L1 */
+    if (tm->value[ETSOC1_T_L2_RBUF] < tm->value[ETSOC1_T_INSN_LOAD] ||
+        tm->value[ETSOC1_T_L2_RBUF] > tm->value[ETSOC1_T_L2_HIT]) {
+        id = at[ETSOC1_T_L2_RBUF] ? ETSOC1_T_L2_RBUF :
+             at[ETSOC1_T_L2_HIT] ? ETSOC1_T_L2_HIT : ETSOC1_T_INSN_LOAD;
+        error_setg(errp, "%s:%u: l2.rbuf = %g must lie between insn.load = "
+                   "%g and l2.hit = %g: the L2's read buffer is in front "
+                   "of the L2", path, at[id], tm->value[ETSOC1_T_L2_RBUF],
+                   tm->value[ETSOC1_T_INSN_LOAD],
+                   tm->value[ETSOC1_T_L2_HIT]);
         return false;
     }
     return true;

@@ -263,7 +263,7 @@ def cache_timing_test():
            f'timing: the ET performance counters count the chase\'s L1 '
            f'misses (event 8) and L2 requests (event 10): {pmu}, want 4096',
            runs[0][1][-2000:])
-    report(same and len(rows) == 12 and all(r[4] for r in rows),
+    report(same and len(rows) == 14 and all(r[4] for r in rows),
            f'timing: pointer chase through plain loads, cycles per step: '
            f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
            f'thread=single', runs[0][1][-3000:])
@@ -295,7 +295,7 @@ def cache_timing_test():
             if a['level'] != 'remote' and
             abs((c - 1) / timing_ref.chase_steps(a) -
                 timing_ref.chase_step('l1')) > 0.1]
-    report(rc == 0 and len(off) == 11 and not flat,
+    report(rc == 0 and len(off) == 13 and not flat,
            'timing: cache-model=off: every chase but the remote one costs '
            'an L1 hit per load, as before the cache model', str(flat) or
            out[-2000:])
@@ -384,12 +384,18 @@ def timing_tests():
                               ('insn.load = 5\n# faster than the L1\n'
                                'l2.hit = 3\n',
                                r'timing.conf:3: l2.hit = 3 is less than '
-                               r'insn.load = 5')]:
+                               r'insn.load = 5'),
+                              ('l2.rbuf = 60\n',
+                               r'timing.conf:1: l2.rbuf = 60 must lie '
+                               r'between insn.load = 5 and l2.hit = 47')]:
             open(path, 'w').write(text)
             refused(f'timing-file {text.splitlines()[-1]!r}',
                     ['-M', f'etsoc1,timing-file={path}'], pattern)
         refused('a missing timing-file',
                 ['-M', f'etsoc1,timing-file={tmp}/none'], r'timing-file: ')
+        refused('an L2 read buffer of 17 lines',
+                ['-M', 'etsoc1', '-global', 'etsoc1-shire.l2-rbuf-lines=17'],
+                r'l2-rbuf-lines=17: at most 16')
         refused('clock-mhz=50', ['-M', 'etsoc1,clock-mhz=50'],
                 r'100 to 2000 MHz')
         open(path, 'w').write('# slower tree edges\nmsg.rtt.tree = 100\n')
