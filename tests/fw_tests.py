@@ -624,6 +624,7 @@ def _fw_tests(report, card, guest):
     report(struct.unpack_from('<I', st, 8)[0] == 2,
            'firmware: kernel abort with no such kernel: status 2 (invalid '
            'tag)')
+    _host_abort_test(report, card, guest)
     # the shire runs kernels again after the aborts
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
     card.to_card(vr, bytes(4 * n))
@@ -640,6 +641,31 @@ def _fw_tests(report, card, guest):
     mid, rsp = card.command(MSG['echo'], bytes(8))
     report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0,
            'firmware: echo answered after the 30 s timeout')
+
+
+def _host_abort_test(report, card, guest):
+    """hang.elf spins on shire 0; a kernel abort sent from SQ1, whose
+    worker has done nothing since the start-up, is handled at its stamped
+    time, after the spinners' clocks (docs/timing.md, "The host link"):
+    the launch ends past its start, and an echo on the same queue after
+    the abort is taken after the launch's end.  Before, that worker took
+    both at its own clock, from the start-up."""
+    sq1 = MM_VQ + 0x440
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag = card.launch(entry, 0, 0x1)
+    time.sleep(1)
+    mid, rsp = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag),
+                            sq=sq1)
+    ab = struct.unpack_from('<I', rsp, 8)[0] if mid == 524 else None
+    mid, rsp = card.wait(tag, timeout=120)
+    st = struct.unpack_from('<I', rsp, 32)[0] if mid == 522 else None
+    t0, dur = struct.unpack_from('<QQ', rsp, 8) if mid == 522 else (0, 0)
+    mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq1)
+    et0 = struct.unpack_from('<Q', rsp, 8)[0] if mid == 518 else 0
+    report(ab == 0 and st == 4 and dur > 0 and et0 > t0 + dur,
+           f'firmware: a kernel abort from SQ1 while hang.elf spins: status {ab}, launch status {st} (4), '
+           f'launch {t0} + {dur}; the echo after it on SQ1 at cycle {et0} '
+           f'(after the launch\'s end)', card.logs())
 
 
 def wall_bound(seconds):
@@ -950,6 +976,7 @@ def _timeout_tests(report, card, guest):
         assert mid == 522, f'response {mid} to a launch'
         st = struct.unpack_from('<I', rsp, 32)[0]
         ptrs = struct.unpack_from('<QQQ', rsp, 40) if len(rsp) >= 64 else None
+        spin.t0 = struct.unpack_from('<Q', rsp, 8)[0]
         _, out = card.from_card(sargs + 16, 8)
         return st, ptrs, dt, struct.unpack('<Q', out)[0]
 
@@ -972,6 +999,17 @@ def _timeout_tests(report, card, guest):
                f'limit in cycles #{i + 1} timed out: status {st} (6), '
                f'shires in error {ptrs and hex(ptrs[2])}, {dt:.2f} s',
                card.logs())
+    # A host command takes effect at a time stamped after every clock
+    # (docs/timing.md, "The host link"): the echo after the timed-out
+    # kernel is taken at or after the kernel's harts passed the limit,
+    # not at its worker's own clock, which lagged behind them.
+    mid, rsp = card.command(MSG['echo'], bytes(8))
+    et0 = struct.unpack_from('<Q', rsp, 8)[0] if mid == 518 else 0
+    report(mid == 518 and et0 >= spin.t0 + BUDGET,
+           f'firmware ({TIMEOUT_MS} ms timeout): an echo after the timed-out '
+           f'kernel is taken at cycle {et0}, at least its launch\'s '
+           f'{spin.t0} + the limit {BUDGET} (a host input stamped after '
+           f'every clock)', card.logs())
     # The watchdog does not disturb the kernel (it sends its harts nothing
     # until it stops them): a long count-down loop takes exactly its
     # cycles.

@@ -203,6 +203,9 @@ bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why)
     case ETSOC1_WAIT_GATE:
         over = etsoc1_sync_has_work(cpu);
         break;
+    case ETSOC1_WAIT_HOST:
+        over = etsoc1_host_wait_over(cpu);
+        break;
     default:
         return false;
     }
@@ -258,6 +261,10 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
      */
     cpu->et->poll.valid = false;
     cpu->et->poll.plain_valid = false;
+    /* a hart that waited for a host input looks again after the trap */
+    if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_HOST) {
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    }
     ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
     if (mcode) {
         /* the emulating handler gets the instruction in xtval */
