@@ -41,6 +41,7 @@
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
 #include "sysemu/runstate.h"
+#include "sysemu/tcg.h"
 #include "hw/etsoc1/etsoc1-timing.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "hw/etsoc1/etsoc1.h"
@@ -1367,8 +1368,12 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     qemu_mutex_init(&s->port_lock);
 
     s->input_head_t = UINT64_MAX;
-    /* the gate and the polls order the inputs: without them, no stamps */
-    if (s->stamp_host && s->poll_halt) {
+    /*
+     * The gate and the polls order the inputs: without them, no stamps.
+     * Nor without TCG: under qtest the harts never run (nor park), so no
+     * input would ever be clear of them.
+     */
+    if (s->stamp_host && s->poll_halt && tcg_enabled()) {
         s->input_q = g_queue_new();
         s->input_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
                                       etsoc1_input_tick, s);
