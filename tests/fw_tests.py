@@ -283,6 +283,7 @@ def fw_tests(report=None, root=None):
             card.close()
             shutil.rmtree(os.path.dirname(sync_log), ignore_errors=True)
     repeat_tests(report, root, guest)
+    host_track_test(report, root)
     # issue 13: the runtime's start-up through libetsoc1-host, under load
     # (longer by hand: python3 tests/fw_startup.py BUILD --boots 40)
     t = time.monotonic()
@@ -645,11 +646,12 @@ def _fw_tests(report, card, guest):
 
 def _host_abort_test(report, card, guest):
     """hang.elf spins on shire 0; a kernel abort sent from SQ1, whose
-    worker has done nothing since the start-up, is handled at its stamped
-    time, after the spinners' clocks (docs/timing.md, "The host link"):
-    the launch ends past its start, and an echo on the same queue after
-    the abort is taken after the launch's end.  Before, that worker took
-    both at its own clock, from the start-up."""
+    worker lags far behind the spinners, is handled at its stamped time,
+    after the spinners' clocks (docs/timing.md, "Host inputs at a stamped
+    time"): an echo on the same queue after the abort is taken after the
+    launch's end.  Before, that worker took both at its own clock (with
+    stamp-host=off: the echo at 27,492, the launch from 22,453 to
+    51,638,615)."""
     sq1 = MM_VQ + 0x440
     entry = card.load_elf(os.path.join(guest, 'hang.elf'))
     tag = card.launch(entry, 0, 0x1)
@@ -723,11 +725,17 @@ def repeat_tests(report, root, guest):
                 args = DEV_FREE + 0x70_0000
                 out = args + 0x4_0000
                 durs = []
-                for _ in range(3):
+                # the second from SQ1, whose worker has been idle since
+                # the start-up: host inputs are stamped after every clock,
+                # so its launch counts from the command's time, not from
+                # that worker's own clock (its first launch: its L1 is
+                # cold, as SQ0's worker's is for the first)
+                for sq in (MM_SQ0, MM_VQ + 0x440, MM_SQ0):
                     card.to_card(out, bytes(8 * 64))
                     card.to_card(args, struct.pack('<QQ', ABI_CHECK, out))
-                    mid, rsp = card.wait(card.launch(entry, args, 0x1),
-                                         timeout=120)
+                    tag = card.send(MSG['launch'], struct.pack(
+                        '<QQQQ', entry, args, 0, 0x1), sq=sq)
+                    mid, rsp = card.wait(tag, timeout=120)
                     assert mid == 522, f'response {mid} to a launch'
                     st = struct.unpack_from('<I', rsp, 32)[0]
                     assert st == 0, f'launch status {st}'
@@ -742,10 +750,55 @@ def repeat_tests(report, root, guest):
     first = runs[('MTTCG', 0)]
     report(all(d == first for d in runs.values()),
            f'firmware ({TIMEOUT_MS} ms timeout): three launches of '
-           'abi.elf\'s check on shire 0, two '
+           'abi.elf\'s check on shire 0 (the second from SQ1), two '
            'cards under MTTCG and two under thread=single: the same '
            'execute_dur each time: ' +
            '; '.join(f'{m} #{r + 1}: {d}' for (m, r), d in runs.items()))
+
+
+def host_track_test(report, root):
+    """trace-json's "host" track: each host write drawn at its stamped
+    time, and the worker that takes a command starts at or after the
+    doorbell's (docs/timing.md, "Host inputs at a stamped time")."""
+    tdir = tempfile.mkdtemp(prefix='etsoc1-fw-trace-')
+    path = os.path.join(tdir, 'trace.json')
+    try:
+        card = Card(root, extra=['-M', f'trace-json={path}'])
+    except (hl.LinkError, OSError) as e:
+        report(False, f'firmware: trace-json card boots ({e})')
+        return
+    try:
+        assert card.wait_status(8, 8) == 8, 'MM not ready'
+        mid, rsp = card.command(MSG['echo'], bytes(8))
+        assert mid == 518, f'response {mid} to an echo'
+        et0 = struct.unpack_from('<Q', rsp, 8)[0]
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'firmware: trace-json host track: {e}', card.logs())
+        card.close()
+        shutil.rmtree(tdir, ignore_errors=True)
+        return
+    card.close()
+    try:
+        events = json.load(open(path))
+        events = events.get('traceEvents', events) \
+            if isinstance(events, dict) else events
+    except (OSError, ValueError) as e:
+        events = []
+        report(False, f'firmware: trace-json host track: unreadable ({e})')
+    shutil.rmtree(tdir, ignore_errors=True)
+    host = [e for e in events if e.get('cat') == 'host']
+    ats = [e['args']['at'] for e in host]
+    doorbells = [e['args']['at'] for e in host
+                 if e['args']['addr'] == card.bar2 + MM_DOORBELL]
+    named = any(e.get('ph') == 'M' and e.get('args', {}).get('name') ==
+                'host' for e in events)
+    report(named and host and ats == sorted(ats) and
+           len(set(ats)) == len(ats) and doorbells and
+           et0 >= doorbells[-1],
+           f'firmware: trace-json draws {len(host)} host writes on a "host" '
+           f'track at their stamped times, rising; the echo\'s worker starts '
+           f'at cycle {et0}, at or after its doorbell\'s '
+           f'{doorbells[-1] if doorbells else None}')
 
 
 # guest-kernels/host/abi.c: its modes and result bits
@@ -1000,16 +1053,19 @@ def _timeout_tests(report, card, guest):
                f'shires in error {ptrs and hex(ptrs[2])}, {dt:.2f} s',
                card.logs())
     # A host command takes effect at a time stamped after every clock
-    # (docs/timing.md, "The host link"): the echo after the timed-out
-    # kernel is taken at or after the kernel's harts passed the limit,
-    # not at its worker's own clock, which lagged behind them.
-    mid, rsp = card.command(MSG['echo'], bytes(8))
+    # (docs/timing.md, "Host inputs at a stamped time"): an echo on SQ1
+    # after the timed-out kernel is taken at or after the kernel's harts
+    # passed the limit.  Before, SQ1's worker, idle since the start-up,
+    # took it at its own clock (about 20,000 cycles).  (SQ0's worker has
+    # passed the kernel's end anyway: its DMA answers took the CQ's lock
+    # after the kernel worker's.)
+    mid, rsp = card.command(MSG['echo'], bytes(8), sq=MM_VQ + 0x440)
     et0 = struct.unpack_from('<Q', rsp, 8)[0] if mid == 518 else 0
     report(mid == 518 and et0 >= spin.t0 + BUDGET,
-           f'firmware ({TIMEOUT_MS} ms timeout): an echo after the timed-out '
-           f'kernel is taken at cycle {et0}, at least its launch\'s '
-           f'{spin.t0} + the limit {BUDGET} (a host input stamped after '
-           f'every clock)', card.logs())
+           f'firmware ({TIMEOUT_MS} ms timeout): an echo on SQ1 after the '
+           f'timed-out kernel is taken at cycle {et0}, at least its '
+           f'launch\'s {spin.t0} + the limit {BUDGET} (a host input '
+           f'stamped after every clock)', card.logs())
     # The watchdog does not disturb the kernel (it sends its harts nothing
     # until it stops them): a long count-down loop takes exactly its
     # cycles.
