@@ -1304,7 +1304,8 @@ bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
 
-    return !m || qatomic_read(&m->input_head_t) > qatomic_read(&cpu->et->host.t);
+    return !m ||
+           qatomic_read(&m->input_head_t) > qatomic_read(&cpu->et->host.t);
 }
 
 /*
