@@ -112,8 +112,10 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
          * The stamping of a host input looks at the harts not parked and
          * at this: the clock first, then the bit (the RMW is a barrier).
          */
-        etsoc1_input_max(&m->parked_max, MAX(etsoc1_now(cpu),
-                                             cpu->et->host.obs_t));
+        if (m->input_q) {
+            etsoc1_input_max(&m->parked_max, MAX(etsoc1_now(cpu),
+                                                 cpu->et->host.obs_t));
+        }
         qatomic_and(&m->awake[BIT_WORD(i)], ~bit);
     }
 }
@@ -1139,6 +1141,7 @@ static void etsoc1_input_woken(Etsoc1MachineState *m)
          i++) {
         cpu = m->minion[i];
         if (cpu && qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
+            qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
             riscv_cpu_all_pending(&cpu->parent_obj.env)) {
             etsoc1_sync_unpark(cpu);
         }
@@ -1372,9 +1375,10 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     /*
      * The gate and the polls order the inputs: without them, no stamps.
      * Nor without TCG: under qtest the harts never run (nor park), so no
-     * input would ever be clear of them.
+     * input would ever be clear of them.  Without a host link there is
+     * no input, and the gate and the parks pay nothing for them.
      */
-    if (s->stamp_host && s->poll_halt && tcg_enabled()) {
+    if (s->stamp_host && s->poll_halt && tcg_enabled() && s->hostlink_id) {
         s->input_q = g_queue_new();
         s->input_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
                                       etsoc1_input_tick, s);
