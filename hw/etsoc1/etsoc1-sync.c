@@ -1126,6 +1126,28 @@ static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
 }
 
 /*
+ * An input at @t waits for the harts behind it, while the harts already
+ * past it run on and share the host's CPUs with them: with a shire of
+ * spinning harts the slowest took seconds of host time to catch up with
+ * the fastest, per host write.  Kick the running harts past @t out of
+ * their translated code: they give way (etsoc1_host_hold) until the
+ * input is in.  Host pacing only: a held hart's clock does not move.
+ */
+static void etsoc1_input_kick(Etsoc1MachineState *m, uint64_t t)
+{
+    Etsoc1MinionCPU *cpu;
+    unsigned i;
+
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        CPUState *cs = etsoc1_minion_cs(cpu);
+
+        if (!qatomic_read(&cs->halted) && etsoc1_clock_peek(cpu) >= t) {
+            qemu_cpu_kick(cs);
+        }
+    }
+}
+
+/*
  * An input raised an interrupt (the MM doorbell through the PU PLIC, whose
  * targets are the master shire's harts): a hart it woke from WFI is about
  * to run from its own clock, before its thread has unparked it.  Unpark
@@ -1186,6 +1208,7 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
     while ((in = g_queue_peek_head(m->input_q)) != NULL) {
         /* stopped harts cannot move: the input goes in now */
         if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
+            etsoc1_input_kick(m, in->t);
             break;
         }
         g_queue_pop_head(m->input_q);
@@ -1300,6 +1323,38 @@ bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t)
     trace_etsoc1_sync_halt(etsoc1_hart(cpu), ETSOC1_WAIT_HOST, now);
     etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
     return true;
+}
+
+/*
+ * @cpu (on its own thread, its cpu_exec() over, running) gives way to a
+ * host input at or before its clock: it halts in ETSOC1_WAIT_HOST until
+ * the input is in, so that the harts still behind it get the host's CPUs
+ * (etsoc1_input_kick).  Where it stands in its program does not change.
+ */
+void etsoc1_host_hold(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+    uint64_t now;
+
+    if (!m || !m->input_q ||
+        qatomic_read(&et->wait) != ETSOC1_WAIT_NONE) {
+        return;
+    }
+    now = etsoc1_now(cpu);
+    if (qatomic_read(&m->input_head_t) > now) {
+        return;
+    }
+    qatomic_set(&m->host_waiting, true);
+    qatomic_set(&et->host.t, now);
+    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
+    smp_mb();       /* the wait, then the head again (etsoc1_input_release) */
+    if (qatomic_read(&m->input_head_t) > now) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
+        return;
+    }
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
+    qatomic_set(&CPU(cpu)->halted, 1);
 }
 
 /* Is @cpu's ETSOC1_WAIT_HOST over: are the inputs up to its time in? */

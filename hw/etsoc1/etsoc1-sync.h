@@ -85,5 +85,6 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m);
 void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t);
 bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t);
 bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu);
+void etsoc1_host_hold(Etsoc1MinionCPU *cpu);
 
 #endif
