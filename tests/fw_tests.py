@@ -626,6 +626,7 @@ def _fw_tests(report, card, guest):
            'firmware: kernel abort with no such kernel: status 2 (invalid '
            'tag)')
     _host_abort_test(report, card, guest)
+    _close_while_waiting_test(report, card, guest)
     # the shire runs kernels again after the aborts
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
     card.to_card(vr, bytes(4 * n))
@@ -668,6 +669,32 @@ def _host_abort_test(report, card, guest):
            f'firmware: a kernel abort from SQ1 while hang.elf spins: status {ab}, launch status {st} (4), '
            f'launch {t0} + {dur}; the echo after it on SQ1 at cycle {et0} '
            f'(after the launch\'s end)', card.logs())
+
+
+def _close_while_waiting_test(report, card, guest):
+    """A host write waits for its stamped time while hang.elf spins; the
+    host closes the connection meanwhile.  The write is made and answers
+    no one; a new connection gets READY and its commands answered."""
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag = card.launch(entry, 0, 0x1)
+    time.sleep(0.5)
+    card.link.send_raw(hl.frame(hl.MMIO_WRITE, struct.pack(
+        '<QI', card.bar2 + 0xff0, 8) + bytes(8), seq=0xffff))
+    card.link.close()
+    card.link = hl.HostLink(os.path.join(card.dir, 'hl.sock'),
+                            mem_base=HOST_MEM, mem_size=HOST_MEM_SIZE,
+                            timeout=30)
+    card.link.hello()
+    card.bar0, card.bar2 = card.link.wait_ready(timeout=60)
+    card.stash = {}
+    mid, rsp = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag))
+    ab = struct.unpack_from('<I', rsp, 8)[0] if mid == 524 else None
+    st = card.launch_status(tag)
+    mid, _ = card.command(MSG['echo'], bytes(8))
+    report(ab == 0 and st == 4 and mid == 518 and card.proc.poll() is None,
+           f'firmware: the host closes while its write waits for hang.elf\'s '
+           f'spinners; a new connection aborts the kernel (status {ab}, '
+           f'launch {st}) and gets an echo ({mid})', card.logs())
 
 
 def wall_bound(seconds):
