@@ -37,6 +37,7 @@ IDLE_CPU_MAX = 0.10                 # of one host CPU, for an idle card
 
 MM_VQ = 0x100                       # BAR2 offsets (spec 3.4)
 MM_SQ0, MM_CQ = MM_VQ + 0x000, MM_VQ + 0x900
+MM_SQ1 = MM_VQ + 0x440              # the second submission queue
 SP_SQ, SP_CQ = 0x1200, 0x1200 + 0x700
 MM_DOORBELL, SP_DOORBELL = 0x2004, 0x2000
 
@@ -283,6 +284,7 @@ def fw_tests(report=None, root=None):
             card.close()
             shutil.rmtree(os.path.dirname(sync_log), ignore_errors=True)
     repeat_tests(report, root, guest)
+    host_track_test(report, root)
     # issue 13: the runtime's start-up through libetsoc1-host, under load
     # (longer by hand: python3 tests/fw_startup.py BUILD --boots 40)
     t = time.monotonic()
@@ -338,7 +340,7 @@ def _fw_tests(report, card, guest):
     report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0 and
            struct.unpack_from('<H', rsp, 0)[0] == 16,
            'firmware: echo answered (518, size = payload 16, status 0)')
-    for name, sq in (('SQ1', MM_VQ + 0x440), ('HP SQ0', MM_VQ + 0x880),
+    for name, sq in (('SQ1', MM_SQ1), ('HP SQ0', MM_VQ + 0x880),
                      ('HP SQ1', MM_VQ + 0x8c0)):
         mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq)
         report(mid == 518, f'firmware: echo on {name} answered')
@@ -591,7 +593,7 @@ def _fw_tests(report, card, guest):
     except hl.LinkError:
         early = False
     card.command(MSG['kernel_abort'], struct.pack('<H6x', tag),
-                 sq=MM_VQ + 0x440)
+                 sq=MM_SQ1)
     dst = -1 if early else struct.unpack_from('<I', card.wait(dtag)[1],
                                               32)[0]
     st = card.launch_status(tag)
@@ -605,7 +607,7 @@ def _fw_tests(report, card, guest):
     tag1 = card.launch(entry, 0, 0x2)
     time.sleep(0.5)
     tag2 = card.send(MSG['launch'], struct.pack('<QQQQ', entry, 0, 0, 0x1),
-                     sq=MM_VQ + 0x440)
+                     sq=MM_SQ1)
     time.sleep(0.5)
     pending = (MM_CQ, tag2) not in card.stash and card.pop(MM_CQ) is None
     mid, rsp = card.command(MSG['abort'], struct.pack('<H6x', tag1))
@@ -624,6 +626,8 @@ def _fw_tests(report, card, guest):
     report(struct.unpack_from('<I', st, 8)[0] == 2,
            'firmware: kernel abort with no such kernel: status 2 (invalid '
            'tag)')
+    _host_abort_test(report, card, guest)
+    _close_while_waiting_test(report, card, guest)
     # the shire runs kernels again after the aborts
     entry = card.load_elf(os.path.join(guest, 'vecadd.elf'))
     card.to_card(vr, bytes(4 * n))
@@ -640,6 +644,58 @@ def _fw_tests(report, card, guest):
     mid, rsp = card.command(MSG['echo'], bytes(8))
     report(mid == 518 and struct.unpack_from('<I', rsp, 16)[0] == 0,
            'firmware: echo answered after the 30 s timeout')
+
+
+def _host_abort_test(report, card, guest):
+    """hang.elf spins on shire 0; a kernel abort sent from SQ1, whose
+    worker lags far behind the spinners, is handled at its stamped time,
+    after the spinners' clocks (docs/timing.md, "Host inputs at a stamped
+    time"): an echo on the same queue after the abort is taken after the
+    launch's end.  Before, that worker took both at its own clock (with
+    stamp-host=off: the echo at 27,492, the launch from 22,453 to
+    51,638,615)."""
+    sq1 = MM_SQ1
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag = card.launch(entry, 0, 0x1)
+    time.sleep(1)
+    mid, rsp = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag),
+                            sq=sq1)
+    ab = struct.unpack_from('<I', rsp, 8)[0] if mid == 524 else None
+    mid, rsp = card.wait(tag, timeout=120)
+    st = struct.unpack_from('<I', rsp, 32)[0] if mid == 522 else None
+    t0, dur = struct.unpack_from('<QQ', rsp, 8) if mid == 522 else (0, 0)
+    mid, rsp = card.command(MSG['echo'], bytes(8), sq=sq1)
+    et0 = struct.unpack_from('<Q', rsp, 8)[0] if mid == 518 else 0
+    report(ab == 0 and st == 4 and dur > 0 and et0 > t0 + dur,
+           f'firmware: a kernel abort from SQ1 while hang.elf spins: status {ab}, launch status {st} (4), '
+           f'launch {t0} + {dur}; the echo after it on SQ1 at cycle {et0} '
+           f'(after the launch\'s end)', card.logs())
+
+
+def _close_while_waiting_test(report, card, guest):
+    """A host write waits for its stamped time while hang.elf spins; the
+    host closes the connection meanwhile.  The write is made and answers
+    no one; a new connection gets READY and its commands answered."""
+    entry = card.load_elf(os.path.join(guest, 'hang.elf'))
+    tag = card.launch(entry, 0, 0x1)
+    time.sleep(0.5)
+    card.link.send_raw(hl.frame(hl.MMIO_WRITE, struct.pack(
+        '<QI', card.bar2 + 0xff0, 8) + bytes(8), seq=0xffff))
+    card.link.close()
+    card.link = hl.HostLink(os.path.join(card.dir, 'hl.sock'),
+                            mem_base=HOST_MEM, mem_size=HOST_MEM_SIZE,
+                            timeout=30)
+    card.link.hello()
+    card.bar0, card.bar2 = card.link.wait_ready(timeout=60)
+    card.stash = {}
+    mid, rsp = card.command(MSG['kernel_abort'], struct.pack('<H6x', tag))
+    ab = struct.unpack_from('<I', rsp, 8)[0] if mid == 524 else None
+    st = card.launch_status(tag)
+    mid, _ = card.command(MSG['echo'], bytes(8))
+    report(ab == 0 and st == 4 and mid == 518 and card.proc.poll() is None,
+           f'firmware: the host closes while its write waits for hang.elf\'s '
+           f'spinners; a new connection aborts the kernel (status {ab}, '
+           f'launch {st}) and gets an echo ({mid})', card.logs())
 
 
 def wall_bound(seconds):
@@ -677,9 +733,10 @@ def _all_waiting_test(report, card, guest, label, limit_ms, mask=0x3):
 MODES = (('MTTCG', []), ('thread=single', ['-accel', 'tcg,thread=single']))
 
 
-def launch_durs(root, guest, extra, mask, n, fw='etsoc1-fw.elf'):
-    """The execute_dur of @n launches of abi.elf's check on @mask, one
-    after the other on a fresh card with @extra on its command line."""
+def launch_durs(root, guest, extra, mask, sqs, fw='etsoc1-fw.elf'):
+    """The execute_dur of launches of abi.elf's check on @mask, one from
+    each submission queue of @sqs in turn, on a fresh card with @extra on
+    its command line."""
     card = Card(root, extra=extra, fw=fw)
     try:
         st = card.wait_status(8, 8)
@@ -688,10 +745,12 @@ def launch_durs(root, guest, extra, mask, n, fw='etsoc1-fw.elf'):
         args = DEV_FREE + 0x70_0000
         out = args + 0x4_0000
         durs = []
-        for _ in range(n):
+        for sq in sqs:
             card.to_card(out, bytes(8 * 64))
             card.to_card(args, struct.pack('<QQ', ABI_CHECK, out))
-            mid, rsp = card.wait(card.launch(entry, args, mask), timeout=120)
+            tag = card.send(MSG['launch'], struct.pack('<QQQQ', entry, args,
+                                                       0, mask), sq=sq)
+            mid, rsp = card.wait(tag, timeout=120)
             assert mid == 522, f'response {mid} to a launch'
             st = struct.unpack_from('<I', rsp, 32)[0]
             assert st == 0, f'launch status {st}'
@@ -706,31 +765,82 @@ def repeat_tests(report, root, guest):
     cards under MTTCG and two under thread=single: the same execute_dur
     lists (issue 29 item 3; docs/firmware.md, "Launch watchdog").  On the
     short-timeout firmware, whose watchdog used to look every 2 ms of
-    host-paced virtual time, many times in a launch.  Then two launches
-    on all 32 compute shires, a card under each mode: until a WFI hart
-    whose IPI was raised counted as able to act (etsoc1_next_act), the
-    last shire-0 hart at the launch barrier found every other hart
-    parked under thread=single and spun 8,192 polls before it halted:
-    about 655,000 cycles more than under MTTCG."""
-    for mask, cards, n, fw in ((0x1, 2, 3, 'etsoc1-fw-short-timeout.elf'),
-                               (0xffffffff, 1, 2, 'etsoc1-fw.elf')):
+    host-paced virtual time, many times in a launch; the second launch
+    from SQ1, whose worker has been idle since the start-up: host inputs
+    are stamped after every clock, so its launch counts from the
+    command's time, not from that worker's own clock (its first launch:
+    its L1 is cold, as SQ0's worker's is for the first).  Then two
+    launches on all 32 compute shires, a card under each mode: until a
+    WFI hart whose IPI was raised counted as able to act
+    (etsoc1_next_act), the last shire-0 hart at the launch barrier found
+    every other hart parked under thread=single and spun 8,192 polls
+    before it halted: about 655,000 cycles more than under MTTCG."""
+    for mask, cards, sqs, fw in (
+            (0x1, 2, (MM_SQ0, MM_SQ1, MM_SQ0), 'etsoc1-fw-short-timeout.elf'),
+            (0xffffffff, 1, (MM_SQ0, MM_SQ0), 'etsoc1-fw.elf')):
         runs = {}
         for mode, extra in MODES:
             for run in range(cards):
                 try:
                     runs[(mode, run)] = launch_durs(root, guest, extra, mask,
-                                                    n, fw)
+                                                    sqs, fw)
                 except (hl.LinkError, AssertionError, OSError) as e:
                     report(False, f'firmware, {mode}: launches on {mask:#x} '
                            f'stopped: {e}')
                     return
         first = runs[('MTTCG', 0)]
-        where = 'shire 0' if mask == 1 else 'all 32 compute shires'
+        where = 'shire 0 (the second from SQ1)' if mask == 1 \
+            else 'all 32 compute shires'
         report(all(d == first for d in runs.values()),
-               f'firmware: {n} launches of abi.elf\'s check on {where}, '
-               f'{cards} card(s) under MTTCG and {cards} under '
+               f'firmware: {len(sqs)} launches of abi.elf\'s check on '
+               f'{where}, {cards} card(s) under MTTCG and {cards} under '
                'thread=single: the same execute_dur each time: ' +
                '; '.join(f'{m} #{r + 1}: {d}' for (m, r), d in runs.items()))
+
+
+def host_track_test(report, root):
+    """trace-json's "host" track: each host write drawn at its stamped
+    time, and the worker that takes a command starts at or after the
+    doorbell's (docs/timing.md, "Host inputs at a stamped time")."""
+    tdir = tempfile.mkdtemp(prefix='etsoc1-fw-trace-')
+    path = os.path.join(tdir, 'trace.json')
+    try:
+        card = Card(root, extra=['-M', f'trace-json={path}'])
+    except (hl.LinkError, OSError) as e:
+        report(False, f'firmware: trace-json card boots ({e})')
+        return
+    try:
+        assert card.wait_status(8, 8) == 8, 'MM not ready'
+        mid, rsp = card.command(MSG['echo'], bytes(8))
+        assert mid == 518, f'response {mid} to an echo'
+        et0 = struct.unpack_from('<Q', rsp, 8)[0]
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'firmware: trace-json host track: {e}', card.logs())
+        card.close()
+        shutil.rmtree(tdir, ignore_errors=True)
+        return
+    card.close()
+    try:
+        events = json.load(open(path))
+        events = events.get('traceEvents', events) \
+            if isinstance(events, dict) else events
+    except (OSError, ValueError) as e:
+        events = []
+        report(False, f'firmware: trace-json host track: unreadable ({e})')
+    shutil.rmtree(tdir, ignore_errors=True)
+    host = [e for e in events if e.get('cat') == 'host']
+    ats = [e['args']['at'] for e in host]
+    doorbells = [e['args']['at'] for e in host
+                 if e['args']['addr'] == card.bar2 + MM_DOORBELL]
+    named = any(e.get('ph') == 'M' and e.get('args', {}).get('name') ==
+                'host' for e in events)
+    report(named and host and ats == sorted(ats) and
+           len(set(ats)) == len(ats) and doorbells and
+           et0 >= doorbells[-1],
+           f'firmware: trace-json draws {len(host)} host writes on a "host" '
+           f'track at their stamped times, rising; the echo\'s worker starts '
+           f'at cycle {et0}, at or after its doorbell\'s '
+           f'{doorbells[-1] if doorbells else None}')
 
 
 # guest-kernels/host/abi.c: its modes and result bits
@@ -961,6 +1071,7 @@ def _timeout_tests(report, card, guest):
         assert mid == 522, f'response {mid} to a launch'
         st = struct.unpack_from('<I', rsp, 32)[0]
         ptrs = struct.unpack_from('<QQQ', rsp, 40) if len(rsp) >= 64 else None
+        spin.t0 = struct.unpack_from('<Q', rsp, 8)[0]
         _, out = card.from_card(sargs + 16, 8)
         return st, ptrs, dt, struct.unpack('<Q', out)[0]
 
@@ -983,6 +1094,20 @@ def _timeout_tests(report, card, guest):
                f'limit in cycles #{i + 1} timed out: status {st} (6), '
                f'shires in error {ptrs and hex(ptrs[2])}, {dt:.2f} s',
                card.logs())
+    # A host command takes effect at a time stamped after every clock
+    # (docs/timing.md, "Host inputs at a stamped time"): an echo on SQ1
+    # after the timed-out kernel is taken at or after the kernel's harts
+    # passed the limit.  Before, SQ1's worker, idle since the start-up,
+    # took it at its own clock (about 20,000 cycles).  (SQ0's worker has
+    # passed the kernel's end anyway: its DMA answers took the CQ's lock
+    # after the kernel worker's.)
+    mid, rsp = card.command(MSG['echo'], bytes(8), sq=MM_SQ1)
+    et0 = struct.unpack_from('<Q', rsp, 8)[0] if mid == 518 else 0
+    report(mid == 518 and et0 >= spin.t0 + BUDGET,
+           f'firmware ({TIMEOUT_MS} ms timeout): an echo on SQ1 after the '
+           f'timed-out kernel is taken at cycle {et0}, at least its '
+           f'launch\'s {spin.t0} + the limit {BUDGET} (a host input '
+           f'stamped after every clock)', card.logs())
     # The watchdog does not disturb the kernel (it sends its harts nothing
     # until it stops them): a long count-down loop takes exactly its
     # cycles.

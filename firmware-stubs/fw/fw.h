@@ -203,11 +203,12 @@ static inline int64_t popcount64(uint64_t x)
 }
 
 /*
- * A shared word as memory holds it now: a plain load.  For what a host
- * command, or the IPI a host command sent, depends on: the command
- * carries no card time, so a pure global atomic would read the word as
- * of this hart's own clock, which can lag far behind the write the host
- * has already seen answered (docs/timing.md, "Polls and the read gate").
+ * A shared word as memory holds it now: a plain load.  For the compute
+ * harts' look at the launch after its IPI, which the IPI orders and the
+ * gate need not.  (The MM workers once used it for what a host command
+ * depends on, when commands carried no card time; they take effect at a
+ * stamped time now, after every clock, and the workers read through the
+ * gate: docs/timing.md, "The host link".)
  */
 static inline uint64_t read_now(const uint64_t *p)
 {

@@ -369,7 +369,7 @@ static void kernels_stop(void)
 static void host_abort(void)
 {
     et_amoswapg_d(&kw.host_abort, 1);
-    if (read_now(&kw.running)) {
+    if (et_amoorg_d(&kw.running, 0)) {
         kernels_stop();
     }
 }
@@ -534,7 +534,7 @@ static void do_kernel_abort(const uint8_t *cmd)
 {
     uint32_t st = KA_INVALID_TAG;
 
-    if (read_now(&kw.active) && kw.tag == get16(cmd + 8)) {
+    if (et_amoorg_d(&kw.active, 0) && kw.tag == get16(cmd + 8)) {
         host_abort();
         st = KA_SUCCESS;
     }
@@ -544,7 +544,7 @@ static void do_kernel_abort(const uint8_t *cmd)
 /* ABORT: the runtime sends it at start-up; it also stops a kernel. */
 static void do_abort(const uint8_t *cmd)
 {
-    if (read_now(&kw.active)) {
+    if (et_amoorg_d(&kw.active, 0)) {
         host_abort();
     }
     rsp_status(cmd, MSG_ABORT + 1, KA_SUCCESS);
@@ -678,7 +678,7 @@ static void __attribute__((noreturn)) kernel_worker(void)
         launch_clock = cycles();
         watchdog_arm();         /* after: it expires past the limit */
         ipi_launch_harts(kw.mask);
-        if (read_now(&kw.host_abort)) {    /* the host's (host_abort) */
+        if (et_amoorg_d(&kw.host_abort, 0)) {  /* the host's (host_abort) */
             kernels_stop();     /* aborted before it started */
         }
         while (et_amoorg_d(&launch.done, 0) < launch.expected) {

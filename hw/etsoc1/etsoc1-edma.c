@@ -1151,6 +1151,29 @@ void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t)
     }
 }
 
+bool etsoc1_dma_chip_input_post(Object *chip, const char *what,
+                                uint64_t addr, uint64_t len,
+                                void (*fn)(void *opaque, uint64_t t),
+                                void *opaque)
+{
+    return chip && ETSOC1_DMA_CHIP_GET_CLASS(chip)->input_post(
+        ETSOC1_DMA_CHIP(chip), what, addr, len, fn, opaque);
+}
+
+uint64_t etsoc1_dma_chip_input_time(Object *chip)
+{
+    return chip ? ETSOC1_DMA_CHIP_GET_CLASS(chip)->input_time(
+                      ETSOC1_DMA_CHIP(chip)) : 0;
+}
+
+void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t)
+{
+    if (chip) {
+        ETSOC1_DMA_CHIP_GET_CLASS(chip)->host_observe(ETSOC1_DMA_CHIP(chip),
+                                                      last_t);
+    }
+}
+
 /* ---- host memory backends ------------------------------------------------ */
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,

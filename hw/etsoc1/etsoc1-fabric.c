@@ -947,6 +947,8 @@ static const char *etsoc1_wait_name(uint32_t wait, Etsoc1Reduce *op)
         return "poll";
     case ETSOC1_WAIT_GATE:
         return "gate";
+    case ETSOC1_WAIT_HOST:
+        return "host-input";
     case ETSOC1_WAIT_STOPPED:
         return "stopped";
     default:

@@ -344,6 +344,17 @@ static void hl_flush_bh(void *opaque)
     hl_flush(opaque);
 }
 
+/* A host input is in: parse the frames that waited behind it. */
+static void hl_rx_bh(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+
+    if (s->connected && !s->closing) {
+        hl_process_rx(s);
+        qemu_chr_fe_accept_input(&s->chr);
+    }
+}
+
 /*
  * The host-side bound (host time, QEMU_CLOCK_REALTIME, as the host's
  * slowness is in host time): the oldest frame the host has not taken
@@ -425,6 +436,7 @@ static void hl_event(void *opaque, QEMUChrEvent event)
     case CHR_EVENT_OPENED:
         trace_etsoc1_hostlink_conn(true, 0);
         hl_reset_conn(s);
+        s->conn_gen++;      /* a write still waiting answers no one */
         s->connected = true;
         s->closing = false;
         break;
@@ -482,20 +494,54 @@ static void hl_mmio_read(Etsoc1HostLinkState *s, uint32_t seq,
     hl_reply(s, HL_MMIO_READ, seq, hl_status(r), buf, r ? 0 : len);
 }
 
+/* An MMIO_WRITE waiting for its stamped time */
+typedef struct HlInput {
+    Etsoc1HostLinkState *s;
+    uint32_t gen;
+    uint32_t seq;
+    uint64_t addr;
+    uint32_t len;
+    uint8_t data[];
+} HlInput;
+
+/* At its stamped time @t (BQL held): the write, its reply, the next frame */
+static void hl_mmio_write_apply(void *opaque, uint64_t t)
+{
+    HlInput *in = opaque;
+    Etsoc1HostLinkState *s = in->s;
+    MemTxResult r = hl_mmio(s, in->addr, in->data, in->len, true);
+
+    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+        hl_reply(s, HL_MMIO_WRITE, in->seq, hl_status(r), NULL, 0);
+    }
+    s->input_pending = false;
+    qemu_bh_schedule(s->rx_bh);     /* not from inside hl_process_rx */
+    g_free(in);
+}
+
 static void hl_mmio_write(Etsoc1HostLinkState *s, uint32_t seq,
                           uint8_t *p, uint32_t plen)
 {
     uint64_t addr = ldq_le_p(p);
     uint32_t len = ldl_le_p(p + 8);
-    MemTxResult r;
+    HlInput *in;
 
     trace_etsoc1_hostlink_mmio(true, addr, len);
     if (!len || len != plen - 12) {
         hl_reply(s, HL_MMIO_WRITE, seq, HL_E_LENGTH, NULL, 0);
         return;
     }
-    r = hl_mmio(s, addr, p + 12, len, true);
-    hl_reply(s, HL_MMIO_WRITE, seq, hl_status(r), NULL, 0);
+    in = g_malloc(sizeof(*in) + len);
+    *in = (HlInput) {
+        .s = s, .gen = s->conn_gen, .seq = seq, .addr = addr, .len = len,
+    };
+    memcpy(in->data, p + 12, len);
+    /* before the post, which may apply it at once (an idle card) */
+    s->input_pending = true;
+    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip, "mmio-write", addr,
+                                    len, hl_mmio_write_apply, in)) {
+        hl_mmio_write_apply(in, 0);     /* not stamped: now */
+    }
 }
 
 /* The host's answer to one of our HOSTMEM requests. */
@@ -755,7 +801,7 @@ static int hl_can_receive(void *opaque)
 /* Serve the whole frames in the receive buffer, while the host reads. */
 static void hl_process_rx(Etsoc1HostLinkState *s)
 {
-    while (s->rx_len >= HL_HDR_SIZE && !s->closing) {
+    while (s->rx_len >= HL_HDR_SIZE && !s->closing && !s->input_pending) {
         uint32_t magic = ldl_le_p(s->rx);
         uint8_t version = s->rx[4], type = s->rx[5];
         uint16_t status = lduw_le_p(s->rx + 6);
@@ -1152,6 +1198,7 @@ static void hl_realize(DeviceState *dev, Error **errp)
     s->rx = g_malloc(HL_HDR_SIZE + HL_MAX_PAYLOAD);
     s->out = g_byte_array_new();
     s->flush_bh = qemu_bh_new(hl_flush_bh, s);
+    s->rx_bh = qemu_bh_new(hl_rx_bh, s);
     s->watchdog = timer_new_ms(QEMU_CLOCK_REALTIME, hl_watchdog, s);
     etsoc1_pcie_set_msi_handler(s->pcie, hl_msi, s);
     s->iatu_notifier.notify = hl_iatu_changed;

@@ -70,6 +70,7 @@ struct Etsoc1HostLinkState {
     Error *migration_blocker;
     QEMUTimer *watchdog;    /* host-timeout-ms, QEMU_CLOCK_REALTIME */
     QEMUBH *flush_bh;       /* writes the output queue */
+    QEMUBH *rx_bh;          /* parses again once a host input is in */
 
     /* properties */
     uint32_t out_limit;     /* bytes queued before back-pressure */
@@ -77,6 +78,15 @@ struct Etsoc1HostLinkState {
     bool exit_on_close;     /* a card started for one host process */
     uint32_t host_pid;      /* exit when this process is gone (0: no) */
     int host_pidfd;
+
+    /*
+     * A host input (MMIO_WRITE) waits for its stamped time: no frame
+     * after it is parsed until it is in (etsoc1-sync.c, "Host inputs"),
+     * so that a read or the next write comes after it.  Its reply goes
+     * only to the connection it came from (conn_gen).
+     */
+    bool input_pending;
+    uint32_t conn_gen;
 
     /* one connection */
     bool connected;

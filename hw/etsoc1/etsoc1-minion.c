@@ -203,6 +203,9 @@ bool etsoc1_minion_wait_over(Etsoc1MinionCPU *cpu, uint32_t why)
     case ETSOC1_WAIT_GATE:
         over = etsoc1_sync_has_work(cpu);
         break;
+    case ETSOC1_WAIT_HOST:
+        over = etsoc1_host_wait_over(cpu);
+        break;
     default:
         return false;
     }
@@ -258,6 +261,10 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
      */
     cpu->et->poll.valid = false;
     cpu->et->poll.plain_valid = false;
+    /* a hart that waited for a host input looks again after the trap */
+    if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_HOST) {
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+    }
     ETSOC1_MINION_CPU_GET_CLASS(cs)->parent_do_interrupt(cs);
     if (mcode) {
         /* the emulating handler gets the instruction in xtval */
@@ -266,6 +273,21 @@ static void etsoc1_minion_do_interrupt(CPUState *cs)
         } else {
             env->stval = env->bins;
         }
+    }
+}
+
+/*
+ * cpu_exec() starts, on the hart's thread: a hart that waited for a host
+ * input (held past it, or at a look at host state) no longer waits.
+ */
+static void etsoc1_minion_exec_enter(CPUState *cs)
+{
+    Etsoc1MinionCPU *cpu = container_of(cs, Etsoc1MinionCPU,
+                                        parent_obj.parent_obj);
+
+    if (unlikely(qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_HOST)) {
+        qatomic_set(&cpu->et->wait, ETSOC1_WAIT_NONE);
+        etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     }
 }
 
@@ -283,6 +305,8 @@ static void etsoc1_minion_exec_exit(CPUState *cs)
     if (likely(!cpu->et->halting)) {
         if (qatomic_read(&cs->halted)) {
             etsoc1_sync_park(cpu);      /* a WFI */
+        } else {
+            etsoc1_host_hold(cpu);      /* past a host input: give way */
         }
         return;
     }
@@ -920,6 +944,8 @@ static void etsoc1_minion_cpu_class_init(ObjectClass *oc, void *data)
     tcg_ops.do_interrupt = etsoc1_minion_do_interrupt;
     tcg_ops.cpu_exec_interrupt = etsoc1_minion_exec_interrupt;
     assert(!tcg_ops.cpu_exec_exit);     /* RISC-V has none to chain */
+    assert(!tcg_ops.cpu_exec_enter);
+    tcg_ops.cpu_exec_enter = etsoc1_minion_exec_enter;
     tcg_ops.cpu_exec_exit = etsoc1_minion_exec_exit;
     cc->tcg_ops = &tcg_ops;
 }

@@ -229,6 +229,16 @@ typedef struct Etsoc1HartEt {
         uintptr_t insn;
         uint64_t now;
     } scp_last;
+    /*
+     * Host state (etsoc1-sync.c, "Host inputs"): the time of this hart's
+     * latest look at it or pass of the gate, for the stamping of a host
+     * input to come after, and the time at which it waits in
+     * ETSOC1_WAIT_HOST.  Not migrated: a hart in that wait looks again.
+     */
+    struct {
+        uint64_t obs_t;
+        uint64_t t;
+    } host;
 } Etsoc1HartEt;
 
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")

@@ -80,6 +80,23 @@ static void pcie_update_irq(Etsoc1PcieState *s)
     qemu_set_irq(s->irq[ETSOC1_PCIE_IRQ_MM], s->mm_count != 0);
 }
 
+/*
+ * Host state and its inputs (etsoc1-sync.c, "Host inputs").  A host
+ * input that changes the PC_MM mailbox or the MM doorbell leaves its
+ * stamped time in *@last_t; a minion that looks at either learns of it
+ * (its clock moves there) and, if a host input is still to come at or
+ * before its own time, leaves the access and halts until it is in.  The
+ * service processor has no clock: it only reads.
+ */
+static void pcie_host_state(Etsoc1PcieState *s, uint64_t *last_t)
+{
+    if (s->in_host_access) {
+        *last_t = MAX(*last_t, etsoc1_dma_chip_input_time(s->edma.chip));
+    } else {
+        etsoc1_dma_chip_host_observe(s->edma.chip, *last_t);
+    }
+}
+
 /* ---- MSI to the host ---------------------------------------------------- */
 
 static void pcie_send_msi(Etsoc1PcieState *s, uint32_t vectors)
@@ -478,6 +495,9 @@ static void pcie_trg_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case A_TRG_MMM_INT_INC:
         if (val & 1) {
+            /* the doorbell's time: before the level the dispatcher sees */
+            s->trg_t = MAX(s->trg_t,
+                           etsoc1_dma_chip_input_time(s->edma.chip));
             s->mm_count++;
         }
         break;
@@ -517,6 +537,8 @@ static uint64_t pcie_trg_mmin_read(void *opaque, hwaddr addr, unsigned size)
     Etsoc1PcieState *s = opaque;
     uint64_t val = 0;
 
+    pcie_host_state(s, &s->trg_t);
+
     if (addr == A_TRG_PCI_MMM_CNT) {
         val = s->mm_count;
     } else if (addr == A_TRG_IPI_TRIGGER) {
@@ -530,6 +552,8 @@ static void pcie_trg_mmin_write(void *opaque, hwaddr addr, uint64_t val,
                                 unsigned size)
 {
     Etsoc1PcieState *s = opaque;
+
+    pcie_host_state(s, &s->trg_t);     /* PCI_INT_DEC: after the doorbells */
 
     trace_etsoc1_pcie_trg("mmin", "write", addr, val);
     switch (addr) {
@@ -563,6 +587,37 @@ static void pcie_trg_mmin_write(void *opaque, hwaddr addr, uint64_t val,
 TRG_OPS(pcie_trg_ops, pcie_trg_read, pcie_trg_write);
 TRG_OPS(pcie_trg_sp_ops, pcie_trg_sp_read, pcie_trg_sp_write);
 TRG_OPS(pcie_trg_mmin_ops, pcie_trg_mmin_read, pcie_trg_mmin_write);
+
+/*
+ * The PC_MM mailbox SRAM: an I/O region over its bytes, so that each
+ * minion access can look at the host's inputs (pcie_host_state) where the
+ * host writes the SQs and reads the CQ.  The host's own accesses come
+ * through pcie_host_access.
+ */
+static uint64_t pcie_mbox_mm_read(void *opaque, hwaddr addr, unsigned size)
+{
+    Etsoc1PcieState *s = opaque;
+
+    pcie_host_state(s, &s->mbox_mm_t);
+    return ldn_le_p(s->mbox_mm_buf + addr, size);
+}
+
+static void pcie_mbox_mm_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    Etsoc1PcieState *s = opaque;
+
+    pcie_host_state(s, &s->mbox_mm_t);
+    stn_le_p(s->mbox_mm_buf + addr, size, val);
+}
+
+static const MemoryRegionOps pcie_mbox_mm_ops = {
+    .read = pcie_mbox_mm_read,
+    .write = pcie_mbox_mm_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
 
 /* ---- qtest hook: the host's view, offset = bus address ------------------- */
 
@@ -615,6 +670,8 @@ static void pcie_reset(DeviceState *dev)
     s->host_to_sp = 0;
     s->mm_count = 0;
     s->msi_sent = 0;
+    s->mbox_mm_t = 0;
+    s->trg_t = 0;
     if (s->enumerated) {
         /* what the host's enumeration leaves: BARs set, memory space on */
         s->command = R_COMMAND_MEM_SPACE_EN_MASK |
@@ -683,8 +740,15 @@ static void pcie_realize(DeviceState *dev, Error **errp)
     memory_region_init_io(&s->trg_mmin, obj, &pcie_trg_mmin_ops, s,
                           "etsoc1.pu-trg-mmin", 8 * KiB);
     sysbus_init_mmio(sbd, &s->trg_mmin);
-    memory_region_init_ram(&s->mbox_mm, obj, "etsoc1.pu-mbox-pc-mm",
-                           4 * KiB, &error_fatal);
+    memory_region_init_io(&s->mbox_mm, obj, &pcie_mbox_mm_ops, s,
+                          "etsoc1.pu-mbox-pc-mm", sizeof(s->mbox_mm_buf));
+    /*
+     * A minion that must wait for a host input leaves these two by
+     * longjmp (pcie_host_state), as the shire's windows do: no guard
+     * (neither re-enters the device).
+     */
+    s->trg_mmin.disable_reentrancy_guard = true;
+    s->mbox_mm.disable_reentrancy_guard = true;
     memory_region_init_ram(&s->mbox_sp, obj, "etsoc1.pu-mbox-pc-sp",
                            4 * KiB, &error_fatal);
     sysbus_init_mmio(sbd, &s->mbox_mm);
@@ -705,8 +769,8 @@ static void pcie_realize(DeviceState *dev, Error **errp)
 
 static const VMStateDescription vmstate_pcie = {
     .name = TYPE_ETSOC1_PCIE_EP,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,        /* 2: the PC_MM mailbox, its inputs' times */
+    .minimum_version_id = 2,
     .fields = (VMStateField[]) {
         VMSTATE_UINT32(command, Etsoc1PcieState),
         VMSTATE_UINT32_ARRAY(bar, Etsoc1PcieState, 6),
@@ -719,6 +783,9 @@ static const VMStateDescription vmstate_pcie = {
         VMSTATE_UINT32(host_to_sp, Etsoc1PcieState),
         VMSTATE_UINT32(mm_count, Etsoc1PcieState),
         VMSTATE_UINT32(msi_sent, Etsoc1PcieState),
+        VMSTATE_UINT8_ARRAY(mbox_mm_buf, Etsoc1PcieState, 4096),
+        VMSTATE_UINT64(mbox_mm_t, Etsoc1PcieState),
+        VMSTATE_UINT64(trg_t, Etsoc1PcieState),
         VMSTATE_END_OF_LIST()
     }
 };

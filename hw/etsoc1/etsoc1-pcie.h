@@ -201,12 +201,33 @@ struct Etsoc1DmaChipClass {
     uint64_t (*requester_time)(Etsoc1DmaChip *chip);
     /* The hart making the current access learns of an event at @t. */
     void (*requester_sees)(Etsoc1DmaChip *chip, uint64_t t);
+    /*
+     * Host inputs at a stamped time (etsoc1-sync.c, "Host inputs").
+     * input_post: queue @fn(@opaque, T) to run (BQL held, perhaps before
+     * it returns) at T, a time after everything the card has done; false
+     * if inputs are not stamped (the caller applies it at once).
+     * input_time: the T of the input being applied, 0 outside one.
+     * host_observe: the minion making the current access looks at host
+     * state that an input last changed at @last_t; it may not return (it
+     * leaves the access and halts until the inputs before it are in).
+     */
+    bool (*input_post)(Etsoc1DmaChip *chip, const char *what, uint64_t addr,
+                       uint64_t len, void (*fn)(void *opaque, uint64_t t),
+                       void *opaque);
+    uint64_t (*input_time)(Etsoc1DmaChip *chip);
+    void (*host_observe)(Etsoc1DmaChip *chip, uint64_t last_t);
 };
 
 uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
                                  uint64_t more);
 uint64_t etsoc1_dma_chip_requester_time(Object *chip);
 void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t);
+bool etsoc1_dma_chip_input_post(Object *chip, const char *what,
+                                uint64_t addr, uint64_t len,
+                                void (*fn)(void *opaque, uint64_t t),
+                                void *opaque);
+uint64_t etsoc1_dma_chip_input_time(Object *chip);
+void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t);
 
 /* ---- eDMA ------------------------------------------------------------ */
 
@@ -317,7 +338,7 @@ struct Etsoc1PcieState {
     MemoryRegion trg_pcie;
     MemoryRegion trg_pcie_sp;
     MemoryRegion trg_mmin;
-    MemoryRegion mbox_mm;
+    MemoryRegion mbox_mm;   /* I/O over mbox_mm_buf: minions observe it */
     MemoryRegion mbox_sp;
     MemoryRegion slv;
     MemoryRegion hostview;
@@ -336,6 +357,14 @@ struct Etsoc1PcieState {
     uint32_t host_to_sp;    /* IPI_TRIGGER bits, cleared by the SP */
     uint32_t mm_count;      /* MMM_INT_INC - PCI_INT_DEC */
     uint32_t msi_sent;      /* vectors sent so far (diagnosis, qtest) */
+    /*
+     * The PC_MM mailbox SRAM, and the T of the last host input that wrote
+     * it or rang the MM doorbell (etsoc1-sync.c, "Host inputs"): a minion
+     * that looks at either learns of that input, so its clock moves there.
+     */
+    uint8_t mbox_mm_buf[4096];
+    uint64_t mbox_mm_t;
+    uint64_t trg_t;
 
     Etsoc1MsiFn *msi_fn;
     void *msi_opaque;

@@ -38,6 +38,7 @@
 #include "qemu/host-utils.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
+#include "hw/etsoc1/etsoc1-sync.h"
 #include "trace.h"
 
 /* timer n's registers are at n * 0x14 */
@@ -152,9 +153,16 @@ static void pu_timer_catch_up(Etsoc1PuTimerState *s, uint64_t now)
         t->fired_at = t->deadline + k * p;
         t->deadline = t->fired_at + p;
         trace_etsoc1_pu_timer_emu_expired(n, t->fired_at, k + 1);
+        /* published: a host input is stamped after it */
+        etsoc1_input_declare(s->chip, t->fired_at);
         s->raw |= 1u << n;
         pu_timer_update_irq(s, n);
     }
+}
+
+void etsoc1_pu_timer_advance(Etsoc1PuTimerState *s, uint64_t now)
+{
+    pu_timer_catch_up(s, now);
 }
 
 /* Look at the chip's time again in scan_ms while a timer is on it. */

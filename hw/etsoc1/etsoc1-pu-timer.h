@@ -53,6 +53,11 @@ struct Etsoc1PuTimerState {
     uint32_t warp_idle_ms;  /* host time the chip idles before a warp */
     int64_t idle_since_ms;  /* host time of the first idle look, or -1 */
     struct QEMUTimer *scan; /* that look, while a timer is on emulated time */
+    /* the machine, for the host inputs' stamps (etsoc1-sync.c) */
+    struct Etsoc1MachineState *chip;
 };
+
+/* Raise every expiry on emulated time up to @now (a host input at @now) */
+void etsoc1_pu_timer_advance(Etsoc1PuTimerState *s, uint64_t now);
 
 #endif

@@ -40,7 +40,10 @@
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
+#include "sysemu/runstate.h"
+#include "sysemu/tcg.h"
 #include "hw/etsoc1/etsoc1-timing.h"
+#include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
@@ -82,6 +85,20 @@ static bool etsoc1_parks(uint32_t why)
     return why == ETSOC1_WAIT_NONE || why == ETSOC1_WAIT_STOPPED;
 }
 
+/* *@p = MAX(*@p, @v), atomically */
+static void etsoc1_input_max(uint64_t *p, uint64_t v)
+{
+    uint64_t old = qatomic_read(p), seen;
+
+    while (v > old) {
+        seen = qatomic_cmpxchg(p, old, v);
+        if (seen == old) {
+            break;
+        }
+        old = seen;
+    }
+}
+
 /*
  * On @cpu's thread, which halted: park it if it waits for no ET event.
  * Not while an interrupt that ends its WFI is pending: it is about to run
@@ -97,6 +114,14 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
 
     if (m && m->awake && etsoc1_parks(qatomic_read(&cpu->et->wait)) &&
         (qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
+        /*
+         * The stamping of a host input looks at the harts not parked and
+         * at this: the clock first, then the bit (the RMW is a barrier).
+         */
+        if (m->input_q) {
+            etsoc1_input_max(&m->parked_max, MAX(etsoc1_now(cpu),
+                                                 cpu->et->host.obs_t));
+        }
         qatomic_and(&m->awake[BIT_WORD(i)], ~bit);
         smp_mb();   /* cleared before the look, as a raiser sets, then raises */
         if (riscv_cpu_all_pending(&cpu->parent_obj.env)) {
@@ -240,6 +265,7 @@ static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
 uint64_t etsoc1_sync_horizon(bool *idle)
 {
     uint64_t min = UINT64_MAX, t;
+    Etsoc1MachineState *m = NULL;
     Etsoc1MinionCPU *cpu;
     CPUState *cs;
     bool gated;
@@ -247,6 +273,9 @@ uint64_t etsoc1_sync_horizon(bool *idle)
     *idle = true;
     CPU_FOREACH(cs) {
         cpu = etsoc1_minion_of(cs);
+        if (cpu && !m) {
+            m = cpu->shire->chip;
+        }
         if (!cpu) {
             if (!qatomic_read(&cs->halted) || cpu_has_work(cs)) {
                 *idle = false;      /* the service processor runs */
@@ -257,6 +286,15 @@ uint64_t etsoc1_sync_horizon(bool *idle)
             continue;
         }
         min = MIN(min, t);
+        *idle = false;
+    }
+    /*
+     * A host input still to come acts at its T: no expiry, and no warp,
+     * past it before it is in (etsoc1_input_apply_due raises those up
+     * to T first).
+     */
+    if (m && m->input_q && !g_queue_is_empty(m->input_q)) {
+        min = MIN(min, qatomic_read(&m->input_head_t));
         *idle = false;
     }
     return min;
@@ -387,6 +425,24 @@ static bool etsoc1_gate_open(Etsoc1MinionCPU *self, uint64_t t,
 }
 
 /*
+ * Does a host input still to come act at or before @t?  Then an access
+ * at @t waits at the gate until it is in (etsoc1_input_apply_due): inputs
+ * get no lookahead.  @cpu first publishes @t, so that an input stamped
+ * meanwhile is stamped after it (etsoc1_input_post: either this sees the
+ * stamping's 0, or the stamping sees @t).
+ */
+static bool etsoc1_gate_host_before(Etsoc1MachineState *m,
+                                    Etsoc1MinionCPU *cpu, uint64_t t)
+{
+    if (!m->input_q) {
+        return false;
+    }
+    qatomic_set(&cpu->et->host.obs_t, MAX(cpu->et->host.obs_t, t));
+    smp_mb();
+    return qatomic_read(&m->input_head_t) <= t;
+}
+
+/*
  * Remember @val as what @cpu last saw at @pa through a global operation;
  * count the reads in a row that saw it.
  */
@@ -480,7 +536,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
     if (!a) {
         a = &credit;
     }
-    if (etsoc1_gate_open(cpu, t, a)) {
+    if (!etsoc1_gate_host_before(m, cpu, t) && etsoc1_gate_open(cpu, t, a)) {
         return true;
     }
     et->gate.access = *a;
@@ -707,6 +763,8 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
 static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
                                 Etsoc1GateEntry *e, unsigned n)
 {
+    /* a host input still to come goes first (etsoc1_gate_host_before) */
+    uint64_t head = qatomic_read(&m->input_head_t);
     unsigned i, first = 0, k = 0;
     uint64_t t0;
 
@@ -750,7 +808,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             prev = g_hash_table_lookup(m->gate_slots, slot);
             g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
         }
-        if (!e[i].may_release ||
+        if (!e[i].may_release || e[i].t >= head ||
             etsoc1_owner_before(e[i].cpu->et->gate.access.owner, e[i].t,
                                 e[i].index)) {
             continue;
@@ -998,7 +1056,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
 {
     uint32_t why = cpu->et->wait;
 
-    if (etsoc1_sync_wait(why)) {
+    if (etsoc1_sync_wait(why) || why == ETSOC1_WAIT_HOST) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
         cpu->et->gate.released = 0;     /* it goes through the gate again */
         cpu->et->poll.lc = NULL;
@@ -1008,6 +1066,330 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
         CPU(cpu)->halted = 0;
     }
     cpu->et->gate.next = NULL;  /* every hart at the gate goes through again */
+}
+
+/*
+ * ---- Host inputs -----------------------------------------------------------
+ *
+ * A host input (a host-link MMIO write: kernel images, SQ entries,
+ * doorbells) takes effect at an emulated time T chosen when it arrives,
+ * after everything the card has done or shown: T = 1 + the latest of every
+ * hart's clock, every time a hart looked at host state or passed the gate,
+ * every timer expiry the model declared, and the previous T.  It is then
+ * applied in the model's order, as one more actor at the gate whose clock
+ * is T: once no hart can act before T (etsoc1_input_clear), after every
+ * timer expiry up to T.  Until then an access through the gate at or
+ * after T waits (etsoc1_gate_host_before), and so does a minion that looks
+ * at host state (the mailbox, the doorbell count: etsoc1_host_observe) at
+ * or after T, halted in ETSOC1_WAIT_HOST.  A look moves the hart's clock
+ * to the T of the last input that changed what it looks at.  So a command
+ * is seen at the same point of the card's history whatever the host's
+ * pace, and the worker that takes it runs from T, above every clock that
+ * the host's timing could have moved (docs/timing.md, "The host link";
+ * docs/research/record-replay-design.md, 3.1-3.3).
+ *
+ * Everything here runs with the BQL, on the main loop, except the harts'
+ * looks, which read input_head_t after publishing their time.
+ */
+
+typedef struct Etsoc1Input {
+    uint64_t t;
+    const char *what;
+    uint64_t addr, len;     /* for the trace */
+    Etsoc1InputFn *fn;
+    void *opaque;
+} Etsoc1Input;
+
+/* The latest time any hart has reached, shown or looked at */
+static uint64_t etsoc1_input_frontier(Etsoc1MachineState *m)
+{
+    uint64_t d = 0;
+    Etsoc1MinionCPU *cpu;
+    unsigned i;
+
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        d = MAX(d, etsoc1_clock_peek(cpu));
+        d = MAX(d, qatomic_read(&cpu->et->host.obs_t));
+        if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_GATE) {
+            d = MAX(d, cpu->et->gate.t);
+        }
+    }
+    smp_rmb();      /* a hart parks after it published its clock */
+    return MAX(d, qatomic_read(&m->parked_max));
+}
+
+/*
+ * The earliest time from which a hart may still act, as
+ * etsoc1_sync_horizon sees it (harts at the gate at their access's time,
+ * running harts and harts about to run at their clocks, a hart in WFI
+ * with its wake-up pending too; harts halted in a wait, a poll or a host
+ * input, do not count), but only over the harts not parked.
+ */
+static uint64_t etsoc1_input_min(Etsoc1MachineState *m)
+{
+    uint64_t min = UINT64_MAX, t;
+    Etsoc1MinionCPU *cpu;
+    unsigned i;
+    bool gated;
+
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        if (!etsoc1_next_act(cpu, &t, &gated)) {
+            if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE ||
+                !riscv_cpu_all_pending(&cpu->parent_obj.env)) {
+                continue;
+            }
+            t = etsoc1_clock_peek(cpu);
+        }
+        min = MIN(min, t);
+    }
+    return min;
+}
+
+/* Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open) */
+static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
+{
+    return etsoc1_input_min(m) >= t && etsoc1_input_min(m) >= t;
+}
+
+/*
+ * An input at @t waits for the harts behind it, while the harts already
+ * past it run on and share the host's CPUs with them: with a shire of
+ * spinning harts the slowest took seconds of host time to catch up with
+ * the fastest, per host write.  Kick the running harts past @t out of
+ * their translated code: they give way (etsoc1_host_hold) until the
+ * input is in.  Host pacing only: a held hart's clock does not move.
+ */
+static void etsoc1_input_kick(Etsoc1MachineState *m, uint64_t t)
+{
+    Etsoc1MinionCPU *cpu;
+    unsigned i;
+
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        CPUState *cs = etsoc1_minion_cs(cpu);
+
+        if (!qatomic_read(&cs->halted) && etsoc1_clock_peek(cpu) >= t) {
+            qemu_cpu_kick(cs);
+        }
+    }
+}
+
+/*
+ * An input raised an interrupt (the MM doorbell through the PU PLIC, whose
+ * targets are the master shire's harts): a hart it woke from WFI is about
+ * to run from its own clock, before its thread has unparked it.  Unpark
+ * it here, so that the next input waits for it (etsoc1_input_min).  A
+ * look at 64 harts, whatever the chip's size.
+ */
+static void etsoc1_input_woken(Etsoc1MachineState *m)
+{
+    unsigned i, first = ETSOC1_MASTER_SHIRE * ETSOC1_HARTS_PER_SHIRE;
+    Etsoc1MinionCPU *cpu;
+
+    for (i = first; i < MIN(first + ETSOC1_HARTS_PER_SHIRE, m->minion_slots);
+         i++) {
+        cpu = m->minion[i];
+        if (cpu && qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
+            qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
+            riscv_cpu_all_pending(&cpu->parent_obj.env)) {
+            etsoc1_sync_unpark(cpu);
+        }
+    }
+}
+
+/* Let the harts in ETSOC1_WAIT_HOST before the queue's new head go */
+static void etsoc1_input_release(Etsoc1MachineState *m)
+{
+    uint64_t head = qatomic_read(&m->input_head_t);
+    Etsoc1MinionCPU *cpu;
+    unsigned i;
+
+    if (!qatomic_read(&m->host_waiting)) {
+        return;
+    }
+    /* a hart in that wait is never parked */
+    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+        if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_HOST &&
+            qatomic_read(&cpu->et->host.t) < head) {
+            etsoc1_minion_wake(cpu);
+        }
+    }
+}
+
+static void etsoc1_input_set_head(Etsoc1MachineState *m)
+{
+    Etsoc1Input *in = g_queue_peek_head(m->input_q);
+
+    qatomic_set(&m->input_head_t, in ? in->t : UINT64_MAX);
+    smp_mb();       /* before the looks at the harts' waits */
+}
+
+void etsoc1_input_apply_due(Etsoc1MachineState *m)
+{
+    Etsoc1Input *in;
+    bool applied = false;
+
+    if (!m->input_q) {
+        return;
+    }
+    while ((in = g_queue_peek_head(m->input_q)) != NULL) {
+        /* stopped harts cannot move: the input goes in now */
+        if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
+            etsoc1_input_kick(m, in->t);
+            break;
+        }
+        g_queue_pop_head(m->input_q);
+        /* every expiry up to T first: the chip is there */
+        if (m->pu_timer) {
+            etsoc1_pu_timer_advance(m->pu_timer, in->t);
+        }
+        trace_etsoc1_input_apply(in->what, in->addr, in->len, in->t);
+        etsoc1_trace_host_input(in->what, in->addr, in->len, in->t);
+        m->input_applying_t = in->t;
+        in->fn(in->opaque, in->t);
+        m->input_applying_t = 0;
+        etsoc1_input_woken(m);
+        g_free(in);
+        applied = true;
+    }
+    etsoc1_input_set_head(m);
+    if (applied) {
+        etsoc1_input_release(m);
+        if (qatomic_read(&m->gate_waiting)) {
+            etsoc1_sync_scan(m, NULL);      /* what waited at the gate */
+        }
+    }
+    if (!g_queue_is_empty(m->input_q)) {
+        timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                                  ETSOC1_SYNC_TICK_MS);
+    }
+}
+
+static void etsoc1_input_tick(void *opaque)
+{
+    etsoc1_input_apply_due(opaque);
+}
+
+bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
+                       uint64_t addr, uint64_t len, Etsoc1InputFn *fn,
+                       void *opaque)
+{
+    Etsoc1Input *in;
+    uint64_t t;
+
+    if (!m || !m->input_q) {
+        return false;
+    }
+    /*
+     * Hold every look and gated access while the clocks are read: a hart
+     * publishes its time, then reads the head (Dekker), so either it sees
+     * this 0 and waits, or the frontier below sees its time.
+     */
+    qatomic_set(&m->input_head_t, 0);
+    smp_mb();
+    t = MAX(MAX(etsoc1_input_frontier(m), m->declared_t),
+            m->input_last_t) + 1;
+    m->input_last_t = t;
+    in = g_new0(Etsoc1Input, 1);
+    *in = (Etsoc1Input) {
+        .t = t, .what = what, .addr = addr, .len = len, .fn = fn,
+        .opaque = opaque,
+    };
+    g_queue_push_tail(m->input_q, in);
+    trace_etsoc1_input_post(what, addr, len, t);
+    etsoc1_input_set_head(m);
+    etsoc1_input_release(m);        /* the harts the 0 held */
+    etsoc1_input_apply_due(m);      /* an idle chip: at once */
+    return true;
+}
+
+/* A timer expiry at @t was raised: later inputs are stamped after it. */
+void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t)
+{
+    if (m) {
+        m->declared_t = MAX(m->declared_t, t);
+    }
+}
+
+/*
+ * @cpu (on its own thread) looks at host state that a host input last
+ * changed at @last_t: it learns of that input (its clock moves to
+ * @last_t), publishes its time, and if an input still to come acts at or
+ * before its time, halts in ETSOC1_WAIT_HOST (true: the caller leaves the
+ * access, which runs again when the hart is let go).  A check of the
+ * head, never a look at other harts.
+ */
+bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+    uint64_t now;
+
+    if (qatomic_read(&et->wait) == ETSOC1_WAIT_HOST) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);       /* let go */
+        etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
+    }
+    if (!m || !m->input_q) {
+        return false;
+    }
+    etsoc1_advance_to(cpu, last_t);
+    now = etsoc1_now(cpu);
+    qatomic_set(&et->host.obs_t, MAX(et->host.obs_t, now));
+    smp_mb();
+    if (qatomic_read(&m->input_head_t) > now) {
+        return false;
+    }
+    qatomic_set(&m->host_waiting, true);
+    qatomic_set(&et->host.t, now);
+    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
+    smp_mb();       /* the wait, then the head again (etsoc1_input_release) */
+    if (qatomic_read(&m->input_head_t) > now) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
+        return false;
+    }
+    trace_etsoc1_sync_halt(etsoc1_hart(cpu), ETSOC1_WAIT_HOST, now);
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
+    return true;
+}
+
+/*
+ * @cpu (on its own thread, its cpu_exec() over, running) gives way to a
+ * host input at or before its clock: it halts in ETSOC1_WAIT_HOST until
+ * the input is in, so that the harts still behind it get the host's CPUs
+ * (etsoc1_input_kick).  Where it stands in its program does not change.
+ */
+void etsoc1_host_hold(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+    uint64_t now;
+
+    if (!m || !m->input_q ||
+        qatomic_read(&et->wait) != ETSOC1_WAIT_NONE) {
+        return;
+    }
+    now = etsoc1_now(cpu);
+    if (qatomic_read(&m->input_head_t) > now) {
+        return;
+    }
+    qatomic_set(&m->host_waiting, true);
+    qatomic_set(&et->host.t, now);
+    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
+    smp_mb();       /* the wait, then the head again (etsoc1_input_release) */
+    if (qatomic_read(&m->input_head_t) > now) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
+        return;
+    }
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
+    qatomic_set(&CPU(cpu)->halted, 1);
+}
+
+/* Is @cpu's ETSOC1_WAIT_HOST over: are the inputs up to its time in? */
+bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+
+    return !m ||
+           qatomic_read(&m->input_head_t) > qatomic_read(&cpu->et->host.t);
 }
 
 /*
@@ -1069,4 +1451,17 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     s->gate_slots = g_hash_table_new(NULL, NULL);
     qemu_mutex_init(&s->gate_lock);
     qemu_mutex_init(&s->port_lock);
+
+    s->input_head_t = UINT64_MAX;
+    /*
+     * The gate and the polls order the inputs: without them, no stamps.
+     * Nor without TCG: under qtest the harts never run (nor park), so no
+     * input would ever be clear of them.  Without a host link there is
+     * no input, and the gate and the parks pay nothing for them.
+     */
+    if (s->stamp_host && s->poll_halt && tcg_enabled() && s->hostlink_id) {
+        s->input_q = g_queue_new();
+        s->input_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
+                                      etsoc1_input_tick, s);
+    }
 }

@@ -69,4 +69,22 @@ void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_start(Etsoc1MachineState *s);
 uint64_t etsoc1_sync_horizon(bool *idle);
 
+/*
+ * Host inputs at a stamped time (etsoc1-sync.c, "Host inputs";
+ * docs/timing.md "The host link").  @fn(@opaque, T) runs, with the BQL,
+ * at T: a time after everything the card has done, once no hart can act
+ * before T (perhaps before etsoc1_input_post returns).  False: inputs are
+ * not stamped on this machine (stamp-host=off, poll-halt=off), the
+ * caller applies it at once.
+ */
+typedef void Etsoc1InputFn(void *opaque, uint64_t t);
+bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
+                       uint64_t addr, uint64_t len, Etsoc1InputFn *fn,
+                       void *opaque);
+void etsoc1_input_apply_due(Etsoc1MachineState *m);
+void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t);
+bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t);
+bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu);
+void etsoc1_host_hold(Etsoc1MinionCPU *cpu);
+
 #endif

@@ -31,7 +31,7 @@
 #define TRACE_PID_PCIE ETSOC1_MAX_SHIRES
 #define TRACE_DMA_CHANNELS 4        /* per direction (etsoc1-pcie.h) */
 /* a WFI: no Etsoc1Wait of its own (the stock helper halts the hart) */
-#define TRACE_WAIT_WFI (ETSOC1_WAIT_GATE + 1)
+#define TRACE_WAIT_WFI (ETSOC1_WAIT_HOST + 1)
 
 typedef struct Etsoc1TraceWait {
     uint8_t why;                    /* Etsoc1Wait; NONE: not waiting */
@@ -50,6 +50,7 @@ static struct {
     bool pid_named[TRACE_PID_PCIE + 1];
     bool hart_named[ETSOC1_MAX_HARTS];
     bool dma_named[2][TRACE_DMA_CHANNELS];
+    bool host_named;
     uint64_t dma_start[2][TRACE_DMA_CHANNELS];
     Etsoc1TraceWait wait[ETSOC1_MAX_HARTS];
 } tr;
@@ -70,6 +71,7 @@ static const struct {
     [ETSOC1_WAIT_COOP] = { "cooperative TensorLoad", NULL },
     [ETSOC1_WAIT_POLL] = { "poll", "pa" },
     [ETSOC1_WAIT_GATE] = { "read gate", "at" },
+    [ETSOC1_WAIT_HOST] = { "host input", "at" },
     [TRACE_WAIT_WFI] = { "WFI (until an interrupt)", NULL },
 };
 
@@ -477,6 +479,32 @@ void etsoc1_trace_dma_end(bool write, unsigned ch, uint64_t t,
             write ? "card to host" : "host to card", ok ? "done" : "aborted",
             TRACE_PID_PCIE, write * TRACE_DMA_CHANNELS + ch, us(start),
             us(t - start), start, t, elements);
+    }
+    qemu_mutex_unlock(&tr.lock);
+}
+
+/* The host's inputs: tid 2 * TRACE_DMA_CHANNELS of the PCIe process */
+void etsoc1_trace_host_input(const char *what, uint64_t addr, uint64_t len,
+                             uint64_t t)
+{
+    const unsigned tid = 2 * TRACE_DMA_CHANNELS;
+
+    if (!qatomic_read(&tr.f)) {
+        return;
+    }
+    qemu_mutex_lock(&tr.lock);
+    name_pid(TRACE_PID_PCIE);
+    if (!tr.host_named) {
+        tr.host_named = true;
+        put("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,"
+            "\"args\":{\"name\":\"host\"}}", TRACE_PID_PCIE, tid);
+    }
+    if (room(1)) {
+        seen(t);
+        put("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"host\","
+            "\"pid\":%u,\"tid\":%u,\"ts\":%.6f,\"args\":{\"at\":%" PRIu64
+            ",\"addr\":%" PRIu64 ",\"len\":%" PRIu64 "}}", what,
+            TRACE_PID_PCIE, tid, us(t), t, addr, len);
     }
     qemu_mutex_unlock(&tr.lock);
 }

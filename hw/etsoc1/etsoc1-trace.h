@@ -28,6 +28,7 @@ typedef enum Etsoc1Wait {
     ETSOC1_WAIT_COOP,       /* the partners of a cooperative TensorLoad */
     ETSOC1_WAIT_POLL,       /* a poll: a write to the line it re-reads */
     ETSOC1_WAIT_GATE,       /* a global read: every other hart to reach it */
+    ETSOC1_WAIT_HOST,       /* host state: the host's inputs up to its time */
 } Etsoc1Wait;
 
 /*
@@ -114,5 +115,12 @@ void etsoc1_trace_misses(uint32_t hart, uint64_t t, uint64_t l2,
 void etsoc1_trace_dma_start(bool write, unsigned ch, uint64_t t);
 void etsoc1_trace_dma_end(bool write, unsigned ch, uint64_t t,
                           uint64_t elements, bool ok);
+
+/*
+ * A host input (@what, @len bytes at @addr) took effect at its stamped
+ * time @t (etsoc1-sync.c, "Host inputs"), on the "host" track
+ */
+void etsoc1_trace_host_input(const char *what, uint64_t addr, uint64_t len,
+                             uint64_t t);
 
 #endif

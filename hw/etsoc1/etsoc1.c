@@ -858,6 +858,8 @@ static void etsoc1_machine_init(MachineState *ms)
                                             : 0);
     }
     sysbus_realize_and_unref(SYS_BUS_DEVICE(timer), &error_fatal);
+    s->pu_timer = ETSOC1_PU_TIMER(timer);
+    s->pu_timer->chip = s;
     sysbus_mmio_map(SYS_BUS_DEVICE(timer), 0,
                     etsoc1_memmap[ETSOC1_PU_TIMER_REGS].base);
     edma = DEVICE(object_resolve_path_component(OBJECT(pcie), "edma"));
@@ -1044,6 +1046,16 @@ static void etsoc1_set_poll_halt(Object *obj, bool value, Error **errp)
     ETSOC1_MACHINE(obj)->poll_halt = value;
 }
 
+static bool etsoc1_get_stamp_host(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->stamp_host;
+}
+
+static void etsoc1_set_stamp_host(Object *obj, bool value, Error **errp)
+{
+    ETSOC1_MACHINE(obj)->stamp_host = value;
+}
+
 static bool etsoc1_get_cache_model(Object *obj, Error **errp)
 {
     return ETSOC1_MACHINE(obj)->cache_model;
@@ -1094,6 +1106,7 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->clock_mhz = ETSOC1_DEFAULT_CLOCK_MHZ;
     ETSOC1_MACHINE(obj)->trace_json_max_events = ETSOC1_TRACE_MAX_EVENTS;
     ETSOC1_MACHINE(obj)->poll_halt = true;
+    ETSOC1_MACHINE(obj)->stamp_host = true;
     ETSOC1_MACHINE(obj)->cache_model = true;
 }
 
@@ -1121,6 +1134,35 @@ static void etsoc1_dma_requester_sees(Etsoc1DmaChip *chip, uint64_t t)
     }
 }
 
+static bool etsoc1_dma_input_post(Etsoc1DmaChip *chip, const char *what,
+                                  uint64_t addr, uint64_t len,
+                                  void (*fn)(void *opaque, uint64_t t),
+                                  void *opaque)
+{
+    return etsoc1_input_post(ETSOC1_MACHINE(chip), what, addr, len, fn,
+                             opaque);
+}
+
+static uint64_t etsoc1_dma_input_time(Etsoc1DmaChip *chip)
+{
+    return ETSOC1_MACHINE(chip)->input_applying_t;
+}
+
+/*
+ * A minion's look at host state: if it must wait for a host input, it
+ * leaves the access (an MMIO callback of the endpoint) as a poll leaves
+ * the shire's windows, and runs it again when the input is in.
+ */
+static void etsoc1_dma_host_observe(Etsoc1DmaChip *chip, uint64_t last_t)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    if (cpu && etsoc1_host_observe(cpu, last_t)) {
+        riscv_raise_exception(&cpu->parent_obj.env, etsoc1_halt_cause(cpu),
+                              CPU(cpu)->mem_io_pc);
+    }
+}
+
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -1131,6 +1173,9 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     dc->lines_written = etsoc1_dma_lines_written;
     dc->requester_time = etsoc1_dma_requester_time;
     dc->requester_sees = etsoc1_dma_requester_sees;
+    dc->input_post = etsoc1_dma_input_post;
+    dc->input_time = etsoc1_dma_input_time;
+    dc->host_observe = etsoc1_dma_host_observe;
     mc->max_cpus = ETSOC1_MAX_HARTS + 1;     /* + the service processor */
     mc->min_cpus = ETSOC1_HARTS_PER_SHIRE;
     mc->default_cpus = ETSOC1_HARTS_PER_SHIRE;
@@ -1181,6 +1226,13 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "Polls through global atomics halt and global reads wait for the "
         "harts behind them, so that hand-offs are timed by the model "
         "(default on; docs/timing.md, Polls and the read gate)");
+    object_class_property_add_bool(oc, "stamp-host", etsoc1_get_stamp_host,
+                                   etsoc1_set_stamp_host);
+    object_class_property_set_description(oc, "stamp-host",
+        "Host inputs (host-link MMIO writes, doorbells) take effect at an "
+        "emulated time chosen after everything the card has done, through "
+        "the read gate (default on; needs poll-halt; docs/timing.md, "
+        "The host link)");
     object_class_property_add_bool(oc, "cache-model", etsoc1_get_cache_model,
                                    etsoc1_set_cache_model);
     object_class_property_set_description(oc, "cache-model",

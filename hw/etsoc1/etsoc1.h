@@ -73,6 +73,21 @@ struct Etsoc1MachineState {
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
     QemuMutex gate_lock;        /* harts into and out of the gate */
     QemuMutex port_lock;        /* the shires' mesh ports (etsoc1-fabric.c) */
+    /*
+     * Host inputs at a stamped emulated time (etsoc1-sync.c, "Host
+     * inputs"; docs/timing.md "The host link").  Changed with the BQL
+     * held; input_head_t is read by the harts without it.
+     */
+    bool stamp_host;        /* property: host inputs are stamped */
+    GQueue *input_q;        /* Etsoc1Input, in T order */
+    uint64_t input_head_t;  /* the head's T; UINT64_MAX: none */
+    uint64_t input_last_t;  /* the latest T given */
+    uint64_t input_applying_t;  /* the T of the input being applied, or 0 */
+    uint64_t declared_t;    /* the latest expiry the model published */
+    uint64_t parked_max;    /* the latest clock of a hart when it parked */
+    bool host_waiting;      /* a hart may be in ETSOC1_WAIT_HOST */
+    QEMUTimer *input_timer;
+    struct Etsoc1PuTimerState *pu_timer;
 
     /* properties */
     uint32_t shires_prop;
