@@ -36,6 +36,7 @@
 #include "qemu/units.h"
 #include "qemu/timer.h"
 #include "qemu/host-utils.h"
+#include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "hw/etsoc1/etsoc1-sync.h"
@@ -565,6 +566,9 @@ static Property pu_timer_properties[] = {
      */
     DEFINE_PROP_UINT32("warp-idle-ms", Etsoc1PuTimerState, warp_idle_ms,
                        ETSOC1_PU_TIMER_WARP_AUTO),
+    /* the machine, for the host inputs' stamps (none: nothing declared) */
+    DEFINE_PROP_LINK("chip", Etsoc1PuTimerState, chip, TYPE_ETSOC1_MACHINE,
+                     struct Etsoc1MachineState *),
     DEFINE_PROP_END_OF_LIST(),
 };
 

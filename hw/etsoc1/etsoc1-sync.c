@@ -43,7 +43,6 @@
 #include "sysemu/runstate.h"
 #include "sysemu/tcg.h"
 #include "hw/etsoc1/etsoc1-timing.h"
-#include "hw/etsoc1/etsoc1-pu-timer.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
@@ -1239,8 +1238,8 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
         }
         g_queue_pop_head(m->input_q);
         /* every expiry up to T first: the chip is there */
-        if (m->pu_timer) {
-            etsoc1_pu_timer_advance(m->pu_timer, in->t);
+        if (m->input_catch_up) {
+            m->input_catch_up(m->input_catch_up_opaque, in->t);
         }
         trace_etsoc1_input_apply(in->what, in->addr, in->len, in->t);
         etsoc1_trace_host_input(in->what, in->addr, in->len, in->t);

@@ -451,6 +451,12 @@ static void etsoc1_pu_plic_irq(void *opaque, int n, int level)
     qemu_set_irq(qdev_get_gpio_in(DEVICE(cpu), IRQ_M_EXT), level);
 }
 
+/* Before a host input at @t: the PU timers' expiries up to it */
+static void etsoc1_timers_catch_up(void *opaque, uint64_t t)
+{
+    etsoc1_pu_timer_advance(ETSOC1_PU_TIMER(opaque), t);
+}
+
 /* A PLIC at @region with one M-mode context per CPU from @cpu_base. */
 static DeviceState *etsoc1_plic_create(int region, unsigned cpu_base,
                                        unsigned ncpus)
@@ -857,9 +863,10 @@ static void etsoc1_machine_init(MachineState *ms)
                              s->hostlink_id ? ETSOC1_WARP_IDLE_HOSTLINK_MS
                                             : 0);
     }
+    object_property_set_link(OBJECT(timer), "chip", OBJECT(s), &error_abort);
     sysbus_realize_and_unref(SYS_BUS_DEVICE(timer), &error_fatal);
-    s->pu_timer = ETSOC1_PU_TIMER(timer);
-    s->pu_timer->chip = s;
+    s->input_catch_up = etsoc1_timers_catch_up;
+    s->input_catch_up_opaque = timer;
     sysbus_mmio_map(SYS_BUS_DEVICE(timer), 0,
                     etsoc1_memmap[ETSOC1_PU_TIMER_REGS].base);
     edma = DEVICE(object_resolve_path_component(OBJECT(pcie), "edma"));

@@ -87,7 +87,13 @@ struct Etsoc1MachineState {
     uint64_t parked_max;    /* the latest clock of a hart when it parked */
     bool host_waiting;      /* a hart may be in ETSOC1_WAIT_HOST */
     QEMUTimer *input_timer;
-    struct Etsoc1PuTimerState *pu_timer;
+    /*
+     * Before a host input applies at T, what else of the chip happens up
+     * to T (the PU timers' expiries): set by the machine, so that the
+     * sync unit does not call back into the timer block that calls it
+     */
+    void (*input_catch_up)(void *opaque, uint64_t t);
+    void *input_catch_up_opaque;
 
     /* properties */
     uint32_t shires_prop;
