@@ -28,9 +28,8 @@
  * The translator looks each scalar access's line up in the hart's memo
  * (env->et_l1_memo, qemu-patches/0014) and calls etsoc1_l1_access only
  * when it is not there.  The memo holds only lines that are the most
- * recently used of their set (l1_memo), clean ones marked so that a
- * store to them is not skipped, so an access it skips changes nothing in
- * the tags.
+ * recently used of their set (l1_memo), for stores only dirty ones, so
+ * an access it skips changes nothing in the tags.
  *
  * The cache-maintenance CSRs act on the same tags (docs/timing.md, "The
  * cache model"): flushes write dirty lines back and keep them, evicts
@@ -231,20 +230,29 @@ void etsoc1_l1_forget(Etsoc1MinionCPU *cpu)
 /*
  * VA line @vline is now the most recently used of @set: in the memo, in
  * place of the set's previous one (no longer the most recent) and of
- * whatever shared its slot; marked clean unless @dirty, so that the
- * first store to it still comes here.
+ * whatever shared its slot; for stores only if @dirty, so that the first
+ * store to it still comes here.
  */
 static void l1_memo(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1, unsigned set,
                     uint64_t vline, bool dirty)
 {
     target_ulong *memo = cpu->parent_obj.env.et_l1_memo;
+    target_ulong *smemo = memo + ETSOC1_L1_MEMO_STORE;
+    unsigned slot = vline % ETSOC1_L1_MEMO;
     uint64_t old = l1->mru[set];
 
-    if (old && (memo[(old - 1) % ETSOC1_L1_MEMO] & ~ETSOC1_L1_MEMO_CLEAN) ==
-               old - 1) {
-        memo[(old - 1) % ETSOC1_L1_MEMO] = -1;
+    if (old) {
+        unsigned o = (old - 1) % ETSOC1_L1_MEMO;
+
+        if (memo[o] == old - 1) {
+            memo[o] = -1;
+        }
+        if (smemo[o] == old - 1) {
+            smemo[o] = -1;
+        }
     }
-    memo[vline % ETSOC1_L1_MEMO] = vline | (dirty ? 0 : ETSOC1_L1_MEMO_CLEAN);
+    memo[slot] = vline;
+    smemo[slot] = dirty ? vline : -1;
     l1->mru[set] = vline + 1;
 }
 
@@ -414,8 +422,10 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     bool scp, hit;
 
     if (!l1_cacheable(cpu, pa, &scp)) {
-        /* never cached: the memo may skip it for good */
+        /* never cached: the memo may skip it for good, loads and stores */
         env->et_l1_memo[va / ETSOC1_LINE % ETSOC1_L1_MEMO] = va / ETSOC1_LINE;
+        env->et_l1_memo[ETSOC1_L1_MEMO_STORE + va / ETSOC1_LINE %
+                        ETSOC1_L1_MEMO] = va / ETSOC1_LINE;
         return;
     }
     l1 = l1_of(cpu, &first, &n);

@@ -28,12 +28,15 @@
 #define ETSOC1_L1_LOCKED        (ETSOC1_L1_SOFT_LOCK | ETSOC1_L1_HARD_LOCK)
 
 /*
- * A line in the hart's memo (env->et_l1_memo) with this bit set is
- * clean: a load of it may skip the L1 lookup, a store may not, since it
- * makes the line dirty (target/etsoc1/etsoc1-l1-gen.c.inc).  A line
- * address (VA >> 6) never has it.
+ * The hart's memo (env->et_l1_memo) has two halves of ETSOC1_L1_MEMO
+ * slots: loads look in the first, where each set's most recently used
+ * line is; stores in the second, where it is only while it is dirty, as
+ * the first store to a clean line makes it dirty and must reach the tags
+ * (target/etsoc1/etsoc1-l1-gen.c.inc).  Two halves, not a clean bit a
+ * load would mask off: that mask was two more host instructions in
+ * every load.
  */
-#define ETSOC1_L1_MEMO_CLEAN    (1ULL << 63)
+#define ETSOC1_L1_MEMO_STORE    ETSOC1_L1_MEMO
 
 /*
  * The L2's read buffer: up to this many lines (shire property

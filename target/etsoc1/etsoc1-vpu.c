@@ -587,10 +587,10 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
 static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store)
 {
     uint64_t line = addr / ETSOC1_LINE;
-    uint64_t memo = env->et_l1_memo[line % ETSOC1_L1_MEMO];
+    uint64_t memo = env->et_l1_memo[(store ? ETSOC1_L1_MEMO_STORE : 0) +
+                                    line % ETSOC1_L1_MEMO];
 
-    if (env_archcpu(env)->cfg.et_l1 &&
-        (store ? memo : memo & ~ETSOC1_L1_MEMO_CLEAN) != line) {
+    if (env_archcpu(env)->cfg.et_l1 && memo != line) {
         etsoc1_l1_access_packed(ETSOC1_MINION_CPU(env_archcpu(env)), addr,
                                 store);
     }
