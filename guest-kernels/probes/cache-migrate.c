@@ -26,31 +26,6 @@
 /* written by gdb, read by hart 2's plain loads: volatile, in memory */
 volatile uint64_t cache_flag __attribute__((aligned(64)));
 
-/* The @n lines from @base chained in order; a pass over them, timed */
-static uint64_t chain(uint64_t base, unsigned n)
-{
-    unsigned i;
-
-    for (i = 0; i < n; i++) {
-        /* a store the compiler must make: the chain is read only in asm */
-        *(volatile uint64_t *)(base + i * LINE) = base + (i + 1) % n * LINE;
-    }
-    return base;
-}
-
-static uint64_t chase(uint64_t p, uint64_t n)
-{
-    uint64_t a, b;
-
-    __asm__ volatile("csrr %0, mcycle\n"
-                     "1:\tld %2, 0(%2)\n\t"
-                     "addi %3, %3, -1\n\t"
-                     "bnez %3, 1b\n\t"
-                     "csrr %1, mcycle"
-                     : "=&r"(a), "=&r"(b), "+r"(p), "+r"(n) :: "memory");
-    return b - a;
-}
-
 int main(uint64_t hartid, const void *fdt)
 {
     uint64_t small, big, a, b, c;
@@ -63,18 +38,18 @@ int main(uint64_t hartid, const void *fdt)
     if (hartid != 0) {
         return 0;
     }
-    big = chain(BIG, 1024);
-    chase(big, 1024);
-    chase(big, 1024);                   /* now in the L2 only */
+    big = probe_chain(BIG, 1024, LINE);
+    probe_chase(big, 1024);
+    probe_chase(big, 1024);             /* now in the L2 only */
     csr_write_x31(0x8df, SMALL | 1, LINE);      /* lock_va of 2 lines */
-    small = chain(SMALL, 32);
-    chase(small, 32);
+    small = probe_chain(SMALL, 32, LINE);
+    probe_chase(small, 32);
     *(volatile uint64_t *)(SMALL + 31 * LINE + 8) = 1;  /* dirty */
     et_amoorg_d(&cache_flag, 0);        /* the flag's line in its slice */
     while (!et_amoorg_d(&cache_flag, 0)) {
     }
-    a = chase(small, 32);
-    b = chase(big, 1024);
+    a = probe_chase(small, 32);
+    b = probe_chase(big, 1024);
     c = cycles();
     csr_write(0x8bf, 1ULL << 58 | (SMALL + 31 * LINE));
     csr_write(0x830, 6);

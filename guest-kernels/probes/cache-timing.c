@@ -105,20 +105,6 @@ static uint64_t chain(unsigned t, uint64_t base, unsigned n)
     return base + (uint64_t)o[0] * LINE;
 }
 
-/* mcycle across @n steps of the chase from @p */
-static uint64_t chase(uint64_t p, uint64_t n)
-{
-    uint64_t a, b;
-
-    __asm__ volatile("csrr %0, mcycle\n"
-                     "1:\tld %2, 0(%2)\n\t"
-                     "addi %3, %3, -1\n\t"
-                     "bnez %3, 1b\n\t"
-                     "csrr %1, mcycle"
-                     : "=&r"(a), "=&r"(b), "+r"(p), "+r"(n) :: "memory");
-    return b - a;
-}
-
 /* A cache op by VA (@csr) on the @n lines at @base, 16 at a time, waited */
 #define CACHEOP(name, csr, wait)                                            \
     static void name(uint64_t base, unsigned n, unsigned dest)              \
@@ -144,27 +130,6 @@ static void stream(uint64_t base, unsigned n)
         /* a load the compiler must make, though its value is not used */
         (void)*(volatile uint64_t *)(base + i * 4 * SET_STRIDE);
     }
-}
-
-/* The @n lines of one L1 set from @base, chained in order */
-static uint64_t set_chain(uint64_t base, unsigned n)
-{
-    unsigned i;
-
-    for (i = 0; i < n; i++) {
-        *(volatile uint64_t *)(base + i * SET_STRIDE) =
-            base + (i + 1) % n * SET_STRIDE;
-    }
-    return base;
-}
-
-/* Two lines of one L1 set (@base and the next line of that set) chained */
-static uint64_t pair(uint64_t base)
-{
-    /* stores the compiler must make: the chain is read only in asm */
-    *(volatile uint64_t *)base = base + SET_STRIDE;
-    *(volatile uint64_t *)(base + SET_STRIDE) = base;
-    return base;
 }
 
 /* mcycle across a flush_va of the line at @pa to the L2 and its wait */
@@ -195,8 +160,8 @@ int main(uint64_t hartid, const void *fdt)
 
     if (hartid == 1) {
         p = chain(1, SCP_AREA(1), BIG);
-        chase(p, BIG);
-        hart1_cycles = chase(p, BIG);
+        probe_chase(p, BIG);
+        hart1_cycles = probe_chase(p, BIG);
         fcc_send(0, 0, 0, 1u << 0);         /* done: tell hart 0 */
         return 0;
     }
@@ -205,29 +170,29 @@ int main(uint64_t hartid, const void *fdt)
     }
 
     p = chain(0, L1_AREA, 32);
-    chase(p, 32);
-    row("l1", 0, 32, L1_AREA, chase(p, BIG));
+    probe_chase(p, 32);
+    row("l1", 0, 32, L1_AREA, probe_chase(p, BIG));
     for (c = 0; c < 4; c++) {   /* 16 lines from set 0 of way c, to L2 */
         csr_write(0x7f9, 1ULL << 58 | c << 6 | 15);
     }
-    row("evict-sw", 0, 32, L1_AREA, chase(p, 32));
+    row("evict-sw", 0, 32, L1_AREA, probe_chase(p, 32));
 
     big = chain(0, L2_AREA, BIG);
-    chase(big, BIG);
-    row("l2", 0, BIG, L2_AREA, chase(big, BIG));
+    probe_chase(big, BIG);
+    row("l2", 0, BIG, L2_AREA, probe_chase(big, BIG));
 
     p = chain(0, SCP_AREA(0), BIG);
-    chase(p, BIG);
-    row("scp", 0, BIG, SCP_AREA(0), chase(p, BIG));
+    probe_chase(p, BIG);
+    row("scp", 0, BIG, SCP_AREA(0), probe_chase(p, BIG));
 
     evict_va(L2_AREA, BIG, 2);
-    row("l3", 0, BIG, L2_AREA, chase(big, BIG));
+    row("l3", 0, BIG, L2_AREA, probe_chase(big, BIG));
     evict_va(L2_AREA, BIG, 3);
     csr_write(0x323, 8);        /* mhpmevent3: D-cache misses, thread 0 */
     csr_write(0x324, 10);       /* mhpmevent4: L2 miss requests */
     m0 = csr_read(0xb03);
     r0 = csr_read(0xb04);
-    c = chase(big, BIG);
+    c = probe_chase(big, BIG);
     m0 = csr_read(0xb03) - m0;
     r0 = csr_read(0xb04) - r0;
     row("dram", 0, BIG, L2_AREA, c);
@@ -236,28 +201,28 @@ int main(uint64_t hartid, const void *fdt)
     p = chain(0, PF_AREA, 16);
     evict_va(PF_AREA, 16, 3);
     prefetch_va(PF_AREA, 16, 0);
-    row("prefetch", 0, 16, PF_AREA, chase(p, 16));
+    row("prefetch", 0, 16, PF_AREA, probe_chase(p, 16));
 
-    p = set_chain(RBUF_AREA, 6);
-    chase(p, 6);
-    row("rbuf", 0, 6, RBUF_AREA, chase(p, BIG));
-    p = set_chain(RBUF_AREA, 12);
-    chase(p, 12);
-    row("rbuf-full", 0, 12, RBUF_AREA, chase(p, BIG));
+    p = probe_chain(RBUF_AREA, 6, SET_STRIDE);
+    probe_chase(p, 6);
+    row("rbuf", 0, 6, RBUF_AREA, probe_chase(p, BIG));
+    p = probe_chain(RBUF_AREA, 12, SET_STRIDE);
+    probe_chase(p, 12);
+    row("rbuf-full", 0, 12, RBUF_AREA, probe_chase(p, BIG));
 
     /*
      * A stream through one set puts out what is not locked.  The stream
      * starts 4 set strides on, clear of the pair and of the locked pair
      * (one line further: the next set)
      */
-    p = pair(LOCK_AREA);
-    chase(p, 2);
+    p = probe_chain(LOCK_AREA, 2, SET_STRIDE);
+    probe_chase(p, 2);
     stream(LOCK_AREA, 32);
-    row("unlocked", 0, 2, LOCK_AREA, chase(p, 2));
+    row("unlocked", 0, 2, LOCK_AREA, probe_chase(p, 2));
     csr_write_x31(0x8df, (LOCK_AREA + LINE) | 1, SET_STRIDE);  /* lock_va */
-    p = pair(LOCK_AREA + LINE);
+    p = probe_chain(LOCK_AREA + LINE, 2, SET_STRIDE);
     stream(LOCK_AREA + LINE, 32);
-    row("locked", 0, 2, LOCK_AREA + LINE, chase(p, 2));
+    row("locked", 0, 2, LOCK_AREA + LINE, probe_chase(p, 2));
     csr_write_x31(0x8ff, (LOCK_AREA + LINE) | 1, SET_STRIDE);  /* unlock */
 
     *(volatile uint64_t *)FLUSH_AREA = 1;       /* dirty in the L1 */
@@ -267,7 +232,7 @@ int main(uint64_t hartid, const void *fdt)
 
     if (shires > REMOTE_SHIRE) {
         p = chain(0, REMOTE_AREA, 256);
-        c = chase(p, 256);
+        c = probe_chase(p, 256);
         print("probe cache-chase level=remote hart=0 lines=256 shire=%u "
               "hops=%u cycles=%lu\n", REMOTE_SHIRE,
               probe_hops(0, REMOTE_SHIRE), c);

@@ -82,4 +82,36 @@ static inline unsigned probe_memhops(unsigned shire, unsigned m)
     return probe_abs(x - (int)(1 + m % 4)) +
            probe_abs(y - (m < 4 ? -1 : 6));
 }
+
+/*
+ * The @n lines at @base, @stride bytes apart, chained in order: each
+ * holds the next one's address, the last the first's (the cache probes'
+ * pointer chases).  Returns @base.
+ */
+static inline uint64_t probe_chain(uint64_t base, unsigned n,
+                                   uint64_t stride)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        /* a store the compiler must make: the chain is read only in asm */
+        *(volatile uint64_t *)(base + i * stride) =
+            base + (i + 1) % n * stride;
+    }
+    return base;
+}
+
+/* mcycle across @n steps of a pointer chase (ld, addi, bnez) from @p */
+static inline uint64_t probe_chase(uint64_t p, uint64_t n)
+{
+    uint64_t a, b;
+
+    __asm__ volatile("csrr %0, mcycle\n"
+                     "1:\tld %2, 0(%2)\n\t"
+                     "addi %3, %3, -1\n\t"
+                     "bnez %3, 1b\n\t"
+                     "csrr %1, mcycle"
+                     : "=&r"(a), "=&r"(b), "+r"(p), "+r"(n) :: "memory");
+    return b - a;
+}
 #endif
