@@ -1117,37 +1117,16 @@ static uint64_t etsoc1_input_frontier(Etsoc1MachineState *m)
     return MAX(d, qatomic_read(&m->parked_max));
 }
 
-/*
- * The earliest time from which a hart may still act, as
- * etsoc1_sync_horizon sees it (harts at the gate at their access's time,
- * running harts and harts about to run at their clocks, a hart in WFI
- * with its wake-up pending too; harts halted in a wait, a poll or a host
- * input, do not count), but only over the harts not parked.
- */
-static uint64_t etsoc1_input_min(Etsoc1MachineState *m)
-{
-    uint64_t min = UINT64_MAX, t;
-    Etsoc1MinionCPU *cpu;
-    unsigned i;
-    bool gated;
-
-    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
-        if (!etsoc1_next_act(cpu, &t, &gated)) {
-            if (qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE ||
-                !riscv_cpu_all_pending(&cpu->parent_obj.env)) {
-                continue;
-            }
-            t = etsoc1_clock_peek(cpu);
-        }
-        min = MIN(min, t);
-    }
-    return min;
-}
-
 /* Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open) */
 static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
 {
-    return etsoc1_input_min(m) >= t && etsoc1_input_min(m) >= t;
+    /*
+     * The earliest time from which a hart not parked may act (at the gate
+     * at its access's time, else at its clock; a WFI with its wake-up
+     * pending counts: etsoc1_next_act)
+     */
+    return etsoc1_others_min(m, NULL, true) >= t &&
+           etsoc1_others_min(m, NULL, true) >= t;
 }
 
 /*
@@ -1168,29 +1147,6 @@ static void etsoc1_input_kick(Etsoc1MachineState *m, uint64_t t)
 
         if (!qatomic_read(&cs->halted) && etsoc1_clock_peek(cpu) >= t) {
             qemu_cpu_kick(cs);
-        }
-    }
-}
-
-/*
- * An input raised an interrupt (the MM doorbell through the PU PLIC, whose
- * targets are the master shire's harts): a hart it woke from WFI is about
- * to run from its own clock, before its thread has unparked it.  Unpark
- * it here, so that the next input waits for it (etsoc1_input_min).  A
- * look at 64 harts, whatever the chip's size.
- */
-static void etsoc1_input_woken(Etsoc1MachineState *m)
-{
-    unsigned i, first = ETSOC1_MASTER_SHIRE * ETSOC1_HARTS_PER_SHIRE;
-    Etsoc1MinionCPU *cpu;
-
-    for (i = first; i < MIN(first + ETSOC1_HARTS_PER_SHIRE, m->minion_slots);
-         i++) {
-        cpu = m->minion[i];
-        if (cpu && qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
-            qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_NONE &&
-            riscv_cpu_all_pending(&cpu->parent_obj.env)) {
-            etsoc1_sync_unpark(cpu);
         }
     }
 }
@@ -1246,7 +1202,6 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
         m->input_applying_t = in->t;
         in->fn(in->opaque, in->t);
         m->input_applying_t = 0;
-        etsoc1_input_woken(m);
         g_free(in);
         applied = true;
     }
@@ -1310,6 +1265,33 @@ void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t)
 }
 
 /*
+ * @cpu (on its own thread), at clock @now, waits in ETSOC1_WAIT_HOST if
+ * the head input acts at or before @now: true, and the wait is traced.
+ * The wait is set before the head is looked at again, so that an input
+ * applied meanwhile either is seen here or sees the wait
+ * (etsoc1_input_release).
+ */
+static bool etsoc1_host_wait(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
+                             uint64_t now)
+{
+    Etsoc1HartEt *et = cpu->et;
+
+    if (qatomic_read(&m->input_head_t) > now) {
+        return false;
+    }
+    qatomic_set(&m->host_waiting, true);
+    qatomic_set(&et->host.t, now);
+    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
+    smp_mb();       /* the wait, then the head again */
+    if (qatomic_read(&m->input_head_t) > now) {
+        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
+        return false;
+    }
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
+    return true;
+}
+
+/*
  * @cpu (on its own thread) looks at host state that a host input last
  * changed at @last_t: it learns of that input (its clock moves to
  * @last_t), publishes its time, and if an input still to come acts at or
@@ -1334,19 +1316,10 @@ bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t)
     now = etsoc1_now(cpu);
     qatomic_set(&et->host.obs_t, MAX(et->host.obs_t, now));
     smp_mb();
-    if (qatomic_read(&m->input_head_t) > now) {
-        return false;
-    }
-    qatomic_set(&m->host_waiting, true);
-    qatomic_set(&et->host.t, now);
-    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
-    smp_mb();       /* the wait, then the head again (etsoc1_input_release) */
-    if (qatomic_read(&m->input_head_t) > now) {
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
+    if (!etsoc1_host_wait(m, cpu, now)) {
         return false;
     }
     trace_etsoc1_sync_halt(etsoc1_hart(cpu), ETSOC1_WAIT_HOST, now);
-    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
     return true;
 }
 
@@ -1359,27 +1332,14 @@ bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t)
 void etsoc1_host_hold(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
-    Etsoc1HartEt *et = cpu->et;
-    uint64_t now;
 
     if (!m || !m->input_q ||
-        qatomic_read(&et->wait) != ETSOC1_WAIT_NONE) {
+        qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE) {
         return;
     }
-    now = etsoc1_now(cpu);
-    if (qatomic_read(&m->input_head_t) > now) {
-        return;
+    if (etsoc1_host_wait(m, cpu, etsoc1_now(cpu))) {
+        qatomic_set(&CPU(cpu)->halted, 1);
     }
-    qatomic_set(&m->host_waiting, true);
-    qatomic_set(&et->host.t, now);
-    qatomic_set(&et->wait, ETSOC1_WAIT_HOST);
-    smp_mb();       /* the wait, then the head again (etsoc1_input_release) */
-    if (qatomic_read(&m->input_head_t) > now) {
-        qatomic_set(&et->wait, ETSOC1_WAIT_NONE);   /* it came meanwhile */
-        return;
-    }
-    etsoc1_trace_wait_begin(etsoc1_hart(cpu), now, ETSOC1_WAIT_HOST, now);
-    qatomic_set(&CPU(cpu)->halted, 1);
 }
 
 /* Is @cpu's ETSOC1_WAIT_HOST over: are the inputs up to its time in? */
