@@ -30,28 +30,38 @@ def set_flag(r, gdb_path, sym):
     return reply
 
 
-def tfma_migrate_test(r):
+def flag_runs(r, kernel, flag, pattern):
+    """@kernel run twice, without and with a migration while hart 0 polls
+    @flag, which gdb then sets: the flag's address (0 if not found), and
+    per run (exit status, @pattern's groups or None, the migration's
+    status, gdb's reply, the output)."""
     nm = subprocess.run(['riscv64-unknown-elf-nm',
-                         os.path.join(r.GUEST, 'tfma-migrate.elf')],
+                         os.path.join(r.GUEST, kernel + '.elf')],
                         stdout=subprocess.PIPE, text=True).stdout
-    m = re.search(r'^([0-9a-f]+) [BbDdSs] tfma_flag$', nm, re.M)
+    m = re.search(r'^([0-9a-f]+) [BbDdSs] ' + flag + '$', nm, re.M)
     sym = int(m.group(1), 16) if m else 0
     results = []
     for migrate in (False, True):
         with tempfile.TemporaryDirectory() as tmp:
-            proc, qmp, gdb = poll_tests.start(r, tmp, kernel='tfma-migrate')
+            proc, qmp, gdb = poll_tests.start(r, tmp, kernel=kernel)
             status, reply = 'none', ''
             time.sleep(1.5)          # hart 0 is in its poll by then
             try:
                 if migrate:
                     status, _, proc, qmp, gdb = poll_tests.migrate(
-                        r, tmp, proc, qmp, kernel='tfma-migrate')
+                        r, tmp, proc, qmp, kernel=kernel)
                 reply = set_flag(r, gdb, sym)
             except OSError as e:
                 reply += f' gdb: {e}'
             rc, out = poll_tests.finish(proc)
-        m = re.search(r'tfma-migrate cycles=(\d+) f0=(\S+)', out)
+        m = re.search(pattern, out)
         results.append((rc, m.groups() if m else None, status, reply, out))
+    return sym, results
+
+
+def tfma_migrate_test(r):
+    sym, results = flag_runs(r, 'tfma-migrate', 'tfma_flag',
+                             r'tfma-migrate cycles=(\d+) f0=(\S+)')
     (rc0, f0, _, rep0, out0), (rc1, f1, status, rep1, out1) = results
     tfma = r.timing_ref.TFMA['alone']['fp32']
     r.report(sym and rc0 == 0 and rc1 == 0 and status == 'completed' and
@@ -67,27 +77,9 @@ def cache_migrate_test(r):
     dirty) and one in the L2, chased after a poll, then a flush of the
     dirty line: the same cycles with a migration in the poll as without
     (the tags, locks and dirty bits are in the migration stream)."""
-    nm = subprocess.run(['riscv64-unknown-elf-nm',
-                         os.path.join(r.GUEST, 'cache-migrate.elf')],
-                        stdout=subprocess.PIPE, text=True).stdout
-    m = re.search(r'^([0-9a-f]+) [BbDdSs] cache_flag$', nm, re.M)
-    sym = int(m.group(1), 16) if m else 0
-    results = []
-    for migrate in (False, True):
-        with tempfile.TemporaryDirectory() as tmp:
-            proc, qmp, gdb = poll_tests.start(r, tmp, kernel='cache-migrate')
-            status, reply = 'none', ''
-            time.sleep(1.5)          # hart 0 is in its poll by then
-            try:
-                if migrate:
-                    status, _, proc, qmp, gdb = poll_tests.migrate(
-                        r, tmp, proc, qmp, kernel='cache-migrate')
-                reply = set_flag(r, gdb, sym)
-            except OSError as e:
-                reply += f' gdb: {e}'
-            rc, out = poll_tests.finish(proc)
-        m = re.search(r'cache-migrate l1=(\d+) l2=(\d+) flush=(\d+)', out)
-        results.append((rc, m.groups() if m else None, status, reply, out))
+    sym, results = flag_runs(
+        r, 'cache-migrate', 'cache_flag',
+        r'cache-migrate l1=(\d+) l2=(\d+) flush=(\d+)')
     (rc0, f0, _, rep0, out0), (rc1, f1, status, rep1, out1) = results
     ref = r.timing_ref
     l1 = 32 * ref.chase_step('l1') + 1
@@ -114,14 +106,7 @@ def cache_stream_test(r):
             state = os.path.join(tmp, 'state')
             status = None
             try:
-                qmp.get('stop')
-                qmp.get('migrate', uri=f'exec:cat > {state}')
-                for _ in range(600):
-                    status = qmp.get('query-migrate').get('status')
-                    if status in ('completed', 'failed'):
-                        break
-                    time.sleep(0.1)
-                qmp.get('quit')
+                status = poll_tests.save_state(qmp, state)
             except OSError:
                 pass
             poll_tests.finish(proc)

@@ -77,11 +77,9 @@ def write_flag(g, addr):
     return g.cmd(f'M{addr:x},8:' + (1).to_bytes(8, 'little').hex())
 
 
-def migrate(r, tmp, proc, qmp, kernel='pollhalt'):
-    """Stop the run, migrate it to a file, quit, and start a destination
-    from the file, running: (status, the source's output, proc, qmp, gdb
-    of the destination)."""
-    state = os.path.join(tmp, 'state')
+def save_state(qmp, state):
+    """Stop the run, migrate it to the file @state and quit: the
+    migration's last status."""
     qmp.get('stop')
     qmp.get('migrate', uri=f'exec:cat > {state}')
     status = None
@@ -91,6 +89,15 @@ def migrate(r, tmp, proc, qmp, kernel='pollhalt'):
             break
         time.sleep(0.1)
     qmp.get('quit')
+    return status
+
+
+def migrate(r, tmp, proc, qmp, kernel='pollhalt'):
+    """Stop the run, migrate it to a file, quit, and start a destination
+    from the file, running: (status, the source's output, proc, qmp, gdb
+    of the destination)."""
+    state = os.path.join(tmp, 'state')
+    status = save_state(qmp, state)
     _, out = finish(proc)
     proc, qmp, gdb = start(r, tmp, ['-incoming', f'exec:cat {state}'],
                            kernel=kernel)
