@@ -121,22 +121,16 @@ void etsoc1_minion_redirect(Etsoc1MinionCPU *cpu, uint64_t pc)
 /*
  * Wake @cpu after publishing the resource it waits for.  Under MTTCG a
  * kick wakes that hart's thread alone, without the BQL
- * (qemu-patches/0011).  Under single-threaded TCG, from a vCPU (an ESR
- * store by another hart), we signal the one thread and make the writer
- * yield, so that the round goes on to the woken hart; from outside, a
- * kick ends the round (qemu-patches/0010).
+ * (qemu-patches/0011).  Under single-threaded TCG it ends the running
+ * vCPU's turn and marks @cpu as one the round looks at: the round passes
+ * over vCPUs no kick or interrupt marked (qemu-patches/0010).
  */
 void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
 {
     CPUState *cs = CPU(cpu);
 
     trace_etsoc1_minion_wake(cpu->parent_obj.env.mhartid, cpu->et->wait);
-    if (current_cpu && !qemu_tcg_mttcg_enabled()) {
-        qemu_cond_broadcast(cs->halt_cond);
-        cpu_exit(current_cpu);
-    } else {
-        qemu_cpu_kick(cs);
-    }
+    qemu_cpu_kick(cs);
 }
 
 /*
