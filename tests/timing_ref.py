@@ -109,6 +109,11 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
         # top of the load's own L1 hit: 5 cycles more, as before issue 27)
         return SCP_REMOTE_CYC + ns(SCP_REMOTE_NS + hops(0, target) *
                                    MESH_HOP_NS, mhz) + loop
+    if level in ('l3-home', 'dram-home'):
+        # every line of the chain at one home slice, PA[10:6]
+        home = (base >> 6) % 32
+        return round(l3_hit(0, home, mhz) if level == 'l3-home'
+                     else l3_miss(0, home, mhz)) + loop
     lats = []
     for i in range(lines):
         line = (base >> 6) + i
@@ -251,6 +256,11 @@ def expected(name, args, mhz=600):
                  'scp': 'in the own L2 scratchpad',
                  'l3': 'in the L3 (evict_va to L3), mean over its lines',
                  'dram': 'in DRAM (evict_va to memory), mean over its lines',
+                 'l3-home': f'in the L3 at home slice {args.get("home")} '
+                            f'({args.get("hops")} hops; evict_va to L3)',
+                 'dram-home': f'in DRAM behind home slice {args.get("home")} '
+                              f'({args.get("hops")} hops; evict_va to '
+                              f'memory)',
                  'prefetch': 'prefetched to the L1 (prefetch_va)',
                  'rbuf': 'of 6 lines of one L1 set: L1 misses that hit the '
                          'L2\'s read buffer',
@@ -283,10 +293,10 @@ def expected(name, args, mhz=600):
 
 def chase_steps(args):
     """Steps of a probes/cache-timing pass: 4,096, or one pass over the
-    chain for the prefetch and remote rows."""
+    chain for the prefetch, remote, locking and per-home rows."""
     return int(args['lines']) \
         if args['level'] in ('prefetch', 'remote', 'evict-sw', 'locked',
-                             'unlocked') \
+                             'unlocked', 'l3-home', 'dram-home') \
         else 4096
 
 

@@ -24,6 +24,10 @@
  *           home L3 slices (PA[10:6])
  *   dram    the l2 buffer after evict_va to memory: on to DRAM, memory
  *           shire PA[8:6]
+ *   l3-home, dram-home (with home=S hops=N): 128 lines 2 KiB apart, so
+ *           of one home slice S (and memory shire S % 8), after evict_va
+ *           to the L3 or to memory, one pass: the L3 and DRAM by hops,
+ *           for homes 0, 4, 9 and 10 hops away
  *   remote  256 lines of shire 9's scratchpad (2 hops)
  *   prefetch 16 lines of DRAM evicted to memory, then prefetch_va to the
  *           L1 and tensor_wait 4: every step hits
@@ -62,11 +66,16 @@
 #define LOCK_AREA (DRAM_BASE + (544ULL << 20))
 #define FLUSH_AREA (DRAM_BASE + (552ULL << 20))
 #define RBUF_AREA (DRAM_BASE + (560ULL << 20))
+#define HOME_AREA (DRAM_BASE + (568ULL << 20))
+#define HOME_LINES 128
+#define HOME_STRIDE (32 * LINE)     /* PA[10:6], the home slice, fixed */
 #define SET_STRIDE (16 * LINE)      /* lines of one L1 set in mode 0 */
 #define SCP_AREA(t) (SCP(0) + (1ULL << 20) + (t) * (512ULL << 10))
 #define REMOTE_SHIRE 9
 #define REMOTE_AREA (SCP(REMOTE_SHIRE) + (2ULL << 20))
 
+/* home slices at 0, 4, 9 and 10 hops from shire 0 (timing.md 1) */
+static const unsigned homes[] = { 0, 13, 7, 31 };
 static uint16_t order[2][BIG];
 static uint64_t seed[2] = { 0x2545f4914f6cdd1dULL, 0x9e3779b97f4a7c15ULL };
 /* written by hart 1, read by hart 0 after its credit: not in a register */
@@ -120,6 +129,28 @@ static uint64_t chain(unsigned t, uint64_t base, unsigned n)
 
 CACHEOP(evict_va, 0x89f, 6)
 CACHEOP(prefetch_va, 0x81f, 4)
+
+/*
+ * One pass over HOME_LINES lines of one home slice @home (so of one
+ * memory shire, PA[8:6]) after evict_va of them to @dest (2: the L3, 3:
+ * memory): every load misses the L1 and L2 and is served there.
+ */
+static void home_row(unsigned home, unsigned dest)
+{
+    uint64_t base = HOME_AREA + home * LINE, p;
+    unsigned i;
+
+    p = probe_chain(base, HOME_LINES, HOME_STRIDE);
+    for (i = 0; i < HOME_LINES; i += 16) {
+        csr_write_x31(0x89f, (uint64_t)dest << 58 |
+                      (base + i * HOME_STRIDE) | 15, HOME_STRIDE);
+    }
+    csr_write(0x830, 6);        /* tensor_wait */
+    print("probe cache-chase level=%s hart=0 lines=%u base=0x%lx home=%u "
+          "hops=%u cycles=%lu\n", dest == 2 ? "l3-home" : "dram-home",
+          HOME_LINES, base, home, probe_hops(0, home),
+          probe_chase(p, HOME_LINES));
+}
 
 /* Loads of @n lines that share the L1 set of @base, past it */
 static void stream(uint64_t base, unsigned n)
@@ -197,6 +228,11 @@ int main(uint64_t hartid, const void *fdt)
     r0 = csr_read(0xb04) - r0;
     row("dram", 0, BIG, L2_AREA, c);
     print("probe cache-pmu level=dram misses=%lu l2req=%lu\n", m0, r0);
+
+    for (c = 0; c < sizeof(homes) / sizeof(homes[0]); c++) {
+        home_row(homes[c], 2);
+        home_row(homes[c], 3);
+    }
 
     p = chain(0, PF_AREA, 16);
     evict_va(PF_AREA, 16, 3);
