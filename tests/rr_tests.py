@@ -244,7 +244,37 @@ def _rr_tests(report, root, d):
            f'diverges: exit status {rc} ({DIVERGED}), '
            f'"{_line(out, "diverged")}"', out[-2000:])
 
+    blocker_test(report, root, d, rec)
     bad_input_tests(report, root, d, rec)
+
+
+def blocker_test(report, root, d, rec):
+    """savevm and migrate during a replay (stopped at its start, -S) are
+    refused by the migration blocker: the record would lose its place."""
+    from qmp import Qmp
+    sock = os.path.join(d, 'qmp.sock')
+    p = subprocess.Popen(card_args(root, d, f',replay={rec}') +
+                         ['-S', '-qmp', f'unix:{sock},server=on,wait=off'],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    out = ''
+    try:
+        with Qmp(sock, timeout=fw_tests.wall_bound(30)) as q:
+            mig = q.cmd('migrate', uri='exec:cat >/dev/null')
+            sv = q.get('human-monitor-command', **{'command-line':
+                                                   'savevm rr-test'})
+            q.cmd('quit')
+        out = p.communicate(timeout=fw_tests.wall_bound(30))[0]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        p.kill()
+        out = p.communicate()[0]
+        mig, sv = {'error': str(e)}, ''
+    want = 'cannot be saved or migrated'
+    report(want in str(mig.get('error', {}).get('desc', '')) and
+           want in str(sv),
+           f'rr: migrate and savevm during a replay are refused: '
+           f'"{mig.get("error", {}).get("desc", mig)}"; savevm: '
+           f'"{str(sv).strip()[:120]}"', out[-1500:])
 
 
 def _line(out, word):
@@ -279,7 +309,7 @@ def bad_input_tests(report, root, d, rec):
 
     # truncated at random offsets: a clear message, never a crash
     fails = []
-    offsets = sorted(rnd.randrange(1, len(data)) for _ in range(8))
+    offsets = sorted(rnd.randrange(1, len(data)) for _ in range(20))
     for off in offsets:
         open(bad, 'wb').write(data[:off])
         rc, out, _ = run_replay(root, bad, timeout=60)
@@ -291,7 +321,7 @@ def bad_input_tests(report, root, d, rec):
 
     # random byte flips: a checksum (or the header's) names the change
     fails = []
-    flips = sorted(rnd.randrange(0, len(data)) for _ in range(8))
+    flips = sorted(rnd.randrange(0, len(data)) for _ in range(20))
     for off in flips:
         b = bytearray(data)
         b[off] ^= 1 << rnd.randrange(8)
