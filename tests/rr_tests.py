@@ -245,7 +245,36 @@ def _rr_tests(report, root, d):
            f'"{_line(out, "diverged")}"', out[-2000:])
 
     blocker_test(report, root, d, rec)
+    dma_test(report, root, d)
     bad_input_tests(report, root, d, rec)
+
+
+def dma_test(report, root, d):
+    """A session with a DMA writelist: the record holds where the eDMA
+    read host memory but not the data (stage 3), and its replay stops
+    there with exit status 5 instead of going on with other data."""
+    rec = os.path.join(d, 'dma.rr')
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+    try:
+        st = card.wait_status(8, 8)
+        dma = card.to_card(DEV_FREE, os.urandom(4096)) if st == 8 else None
+    except (hl.LinkError, AssertionError, OSError) as e:
+        dma = f'stopped: {e}'
+    finally:
+        card.close()
+    try:
+        _, _, events = rrdump.parse(open(rec, 'rb').read())
+        hostmem = [e for e in events if e['kind'] == 'HOSTMEM']
+    except (rrdump.BadFile, OSError) as e:
+        hostmem = []
+        dma = f'{dma}; record: {e}'
+    rc, out, _ = run_replay(root, rec)
+    report(dma == 0 and hostmem and rc == DIVERGED and
+           'holds no data' in out,
+           f'rr: a session with a 4 KiB DMA writelist (status {dma}) records '
+           f'{len(hostmem)} HOSTMEM event(s) without data; its replay stops '
+           f'with exit status {rc} ({DIVERGED}): "{_line(out, "diverged")}"',
+           out[-1500:])
 
 
 def blocker_test(report, root, d, rec):
