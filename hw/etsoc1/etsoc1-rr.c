@@ -129,6 +129,7 @@ struct Etsoc1Rr {
     GArray *ev;             /* RrEvent, END last */
     GHashTable *msi;        /* source + 1 -> RrMsiStream */
     int ready_idx;          /* the record's READY, or -1 */
+    int hostmem_idx;        /* the record's first HOSTMEM, or -1 */
     bool ready_seen;
     bool held;              /* the queue waits: rr_release */
     guint next_in;          /* the next input to apply (event index) */
@@ -813,6 +814,7 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
     }
 
     rr->ready_idx = -1;
+    rr->hostmem_idx = -1;
     rr->msi = g_hash_table_new(NULL, NULL);
     for (i = 0; i < rr->ev->len; i++) {
         RrEvent *e = &g_array_index(rr->ev, RrEvent, i);
@@ -822,6 +824,11 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
         case ETSOC1_RR_READY:
             if (rr->ready_idx < 0) {
                 rr->ready_idx = i;
+            }
+            break;
+        case ETSOC1_RR_HOSTMEM:
+            if (rr->hostmem_idx < 0) {
+                rr->hostmem_idx = i;
             }
             break;
         case ETSOC1_RR_MSI:
@@ -862,6 +869,17 @@ rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
     error_report("etsoc1: replay diverged at record event %u (%s, T=%" PRIu64
                  "): %s", idx, rr_name(e->kind), e->t, why);
     exit(ETSOC1_RR_DIVERGED);
+}
+
+/* The record's first DMA to or from host memory: no data to replay */
+static G_NORETURN void rr_hostmem_diverged(Etsoc1Rr *rr, const char *card)
+{
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->hostmem_idx);
+
+    rr_diverged(rr, rr->hostmem_idx, "%s; the record's DMA %s host 0x%" PRIx64
+                " + %" PRIu64 " holds no data (replay covers MMIO sessions "
+                "only: DMA data is stage 3)", card, e->p[0] ? "to" : "from",
+                ldq_le_p(e->p + 1), ldq_le_p(e->p + 9));
 }
 
 /* The END of the record against the card now; false if it diverged */
@@ -1005,6 +1023,14 @@ static void rr_input_apply(void *opaque, uint64_t t)
     if (rr->done) {
         return;
     }
+    /*
+     * An input after the record's first DMA to host memory: the eDMA's
+     * pace is host time (design 2.5), so the card may not have asked yet;
+     * either way the replay cannot go on without the data.
+     */
+    if (rr->hostmem_idx >= 0 && (guint)rr->hostmem_idx < idx) {
+        rr_hostmem_diverged(rr, "the replay has reached the next input");
+    }
     if (e->kind == ETSOC1_RR_MMIO_WRITE) {
         uint64_t addr = ldq_le_p(e->p);
         uint32_t len = ldl_le_p(e->p + 8);
@@ -1117,19 +1143,13 @@ static void rr_msi(void *opaque, uint32_t vectors)
 static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
                                   uint64_t len)
 {
-    guint i;
+    if (rr->hostmem_idx >= 0) {
+        g_autofree char *card = g_strdup_printf("the card %s host 0x%" PRIx64
+                                                " + %" PRIu64, write ?
+                                                "writes" : "reads", addr,
+                                                len);
 
-    for (i = 0; i < rr->ev->len; i++) {
-        RrEvent *e = &g_array_index(rr->ev, RrEvent, i);
-
-        if (e->kind == ETSOC1_RR_HOSTMEM) {
-            rr_diverged(rr, i, "the card %s host 0x%" PRIx64 " + %" PRIu64
-                        "; the record's DMA %s host 0x%" PRIx64 " + %" PRIu64
-                        " holds no data (replay covers MMIO sessions only: "
-                        "DMA data is stage 3)", write ? "writes" : "reads",
-                        addr, len, e->p[0] ? "to" : "from",
-                        ldq_le_p(e->p + 1), ldq_le_p(e->p + 9));
-        }
+        rr_hostmem_diverged(rr, card);
     }
     error_report("etsoc1: replay diverged: the card %s host memory at 0x%"
                  PRIx64 " + %" PRIu64 ", which the record's host never "
