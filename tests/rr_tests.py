@@ -81,9 +81,8 @@ def record_session(root, path, log):
     try:
         st = card.wait_status(8, 8)
         assert st == 8, f'MM status {st}'
-        # the card settles first: an input stamped while the boot's last
-        # harts still run replays up to a few cycles apart (4.2 of the
-        # design, "Found")
+        # as a runtime does after MM_READY: the card settles (its harts
+        # halt) before the host's first write
         deadline = time.monotonic() + fw_tests.wall_bound(20)
         while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
                 time.monotonic() < deadline:
