@@ -389,6 +389,10 @@ def bad_input_tests(report, root, d, rec):
     refused(report, root, d, 'a replay with clock-mhz=500', rec,
             r'machine\.clock-mhz=\d+ in the record, 500 here',
             machine_extra=',clock-mhz=500')
+    refused(report, root, d, 'a replay with -global etsoc1-edma.step-bytes',
+            rec, r'dev\.etsoc1-edma\.step-bytes=65536 \(0x10000\) in the '
+            r'record, 32768 \(0x8000\) here',
+            extra=['-global', 'etsoc1-edma.step-bytes=32768'])
     other_bios = os.path.join(root, 'guest', 'etsoc1-fw.elf')
     refused(report, root, d, 'a replay with another -bios', rec,
             r'image\.bios sha256 [0-9a-f]{64} in the record .*, '

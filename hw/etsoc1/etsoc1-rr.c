@@ -45,6 +45,7 @@
 #include "exec/cpu-common.h"
 #include "hw/boards.h"
 #include "hw/core/cpu.h"
+#include "hw/qdev-properties.h"
 #include "migration/blocker.h"
 #include "sysemu/runstate.h"
 #include "hw/etsoc1/etsoc1.h"
@@ -115,6 +116,9 @@ struct Etsoc1Rr {
     bool replay;
     char *path;
     Error *migration_blocker;
+
+    char *text;             /* record: the header's text, less dev.* */
+    char *rec_text;         /* replay: the record's header text */
 
     /* record */
     FILE *f;
@@ -280,6 +284,59 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
     return g_string_free(text, false);
 }
 
+/*
+ * The devices' properties as "dev.<type>.<name>" keys: the endpoint, its
+ * eDMA, the PU timers and shire 0 (the shires share theirs), as the
+ * command line (-global) left them; links are wiring, and the PU timers'
+ * scan-ms and warp-idle-ms are the host's pacing, so they are not keys.
+ * Read once every device is realized.
+ */
+static const char *const rr_pacing[] = {
+    "etsoc1-pu-timer.scan-ms", "etsoc1-pu-timer.warp-idle-ms", NULL,
+};
+
+static void rr_dev_keys(GPtrArray *kv, Object *obj)
+{
+    DeviceClass *dc = obj ? DEVICE_GET_CLASS(obj) : NULL;
+    Property *p;
+
+    for (p = dc ? dc->props_ : NULL; p && p->name; p++) {
+        g_autofree char *key = g_strdup_printf("%s.%s",
+                                               object_get_typename(obj),
+                                               p->name);
+        g_autofree char *val = NULL;
+
+        if (!strcmp(p->info->name, "link") ||
+            g_strv_contains(rr_pacing, key)) {
+            continue;
+        }
+        val = object_property_print(obj, p->name, true, NULL);
+        if (val) {
+            g_ptr_array_add(kv, g_strdup_printf("dev.%s=%s", key, val));
+        }
+    }
+}
+
+static char *rr_dev_config(Etsoc1Rr *rr)
+{
+    g_autoptr(GPtrArray) kv = g_ptr_array_new_with_free_func(g_free);
+    Object *m = OBJECT(rr->m), *pcie = object_resolve_path_component(m,
+                                                                      "pcie");
+    GString *text = g_string_new(NULL);
+    unsigned i;
+
+    rr_dev_keys(kv, pcie);
+    rr_dev_keys(kv, pcie ? object_resolve_path_component(pcie, "edma")
+                         : NULL);
+    rr_dev_keys(kv, object_resolve_path_component(m, "pu-timer"));
+    rr_dev_keys(kv, object_resolve_path_component(m, "shire[0]"));
+    g_ptr_array_sort(kv, rr_strcmp);
+    for (i = 0; i < kv->len; i++) {
+        g_string_append_printf(text, "%s\n", (char *)kv->pdata[i]);
+    }
+    return g_string_free(text, false);
+}
+
 /* The value of @key in @text (key=value lines), or NULL */
 static char *rr_lookup(const char *text, const char *key)
 {
@@ -298,17 +355,17 @@ static char *rr_lookup(const char *text, const char *key)
 /*
  * The recorded configuration against this one: the build first, then the
  * first key (in sorted order) that differs, of either side, "info." keys
- * aside.
+ * aside; the "dev." keys only (@dev) or all but them.
  */
 static bool rr_config_match(Etsoc1Rr *rr, const char *rec, const char *here,
-                            Error **errp)
+                            bool dev, Error **errp)
 {
     g_autofree char *rb = rr_lookup(rec, "build");
     g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
     const char *sides[] = { rec, here };
     unsigned i, j;
 
-    if (!rb || strcmp(rb, ETSOC1_BUILD_ID)) {
+    if (!dev && (!rb || strcmp(rb, ETSOC1_BUILD_ID))) {
         error_setg(errp, "%s was recorded by build %s; this QEMU is build %s",
                    rr->path, rb ? rb : "(none)", ETSOC1_BUILD_ID);
         return false;
@@ -319,7 +376,9 @@ static bool rr_config_match(Etsoc1Rr *rr, const char *rec, const char *here,
         for (i = 0; lines[i]; i++) {
             char *eq = strchr(lines[i], '=');
 
-            if (eq && strncmp(lines[i], "info.", 5)) {
+            /* dev.* keys only once the devices exist (etsoc1_rr_start) */
+            if (eq && strncmp(lines[i], "info.", 5) &&
+                !strncmp(lines[i], "dev.", 4) == dev) {
                 g_ptr_array_add(keys, g_strndup(lines[i], eq - lines[i]));
             }
         }
@@ -726,9 +785,10 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
                       ldl_le_p(rr->buf + 8), RR_FORMAT);
     }
     text = g_strndup((const char *)rr->buf + RR_HDR_FIXED, tlen);
-    if (!rr_config_match(rr, text, here, errp)) {
+    if (!rr_config_match(rr, text, here, false, errp)) {
         return false;
     }
+    rr->rec_text = g_strdup(text);
 
     off = RR_HDR_FIXED + tlen + 4;
     rr->ev = g_array_new(false, true, sizeof(RrEvent));
@@ -1183,7 +1243,6 @@ Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
     Etsoc1Rr *rr;
     g_autofree char *text = NULL;
     Error *err = NULL;
-    uint8_t fixed[RR_HDR_FIXED], c[4];
     const char *why = NULL;
 
     if (!record && !replay) {
@@ -1234,12 +1293,41 @@ Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
         rr->held = true;
         return rr;
     }
+    /* created now, so that a path that cannot be written is refused now */
     rr->f = fopen(rr->path, "wb");
     if (!rr->f) {
         error_report("etsoc1: record: cannot write '%s': %s", rr->path,
                      strerror(errno));
         exit(1);
     }
+    rr->text = g_steal_pointer(&text);
+    atexit(rr_atexit);
+    return rr;
+}
+
+/* Record: the header, with the devices' keys, before any event */
+static void rr_write_header(Etsoc1Rr *rr)
+{
+    g_autofree char *dev = rr_dev_config(rr);
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    uint8_t fixed[RR_HDR_FIXED], c[4];
+    GString *all;
+    unsigned i;
+
+    /* one sorted list of both */
+    all = g_string_new(rr->text);
+    g_string_append(all, dev);
+    lines = g_strsplit(all->str, "\n", -1);
+    g_string_free(all, true);
+    qsort(lines, g_strv_length(lines), sizeof(char *), rr_strcmp);
+    all = g_string_new(NULL);
+    for (i = 0; lines[i]; i++) {
+        if (*lines[i]) {
+            g_string_append_printf(all, "%s\n", lines[i]);
+        }
+    }
+    text = g_string_free(all, false);
     memcpy(fixed, RR_MAGIC, 8);
     stl_le_p(fixed + 8, RR_FORMAT);
     stl_le_p(fixed + 12, strlen(text));
@@ -1253,8 +1341,6 @@ Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
                      strerror(errno));
         exit(1);
     }
-    atexit(rr_atexit);
-    return rr;
 }
 
 /* After the endpoint is realized.  Replay: its MSIs and iATU come here. */
@@ -1282,10 +1368,22 @@ void etsoc1_rr_attach(Etsoc1Rr *rr, Etsoc1PcieState *pcie)
  */
 void etsoc1_rr_start(Etsoc1Rr *rr)
 {
+    g_autofree char *dev = NULL;
+    Error *err = NULL;
     guint i;
 
-    if (!rr || !rr->replay) {
+    if (!rr) {
         return;
+    }
+    if (!rr->replay) {
+        rr_write_header(rr);
+        return;
+    }
+    /* the devices' keys, now that they exist; still before the run */
+    dev = rr_dev_config(rr);
+    if (!rr_config_match(rr, rr->rec_text, dev, true, &err)) {
+        error_reportf_err(err, "etsoc1: replay: ");
+        exit(1);
     }
     etsoc1_input_hold(rr->m, true);
     rr->next_in = rr_next_input(rr, -1);
@@ -1335,6 +1433,8 @@ static void rr_finalize(Object *obj)
     }
     g_free(rr->buf);
     g_free(rr->path);
+    g_free(rr->text);
+    g_free(rr->rec_text);
 }
 
 static void rr_class_init(ObjectClass *oc, void *data)

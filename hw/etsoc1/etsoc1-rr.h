@@ -69,8 +69,10 @@ void etsoc1_rr_close(Etsoc1Rr *rr);
  * The machine's side (etsoc1.c): create checks the command line and the
  * file, before any CPU is built, and exits with status 1 on a refusal
  * (NULL: neither record= nor replay=); attach wires it to the endpoint
- * once that is realized; start queues a replay's inputs once the sync
- * unit's queue exists.
+ * once that is realized; start, once every device is realized and the
+ * sync unit's queue exists, writes a record's header (the devices'
+ * properties are keys) or checks a replay's device keys and queues its
+ * inputs.
  */
 Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
                            bool qtest);
