@@ -1004,11 +1004,11 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
                     ldq_le_p(a + 12), nclock);
     }
     /*
-     * Equal clocks, other instruction counts: a hart that went once more
-     * round a WFI loop, woken by an interrupt it took at a host-chosen
-     * point, then woke at the same time as in the record
-     * (docs/research/record-replay-design.md 3.7, stage 5): said, not a
-     * divergence.
+     * Equal clocks, other instruction counts: which hart of a shire is
+     * last at a barrier whose arrivals lie within the gate's lookahead of
+     * each other is the host's order (the last one sends the others their
+     * credits, design 4.2); the clocks meet again at the next launch.
+     * Said, not a divergence.
      */
     if (finsn >= 0) {
         const uint8_t *a = table + finsn * RR_END_HART;
