@@ -168,7 +168,7 @@ static const char *rr_name(unsigned kind)
                                                          : "?";
 }
 
-/* ---- the header: what a replay must match ----------------------------- */
+/* ---- the header: what a replay must match -------------------------------- */
 
 /* sha256 of a file's bytes, or "none" without one, or an error */
 static char *rr_file_sha256(const char *path, Error **errp)
@@ -410,7 +410,7 @@ static bool rr_config_match(Etsoc1Rr *rr, const char *rec, const char *here,
     return true;
 }
 
-/* ---- record ------------------------------------------------------------- */
+/* ---- record -------------------------------------------------------------- */
 
 static void rr_put(Etsoc1Rr *rr, Etsoc1RrKind kind, uint8_t flags,
                    uint16_t source, uint64_t t, const void *p1, uint32_t l1,
@@ -552,7 +552,7 @@ void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, bool write, uint64_t addr,
     }
 }
 
-/* ---- the END trailer ------------------------------------------------------ */
+/* ---- the END trailer ----------------------------------------------------- */
 
 /*
  * Every RAM block (DRAM, scratchpads, SRAMs, the SP mailbox): its name,
@@ -686,7 +686,7 @@ static void rr_atexit(void)
     }
 }
 
-/* ---- loading a record ----------------------------------------------------- */
+/* ---- loading a record ---------------------------------------------------- */
 
 static bool G_GNUC_PRINTF(3, 4)
 rr_bad(Etsoc1Rr *rr, Error **errp, const char *fmt, ...)
@@ -909,7 +909,7 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
     return true;
 }
 
-/* ---- replay ----------------------------------------------------------------- */
+/* ---- replay -------------------------------------------------------------- */
 
 static G_NORETURN void G_GNUC_PRINTF(3, 4)
 rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
@@ -1104,7 +1104,8 @@ static void rr_input_apply(void *opaque, uint64_t t)
              ETSOC1_RR_F_SP_IDLE) && !rr_sp_idle(rr)) {
             rr->held = true;
             etsoc1_input_hold(rr->m, true);
-            rr_release(rr);
+            /* not from inside the queue's apply loop */
+            qemu_bh_schedule(rr->release_bh);
         }
         return;
     }
@@ -1224,7 +1225,7 @@ static MemTxResult rr_host_write(Etsoc1HostMem *hm, uint64_t addr,
     return rr_host_access(ETSOC1_RR(hm), true, addr, len);
 }
 
-/* ---- the machine's side ------------------------------------------------------ */
+/* ---- the machine's side -------------------------------------------------- */
 
 /*
  * -M etsoc1,record=FILE or replay=FILE: refuse what cannot work, then

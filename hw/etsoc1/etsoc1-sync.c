@@ -1187,7 +1187,8 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
     if (!m->input_q || m->input_hold) {
         return;
     }
-    while ((in = g_queue_peek_head(m->input_q)) != NULL) {
+    /* an input's fn may hold the queue for the next one (a replay) */
+    while (!m->input_hold && (in = g_queue_peek_head(m->input_q)) != NULL) {
         /* stopped harts cannot move: the input goes in now */
         if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
             etsoc1_input_kick(m, in->t);
