@@ -118,6 +118,23 @@ fi
 
 QTESTS=$(sed -n "s/^ *'\(etsoc1-[a-z0-9-]*\)',\{0,1\}$/tests\/qtest\/\1/p" \
          "$PROJ/tests/qtest/meson.build")
+# The build id a record file carries (hw/etsoc1/etsoc1-rr.c, docs/
+# record-replay.md): a hash of the sources that decide what the card does,
+# and of the Debian QEMU version, so a rebuild of the same tree gives the
+# same id (content, not time).  Rewritten only when it changes, so ninja
+# recompiles only etsoc1-rr.c then.
+qemu_version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+build_id=$( (cd "$PROJ" && find hw/etsoc1 target/etsoc1 qemu-patches \
+                 tools/et-insns.tsv -type f | LC_ALL=C sort |
+             while read -r f; do sha256sum "$f"; done
+             echo "qemu $qemu_version") | sha256sum | cut -d' ' -f1)
+printf '#define ETSOC1_BUILD_ID "%s"\n' "$build_id" > "$BLD/etsoc1-build-id.h.new"
+if cmp -s "$BLD/etsoc1-build-id.h.new" "$BLD/etsoc1-build-id.h"; then
+    rm -f "$BLD/etsoc1-build-id.h.new"
+else
+    mv "$BLD/etsoc1-build-id.h.new" "$BLD/etsoc1-build-id.h"
+fi
+
 log "building"
 ninja -C "$BLD" qemu-system-riscv64 tests/qtest/qom-test \
     tests/qtest/device-introspect-test $QTESTS >"$BLD/ninja.log" 2>&1 ||

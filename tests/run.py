@@ -34,6 +34,7 @@ from etsoc1test import (cli, fabric, fuzz, guest, isa, link, memory,  # noqa: E4
 import asm_tests  # noqa: E402
 import fw_tests  # noqa: E402
 import hang_tests  # noqa: E402
+import rr_tests  # noqa: E402
 import host_tests  # noqa: E402
 import sysemu_tests  # noqa: E402
 
@@ -50,6 +51,7 @@ GROUPS = {
     'sysemu': sysemu_tests.sysemu_tests,
     'asm': asm_tests.asm_tests,
     'fuzz': fuzz.fuzz_tests,
+    'rr': rr_tests.rr_tests,
 }
 
 

@@ -852,11 +852,19 @@ static void worker_arrived(void)
 
 void mm_main(uint64_t h)
 {
-    /* wait (halted) for the SP's IPI: it comes after the SP DIR and iATU */
+    /*
+     * Wait (halted) for the SP's IPI: it comes after the SP DIR and iATU.
+     * WFI first, then look: the SP has no clock, and its IPI no time, so
+     * "look, then WFI" ran one turn fewer when the IPI came before the
+     * first look, and the hart's clock at boot followed the host (4
+     * cycles; a replay then diverged, docs/record-replay.md).  A WFI with
+     * the IPI already pending does not halt: the same instructions either
+     * way.
+     */
     csr_set(mie, 1u << 3);
-    while (!(csr_read(mip) & (1u << 3))) {
+    do {
         __asm__ volatile("wfi");
-    }
+    } while (!(csr_read(mip) & (1u << 3)));
     esr_write(ESR_OTHER(PP_M, MASTER_SHIRE, IPI_TRIGGER_CLEAR),
               1ULL << (h % HARTS_PER_SHIRE));
     csr_clear(mie, 1u << 3);

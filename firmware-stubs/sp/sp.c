@@ -369,9 +369,15 @@ void sp_main(void)
     dir_status(SP_STAGE_WATCHDOG);
     dir_status(SP_STAGE_EVENTS);
 
-    /* wake the master shire: all 64 harts wait in WFI for this IPI */
+    /*
+     * Wake the master shire's 32 MM harts: they wait in WFI for this IPI.
+     * Not its 32 sync harts (compute harts, in cm_idle from reset): this
+     * IPI has no emulated time (the SP has no clock), and one landing in
+     * their first turn or after it made them go round once more, so their
+     * boot clocks followed the host (docs/record-replay.md).
+     */
     if (probe64(SHIRE_ESR_M(MASTER_SHIRE, ESR_SHIRE_CONFIG), &v)) {
-        wr64(SHIRE_ESR_M(MASTER_SHIRE, ESR_IPI_TRIGGER), ~0ULL);
+        wr64(SHIRE_ESR_M(MASTER_SHIRE, ESR_IPI_TRIGGER), 0xFFFFFFFFULL);
     } else {
         sp_puts("SP: no master shire (shires < 33): no MM\n");
     }

@@ -1089,7 +1089,7 @@ static void etsoc1_scan_hang(Etsoc1MachineState *s, Etsoc1HangScan *h)
     h->stuck = g_new0(uint8_t, h->minions);
     h->hart = g_new0(uint8_t, n);
     h->wait = g_new0(uint8_t, n);
-    h->asleep = !s->hostlink_id && !s->host_loopback;
+    h->asleep = !s->hostlink_id && !s->host_loopback && !s->rr_replay;
     CPU_FOREACH(cs) {
         cpu = etsoc1_minion_of(cs);
         if (cpu) {

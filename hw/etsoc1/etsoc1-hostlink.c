@@ -176,6 +176,7 @@ static void hl_maybe_ready(Etsoc1HostLinkState *s)
         return;
     }
     s->ready_sent = true;
+    etsoc1_rr_note_ready(s->rr, s->pcie->bar0_addr, s->pcie->bar2_addr);
     stq_le_p(p, s->pcie->bar0_addr);
     stq_le_p(p + 8, s->pcie->bar2_addr);
     hl_send(s, HL_READY, 0, s->seq++, p, sizeof(p), NULL, 0);
@@ -451,7 +452,9 @@ static void hl_event(void *opaque, QEMUChrEvent event)
         s->closing = false;
         hl_reset_conn(s);
         hl_fail_pending(s);
+        etsoc1_rr_note_disconnect(s->rr);
         if (s->exit_on_close) {
+            etsoc1_rr_close(s->rr);
             hl_power_off("the host link closed (exit-on-close)");
         }
         break;
@@ -511,6 +514,7 @@ static void hl_mmio_write_apply(void *opaque, uint64_t t)
     Etsoc1HostLinkState *s = in->s;
     MemTxResult r = hl_mmio(s, in->addr, in->data, in->len, true);
 
+    etsoc1_rr_note_mmio_write(s->rr, t, in->addr, in->data, in->len, r);
     if (s->connected && !s->closing && s->conn_gen == in->gen) {
         hl_reply(s, HL_MMIO_WRITE, in->seq, hl_status(r), NULL, 0);
     }
@@ -718,6 +722,42 @@ static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
     hl_reply(s, HL_SHM_UNMAP, seq, HL_E_DECODE, NULL, 0);
 }
 
+/* STOP, at its stamped time under record= (else @t is 0) */
+static void hl_stop_apply(void *opaque, uint64_t t)
+{
+    HlInput *in = opaque;
+    Etsoc1HostLinkState *s = in->s;
+
+    /* the session's end in the record: its T, then the END trailer */
+    etsoc1_rr_note_stop(s->rr, t);
+    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+        hl_reply(s, HL_STOP, in->seq, HL_OK, NULL, 0);
+        /* the main loop may not run the flush BH again before it exits */
+        hl_flush(s);
+    }
+    s->input_pending = false;
+    g_free(in);
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+}
+
+/*
+ * STOP ends the session at once, except under record=: there it is an
+ * input like a write, stamped and applied in the model's order, so that
+ * the record's end, and the card's state in its END, fall at a point of
+ * the card's history that a replay reaches too.
+ */
+static void hl_stop(Etsoc1HostLinkState *s, uint32_t seq)
+{
+    HlInput *in = g_new0(HlInput, 1);
+
+    *in = (HlInput) { .s = s, .gen = s->conn_gen, .seq = seq };
+    s->input_pending = true;
+    if (!s->rr || !etsoc1_dma_chip_input_post(s->pcie->edma.chip, "stop", 0,
+                                              0, hl_stop_apply, in)) {
+        hl_stop_apply(in, 0);
+    }
+}
+
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                         uint32_t seq, uint8_t *p, uint32_t len)
 {
@@ -740,6 +780,7 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         }
         s->hello = true;
         s->options = ldl_le_p(p + 4) & HL_OPTS;
+        etsoc1_rr_note_connect(s->rr, s->options);
         stl_le_p(ack, HL_VERSION);
         stl_le_p(ack + 4, s->options);
         hl_reply(s, HL_HELLO, seq, HL_OK, ack, sizeof(ack));
@@ -764,10 +805,7 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         hl_reply(s, type, seq, HL_OK, NULL, 0);
         break;
     case HL_STOP:
-        hl_reply(s, type, seq, HL_OK, NULL, 0);
-        /* the main loop may not run the flush BH again before it exits */
-        hl_flush(s);
-        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+        hl_stop(s, seq);
         break;
     case HL_SHM_MAP:
         hl_shm_map(s, seq, p);
@@ -874,6 +912,8 @@ static void hl_msi(void *opaque, uint32_t vectors)
     Etsoc1HostLinkState *s = opaque;
     uint8_t p[4];
 
+    /* what the card sent, whether a host hears it or not */
+    etsoc1_rr_note_msi(s->rr, vectors);
     if (!s->hello) {
         trace_etsoc1_hostlink_msi_dropped(vectors);
         return;
@@ -1058,11 +1098,16 @@ static MemTxResult hl_direct(Etsoc1HostMem *hm, bool write, uint64_t addr,
                              void *buf, uint64_t len, uint64_t *done)
 {
     Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(hm);
+    MemTxResult r;
 
     *done = 0;
     /* no host: hl_start() logs and fails it */
-    return hl_serving(s) ? hl_shared(s, write, addr, buf, len, done)
-                         : ETSOC1_HOST_MEM_PENDING;
+    r = hl_serving(s) ? hl_shared(s, write, addr, buf, len, done)
+                      : ETSOC1_HOST_MEM_PENDING;
+    if (r != ETSOC1_HOST_MEM_PENDING) {
+        etsoc1_rr_note_hostmem(s->rr, write, addr, len);
+    }
+    return r;
 }
 
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
@@ -1073,6 +1118,8 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
     uint64_t moved;
     unsigned i;
 
+    /* the record holds no host data yet: a replay stops at this event */
+    etsoc1_rr_note_hostmem(s->rr, write, addr, len);
     if (!hl_serving(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
                       "0x%" PRIx64 " with no host serving memory\n",
@@ -1133,6 +1180,7 @@ static void hl_host_gone(void *opaque)
     g_autofree char *why = g_strdup_printf("host process %u is gone "
                                            "(host-pid)", s->host_pid);
 
+    etsoc1_rr_close(s->rr);
     hl_power_off(why);
 }
 
@@ -1219,6 +1267,8 @@ static Property hl_properties[] = {
     DEFINE_PROP_UINT32("host-pid", Etsoc1HostLinkState, host_pid, 0),
     DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
                      Etsoc1PcieState *),
+    DEFINE_PROP_LINK("recorder", Etsoc1HostLinkState, rr, TYPE_ETSOC1_RR,
+                     Etsoc1Rr *),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -16,6 +16,8 @@
  *    connection closes, or when that host process is gone (a card the
  *    host library started: no orphans)
  *  + link "pcie": the endpoint whose BARs, MSIs and iATU it serves
+ *  + link "recorder" (record=): told every input it applies, with its
+ *    stamped time, and what the card showed (docs/record-replay.md)
  *  + implements interface etsoc1-host-mem (asynchronous): the eDMA's host
  *    side becomes HOSTMEM_READ/WRITE requests
  *  + a migration blocker while it exists
@@ -30,6 +32,7 @@
 #include "qemu/timer.h"
 #include "hw/etsoc1/etsoc1-pcie.h"
 #include "hw/etsoc1/etsoc1-hostlink-wire.h"
+#include "hw/etsoc1/etsoc1-rr.h"
 
 #define TYPE_ETSOC1_HOSTLINK "etsoc1-hostlink"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1HostLinkState, ETSOC1_HOSTLINK)
@@ -66,6 +69,7 @@ struct Etsoc1HostLinkState {
 
     CharBackend chr;
     Etsoc1PcieState *pcie;
+    Etsoc1Rr *rr;           /* link "recorder": record= (etsoc1-rr.c) */
     Notifier iatu_notifier;
     Error *migration_blocker;
     QEMUTimer *watchdog;    /* host-timeout-ms, QEMU_CLOCK_REALTIME */

@@ -1183,10 +1183,12 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
     Etsoc1Input *in;
     bool applied = false;
 
-    if (!m->input_q) {
+    /* held: etsoc1_input_hold(m, false) comes back */
+    if (!m->input_q || m->input_hold) {
         return;
     }
-    while ((in = g_queue_peek_head(m->input_q)) != NULL) {
+    /* an input's fn may hold the queue for the next one (a replay) */
+    while (!m->input_hold && (in = g_queue_peek_head(m->input_q)) != NULL) {
         /* stopped harts cannot move: the input goes in now */
         if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
             etsoc1_input_kick(m, in->t);
@@ -1254,6 +1256,49 @@ bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
     etsoc1_input_release(m);        /* the harts the 0 held */
     etsoc1_input_apply_due(m);      /* an idle chip: at once */
     return true;
+}
+
+/*
+ * An input whose T is already known (a replay, etsoc1-rr.c): queued as
+ * etsoc1_input_post queues a stamped one, in T order, and applied by the
+ * same rules.  The caller holds the queue (etsoc1_input_hold) while the
+ * VM is stopped: a stopped VM applies inputs at once.
+ */
+bool etsoc1_input_post_at(Etsoc1MachineState *m, uint64_t t,
+                          const char *what, uint64_t addr, uint64_t len,
+                          Etsoc1InputFn *fn, void *opaque)
+{
+    Etsoc1Input *in;
+
+    if (!m || !m->input_q || t < m->input_last_t) {
+        return false;
+    }
+    m->input_last_t = t;
+    in = g_new0(Etsoc1Input, 1);
+    *in = (Etsoc1Input) {
+        .t = t, .what = what, .addr = addr, .len = len, .fn = fn,
+        .opaque = opaque,
+    };
+    g_queue_push_tail(m->input_q, in);
+    trace_etsoc1_input_post(what, addr, len, t);
+    etsoc1_input_set_head(m);
+    etsoc1_input_apply_due(m);
+    return true;
+}
+
+/*
+ * While held, the queue applies nothing (its head still bounds the
+ * horizon and the gate): a replay waits for the VM to run and for the
+ * card's READY, after which the record's host wrote.
+ */
+void etsoc1_input_hold(Etsoc1MachineState *m, bool hold)
+{
+    if (m && m->input_q) {
+        m->input_hold = hold;
+        if (!hold) {
+            etsoc1_input_apply_due(m);
+        }
+    }
 }
 
 /* A timer expiry at @t was raised: later inputs are stamped after it. */
@@ -1416,9 +1461,11 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
      * The gate and the polls order the inputs: without them, no stamps.
      * Nor without TCG: under qtest the harts never run (nor park), so no
      * input would ever be clear of them.  Without a host link there is
-     * no input, and the gate and the parks pay nothing for them.
+     * no input, and the gate and the parks pay nothing for them; a
+     * replay (etsoc1-rr.c) brings the record's host's.
      */
-    if (s->stamp_host && s->poll_halt && tcg_enabled() && s->hostlink_id) {
+    if (s->stamp_host && s->poll_halt && tcg_enabled() &&
+        (s->hostlink_id || s->rr_replay)) {
         s->input_q = g_queue_new();
         s->input_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
                                       etsoc1_input_tick, s);

@@ -81,6 +81,10 @@ typedef void Etsoc1InputFn(void *opaque, uint64_t t);
 bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
                        uint64_t addr, uint64_t len, Etsoc1InputFn *fn,
                        void *opaque);
+bool etsoc1_input_post_at(Etsoc1MachineState *m, uint64_t t,
+                          const char *what, uint64_t addr, uint64_t len,
+                          Etsoc1InputFn *fn, void *opaque);
+void etsoc1_input_hold(Etsoc1MachineState *m, bool hold);
 void etsoc1_input_apply_due(Etsoc1MachineState *m);
 void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t);
 bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t);

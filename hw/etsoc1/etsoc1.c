@@ -31,6 +31,7 @@
 #include "sysemu/sysemu.h"
 #include "sysemu/reset.h"
 #include "sysemu/tcg.h"
+#include "sysemu/qtest.h"
 #include "elf.h"
 #include <libfdt.h>
 #include "hw/etsoc1/etsoc1-timing.h"
@@ -407,6 +408,15 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
                                 &error_fatal);
         object_property_set_link(OBJECT(dev), "host-mem", OBJECT(hl),
                                  &error_abort);
+        if (s->rr) {
+            /* record=: the host link reports what the host sent */
+            object_property_set_link(OBJECT(hl), "recorder", OBJECT(s->rr),
+                                     &error_abort);
+        }
+    } else if (s->rr) {
+        /* replay=: the record plays the host (etsoc1-rr.c) */
+        object_property_set_link(OBJECT(dev), "host-mem", OBJECT(s->rr),
+                                 &error_abort);
     } else if (s->host_loopback) {
         Etsoc1HostLoopback *lb =
             ETSOC1_HOST_LOOPBACK(object_new(TYPE_ETSOC1_HOST_LOOPBACK));
@@ -428,6 +438,7 @@ static DeviceState *etsoc1_pcie_create(Etsoc1MachineState *s,
                                  &error_abort);
         qdev_realize_and_unref(hl, NULL, &error_fatal);
     }
+    etsoc1_rr_attach(s->rr, ETSOC1_PCIE_EP(dev));
     if (s->host_loopback) {
         sysbus_mmio_map(sbd, i, ETSOC1_HOSTVIEW_BASE);
     }
@@ -760,6 +771,8 @@ static void etsoc1_machine_init(MachineState *ms)
                      "eDMA a host memory: choose one");
         exit(1);
     }
+    /* record= or replay=: refusals, and the whole record read and checked */
+    s->rr = etsoc1_rr_create(s, ms, qtest_enabled());
     if (sp) {
         sp_entry = etsoc1_load_sp_firmware(s);
     }
@@ -901,6 +914,7 @@ static void etsoc1_machine_init(MachineState *ms)
     memory_region_transaction_commit();
 
     etsoc1_sync_start(s);
+    etsoc1_rr_start(s->rr);     /* a replay's inputs, into the queue */
     /* only harts that run can hang: none do under -accel qtest */
     if (tcg_enabled()) {
         etsoc1_deadlock_start(s);
@@ -1092,6 +1106,8 @@ ETSOC1_STR_PROP(timing_file)
 ETSOC1_STR_PROP(trace_json)
 ETSOC1_STR_PROP(hostlink_id)
 ETSOC1_STR_PROP(sp_firmware)
+ETSOC1_STR_PROP(rr_record)
+ETSOC1_STR_PROP(rr_replay)
 
 static void etsoc1_get_trace_max(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
@@ -1277,6 +1293,16 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "sp-firmware",
         "ELF image for the service processor; without it there is no SP "
         "(docs/firmware.md)");
+    object_class_property_add_str(oc, "record", etsoc1_get_rr_record,
+                                  etsoc1_set_rr_record);
+    object_class_property_set_description(oc, "record",
+        "Record the host link's session into this file, for replay= "
+        "(docs/record-replay.md)");
+    object_class_property_add_str(oc, "replay", etsoc1_get_rr_replay,
+                                  etsoc1_set_rr_replay);
+    object_class_property_set_description(oc, "replay",
+        "Replay the session of this record file, with no host "
+        "(docs/record-replay.md)");
     object_class_property_add(oc, "deadlock", "Etsoc1Deadlock",
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",

@@ -18,6 +18,7 @@
 #include "hw/cpu/cluster.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-shire.h"
+#include "hw/etsoc1/etsoc1-rr.h"
 
 #define TYPE_ETSOC1_MACHINE MACHINE_TYPE_NAME("etsoc1")
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1MachineState, ETSOC1_MACHINE)
@@ -94,6 +95,8 @@ struct Etsoc1MachineState {
      */
     void (*input_catch_up)(void *opaque, uint64_t t);
     void *input_catch_up_opaque;
+    bool input_hold;        /* apply nothing yet (a replay's start) */
+    Etsoc1Rr *rr;           /* child "rr": record= or replay= */
 
     /* properties */
     uint32_t shires_prop;
@@ -107,6 +110,8 @@ struct Etsoc1MachineState {
     uint64_t trace_json_max_events;  /* 0: no limit */
     char *hostlink_id;
     char *sp_firmware;
+    char *rr_record;        /* record=: docs/record-replay.md */
+    char *rr_replay;        /* replay= */
 };
 
 #endif

@@ -1,0 +1,1459 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Esperanto ET-SoC-1: record and replay of a host session over MMIO
+ * (docs/record-replay.md; design: docs/research/record-replay-design.md,
+ * 3.5, 3.6, 3.9 and 4.2 "Stage 2 as built").
+ *
+ * Record (-M etsoc1,record=FILE,hostlink=...): every host MMIO write is
+ * already applied at an emulated time T the model chose (etsoc1-sync.c,
+ * "Host inputs"); the host link reports each one here with its T and its
+ * result, and the host's STOP, which is stamped too while recording.
+ * The card's outputs that replay can check go in as well: MSIs (per
+ * hart, with the writer's clock), READY, and at STOP an END trailer with
+ * every hart's clock and retired instructions and, if the card is idle
+ * then, a digest of its RAM.
+ *
+ * Replay (-M etsoc1,replay=FILE, no host): the whole file is read and
+ * checked before any CPU is built; each input then goes into the same
+ * host-input queue at its recorded T, so it is applied through the same
+ * path at the same point of the card's history; the checks are compared
+ * as the card produces them, and the first that differs stops QEMU with
+ * exit status ETSOC1_RR_DIVERGED.
+ *
+ * The file (little-endian; tools/rr-dump.py prints it):
+ *   header: "ETSOC1RR" | u32 format | u32 text length | text |
+ *           u32 crc32c(all before)
+ *   text:   key=value lines, sorted; keys under "info." are not compared
+ *   event:  u8 kind | u8 flags | u16 source | u32 payload length |
+ *           u64 seq | u64 T | payload | u32 crc32c(event), the crc seeded
+ *           with the previous event's (the first: with the header's), so
+ *           a changed, removed or reordered event fails its own check
+ * Every crc is the usual CRC-32C (Castagnoli), continued from event to
+ * event.
+ *
+ * Everything runs with the BQL held (the host link, the MSI and iATU
+ * callbacks, the input queue), so the unit has no lock.
+ */
+
+#include "qemu/osdep.h"
+#include <sys/utsname.h>
+#include "qemu/crc32c.h"
+#include "qemu/cutils.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "qapi/error.h"
+#include "exec/cpu-common.h"
+#include "hw/boards.h"
+#include "hw/core/cpu.h"
+#include "hw/qdev-properties.h"
+#include "migration/blocker.h"
+#include "sysemu/runstate.h"
+#include "hw/etsoc1/etsoc1.h"
+#include "hw/etsoc1/etsoc1-minion.h"
+#include "hw/etsoc1/etsoc1-pcie.h"
+#include "hw/etsoc1/etsoc1-rr.h"
+#include "hw/etsoc1/etsoc1-sync.h"
+#include "hw/etsoc1/etsoc1-timing.h"
+#include "etsoc1-build-id.h"
+#include "trace.h"
+
+#define RR_MAGIC            "ETSOC1RR"
+#define RR_FORMAT           1
+#define RR_HDR_FIXED        16          /* magic, format, text length */
+#define RR_EV_HDR           24          /* kind .. T */
+#define RR_MAX_TEXT         (64 * KiB)
+/* the largest payload: an END of every hart, or a 1 MiB write */
+#define RR_MAX_PAYLOAD      (2 * MiB)
+#define RR_MMIO_HDR         16          /* bus u64, len u32, result u16 */
+#define RR_NO_SOURCE        0xffff      /* an MSI from no minion (the SP) */
+#define RR_DIGEST_LEN       32          /* sha256 */
+/* END: flags, harts, events, counts per kind, then the table, the digest */
+#define RR_END_FIXED        (4 + 4 + 8 + 8 * ETSOC1_RR_KINDS)
+#define RR_END_HART         20          /* hart u32, clock u64, instret u64 */
+#define RR_END_STOPPED      0x1         /* the record ended at a STOP */
+#define RR_END_IDLE         0x2         /* no CPU could act then: digest */
+
+static const char *const rr_kind_name[ETSOC1_RR_KINDS] = {
+    [ETSOC1_RR_CONNECT] = "CONNECT",
+    [ETSOC1_RR_DISCONNECT] = "DISCONNECT",
+    [ETSOC1_RR_MMIO_WRITE] = "MMIO_WRITE",
+    [ETSOC1_RR_STOP] = "STOP",
+    [ETSOC1_RR_MSI] = "MSI",
+    [ETSOC1_RR_READY] = "READY",
+    [ETSOC1_RR_HOSTMEM] = "HOSTMEM",
+    [ETSOC1_RR_END] = "END",
+};
+
+/* One event of a file being replayed: points into the file's buffer */
+typedef struct RrEvent {
+    uint8_t kind, flags;
+    uint16_t source;
+    uint32_t len;
+    uint64_t t;
+    const uint8_t *p;       /* the payload */
+    size_t off;             /* of the event in the file */
+} RrEvent;
+
+/* The record's MSIs of one source, in order, and how far replay got */
+typedef struct RrMsiStream {
+    GArray *idx;            /* event indices */
+    guint next;
+} RrMsiStream;
+
+/* What an END says, recorded or taken now */
+typedef struct RrEnd {
+    uint32_t flags;
+    uint32_t harts;
+    uint8_t *table;         /* harts x RR_END_HART bytes */
+    uint8_t digest[RR_DIGEST_LEN];
+} RrEnd;
+
+struct Etsoc1Rr {
+    Object parent_obj;
+
+    Etsoc1MachineState *m;
+    Etsoc1PcieState *pcie;
+    bool replay;
+    char *path;
+    Error *migration_blocker;
+
+    char *text;             /* record: the header's text, less dev.* */
+    char *rec_text;         /* replay: the record's header text */
+
+    /* record */
+    FILE *f;
+    bool started;           /* the header is written: events may follow */
+    uint32_t crc;           /* the last event's, or the header's */
+    uint64_t seq;           /* events written */
+    uint64_t counts[ETSOC1_RR_KINDS];
+    uint64_t last_t;        /* the latest T written */
+
+    /* replay */
+    uint8_t *buf;           /* the whole file */
+    size_t size;
+    GArray *ev;             /* RrEvent, END last */
+    GHashTable *msi;        /* source + 1 -> RrMsiStream */
+    int ready_idx;          /* the record's READY, or -1 */
+    int hostmem_idx;        /* the record's first HOSTMEM, or -1 */
+    bool ready_seen;
+    bool held;              /* the queue waits: rr_release */
+    guint next_in;          /* the next input to apply (event index) */
+    QEMUTimer *sp_timer;    /* looks for the SP idle while held */
+    bool done;              /* the STOP is in: nothing more is checked */
+    uint64_t stop_t;        /* the record's STOP (or END) time */
+    Notifier iatu_notifier;
+    QEMUBH *release_bh;
+    VMChangeStateEntry *vmse;
+};
+
+/* The state of the inputs replay queued: one per MMIO_WRITE or STOP */
+typedef struct RrInput {
+    Etsoc1Rr *rr;
+    guint idx;
+} RrInput;
+
+/*
+ * The CRC-32C of what @crc covered followed by @p: QEMU's crc32c() inverts
+ * its result, so a continuation starts from the inverse (the empty crc is
+ * 0: rr_crc(0, p, n) is the usual CRC-32C of p).
+ */
+static uint32_t rr_crc(uint32_t crc, const void *p, size_t len)
+{
+    return crc32c(crc ^ 0xffffffff, p, len);
+}
+
+static const char *rr_name(unsigned kind)
+{
+    return kind < ETSOC1_RR_KINDS && rr_kind_name[kind] ? rr_kind_name[kind]
+                                                         : "?";
+}
+
+/* ---- the header: what a replay must match -------------------------------- */
+
+/* sha256 of a file's bytes, or "none" without one, or an error */
+static char *rr_file_sha256(const char *path, Error **errp)
+{
+    g_autofree char *data = NULL;
+    gsize len;
+    GError *gerr = NULL;
+
+    if (!path || !strcmp(path, "none")) {
+        return g_strdup("none");
+    }
+    if (!g_file_get_contents(path, &data, &len, &gerr)) {
+        error_setg(errp, "cannot read '%s': %s", path, gerr->message);
+        g_error_free(gerr);
+        return NULL;
+    }
+    return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (guchar *)data,
+                                       len);
+}
+
+/* sha256 of the effective timing table: every row's value, every cost */
+static char *rr_timing_sha256(const Etsoc1Timing *tm)
+{
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    char *hex;
+
+    g_checksum_update(ck, (const guchar *)tm->value, sizeof(tm->value));
+    g_checksum_update(ck, tm->cost, sizeof(tm->cost));
+    g_checksum_update(ck, (const guchar *)&tm->clock_mhz,
+                      sizeof(tm->clock_mhz));
+    hex = g_strdup(g_checksum_get_string(ck));
+    g_checksum_free(ck);
+    return hex;
+}
+
+static gint rr_strcmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The machine's configuration as sorted key=value lines.  Every input of
+ * the card's behaviour that the command line sets is a key; the host's
+ * pacing (the PU timers' scan-ms and warp-idle-ms, the host link's bounds,
+ * trace-json, on-deadlock, on-idle) is not: a replay may change it.
+ */
+static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
+{
+    g_autoptr(GPtrArray) kv = g_ptr_array_new_with_free_func(g_free);
+    struct {
+        const char *key;
+        const char *path;
+    } images[] = {
+        { "image.bios", ms->firmware },
+        { "image.kernel", ms->kernel_filename },
+        { "image.sp-firmware", m->sp_firmware },
+    };
+    g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+    g_autofree char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
+    g_autofree char *timing = rr_timing_sha256(m->timing);
+    struct utsname u;
+    GString *text;
+    unsigned i;
+
+    g_ptr_array_add(kv, g_strdup_printf("build=%s", ETSOC1_BUILD_ID));
+    for (i = 0; i < ARRAY_SIZE(images); i++) {
+        char *sha = rr_file_sha256(images[i].path, errp);
+
+        if (!sha) {
+            return NULL;
+        }
+        g_ptr_array_add(kv, g_strdup_printf("%s=%s", images[i].key, sha));
+        g_free(sha);
+        g_ptr_array_add(kv, g_strdup_printf("info.%s.name=%s", images[i].key,
+                                            images[i].path ? images[i].path
+                                                           : "none"));
+    }
+    g_ptr_array_add(kv, g_strdup_printf("machine.shires=%u", m->num_shires));
+    g_ptr_array_add(kv, g_strdup_printf("machine.smp=%u", ms->smp.cpus));
+    g_ptr_array_add(kv, g_strdup_printf("machine.ram-size=%" PRIu64,
+                                        (uint64_t)ms->ram_size));
+    g_ptr_array_add(kv, g_strdup_printf("machine.clock-mhz=%u",
+                                        m->clock_mhz));
+    g_ptr_array_add(kv, g_strdup_printf("machine.reset-pc=0x%" PRIx64,
+                                        m->reset_pc));
+    g_ptr_array_add(kv, g_strdup_printf("machine.handshake=%d",
+                                        m->handshake));
+    g_ptr_array_add(kv, g_strdup_printf("machine.poll-halt=%d",
+                                        m->poll_halt));
+    g_ptr_array_add(kv, g_strdup_printf("machine.stamp-host=%d",
+                                        m->stamp_host));
+    g_ptr_array_add(kv, g_strdup_printf("machine.cache-model=%d",
+                                        m->cache_model));
+    g_ptr_array_add(kv, g_strdup_printf("machine.sp=%d", !!m->sp_firmware));
+    g_ptr_array_add(kv, g_strdup_printf("machine.timing=%s", timing));
+    g_ptr_array_add(kv, g_strdup_printf("info.machine.timing-file=%s",
+                                        m->timing_file ? m->timing_file
+                                                       : "none"));
+    g_ptr_array_add(kv, g_strdup_printf("info.qemu=%s", QEMU_VERSION));
+    g_ptr_array_add(kv, g_strdup_printf("info.host.accel=%s",
+                                        qemu_tcg_mttcg_enabled() ? "mttcg"
+                                                                 : "single"));
+    g_ptr_array_add(kv, g_strdup_printf("info.host.date=%s", date));
+    if (uname(&u) == 0) {
+        g_ptr_array_add(kv, g_strdup_printf("info.host.uname=%s %s %s",
+                                            u.sysname, u.release,
+                                            u.machine));
+    }
+    g_ptr_array_sort(kv, rr_strcmp);
+    text = g_string_new(NULL);
+    for (i = 0; i < kv->len; i++) {
+        g_string_append_printf(text, "%s\n", (char *)kv->pdata[i]);
+    }
+    return g_string_free(text, false);
+}
+
+/*
+ * The devices' properties as "dev.<type>.<name>" keys: the endpoint, its
+ * eDMA, the PU timers and shire 0 (the shires share theirs), as the
+ * command line (-global) left them; links are wiring, and the PU timers'
+ * scan-ms and warp-idle-ms are the host's pacing, so they are not keys.
+ * Read once every device is realized.
+ */
+static const char *const rr_pacing[] = {
+    "etsoc1-pu-timer.scan-ms", "etsoc1-pu-timer.warp-idle-ms", NULL,
+};
+
+static void rr_dev_keys(GPtrArray *kv, Object *obj)
+{
+    DeviceClass *dc = obj ? DEVICE_GET_CLASS(obj) : NULL;
+    Property *p;
+
+    for (p = dc ? dc->props_ : NULL; p && p->name; p++) {
+        g_autofree char *key = g_strdup_printf("%s.%s",
+                                               object_get_typename(obj),
+                                               p->name);
+        g_autofree char *val = NULL;
+
+        if (!strcmp(p->info->name, "link") ||
+            g_strv_contains(rr_pacing, key)) {
+            continue;
+        }
+        val = object_property_print(obj, p->name, true, NULL);
+        if (val) {
+            g_ptr_array_add(kv, g_strdup_printf("dev.%s=%s", key, val));
+        }
+    }
+}
+
+static char *rr_dev_config(Etsoc1Rr *rr)
+{
+    g_autoptr(GPtrArray) kv = g_ptr_array_new_with_free_func(g_free);
+    Object *m = OBJECT(rr->m), *pcie = object_resolve_path_component(m,
+                                                                      "pcie");
+    GString *text = g_string_new(NULL);
+    unsigned i;
+
+    rr_dev_keys(kv, pcie);
+    rr_dev_keys(kv, pcie ? object_resolve_path_component(pcie, "edma")
+                         : NULL);
+    rr_dev_keys(kv, object_resolve_path_component(m, "pu-timer"));
+    rr_dev_keys(kv, object_resolve_path_component(m, "shire[0]"));
+    g_ptr_array_sort(kv, rr_strcmp);
+    for (i = 0; i < kv->len; i++) {
+        g_string_append_printf(text, "%s\n", (char *)kv->pdata[i]);
+    }
+    return g_string_free(text, false);
+}
+
+/* The value of @key in @text (key=value lines), or NULL */
+static char *rr_lookup(const char *text, const char *key)
+{
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    size_t klen = strlen(key);
+    unsigned i;
+
+    for (i = 0; lines[i]; i++) {
+        if (!strncmp(lines[i], key, klen) && lines[i][klen] == '=') {
+            return g_strdup(lines[i] + klen + 1);
+        }
+    }
+    return NULL;
+}
+
+/*
+ * The recorded configuration against this one: the build first, then the
+ * first key (in sorted order) that differs, of either side, "info." keys
+ * aside; the "dev." keys only (@dev) or all but them.
+ */
+static bool rr_config_match(Etsoc1Rr *rr, const char *rec, const char *here,
+                            bool dev, Error **errp)
+{
+    g_autofree char *rb = rr_lookup(rec, "build");
+    g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+    const char *sides[] = { rec, here };
+    unsigned i, j;
+
+    if (!dev && (!rb || strcmp(rb, ETSOC1_BUILD_ID))) {
+        error_setg(errp, "%s was recorded by build %s; this QEMU is build %s",
+                   rr->path, rb ? rb : "(none)", ETSOC1_BUILD_ID);
+        return false;
+    }
+    for (j = 0; j < ARRAY_SIZE(sides); j++) {
+        g_auto(GStrv) lines = g_strsplit(sides[j], "\n", -1);
+
+        for (i = 0; lines[i]; i++) {
+            char *eq = strchr(lines[i], '=');
+
+            /* dev.* keys only once the devices exist (etsoc1_rr_start) */
+            if (eq && strncmp(lines[i], "info.", 5) &&
+                !strncmp(lines[i], "dev.", 4) == dev) {
+                g_ptr_array_add(keys, g_strndup(lines[i], eq - lines[i]));
+            }
+        }
+    }
+    g_ptr_array_sort(keys, rr_strcmp);
+    for (i = 0; i < keys->len; i++) {
+        const char *key = keys->pdata[i];
+        g_autofree char *a = rr_lookup(rec, key);
+        g_autofree char *b = rr_lookup(here, key);
+
+        if (a && b && !strcmp(a, b)) {
+            continue;
+        }
+        if (g_str_has_prefix(key, "image.")) {
+            g_autofree char *nk = g_strdup_printf("info.%s.name", key);
+            g_autofree char *na = rr_lookup(rec, nk);
+            g_autofree char *nb = rr_lookup(here, nk);
+
+            error_setg(errp, "%s: %s sha256 %s in the record (%s), %s here "
+                       "(%s)", rr->path, key, a ? a : "(none)",
+                       na ? na : "?", b ? b : "(none)", nb ? nb : "?");
+        } else {
+            error_setg(errp, "%s: %s=%s in the record, %s here", rr->path,
+                       key, a ? a : "(none)", b ? b : "(none)");
+        }
+        return false;
+    }
+    return true;
+}
+
+/* ---- record -------------------------------------------------------------- */
+
+static void rr_put(Etsoc1Rr *rr, Etsoc1RrKind kind, uint8_t flags,
+                   uint16_t source, uint64_t t, const void *p1, uint32_t l1,
+                   const void *p2, uint32_t l2)
+{
+    uint8_t h[RR_EV_HDR], c[4];
+    uint32_t crc;
+
+    if (!rr || rr->replay || !rr->f || !rr->started) {
+        return;
+    }
+    h[0] = kind;
+    h[1] = flags;
+    stw_le_p(h + 2, source);
+    stl_le_p(h + 4, l1 + l2);
+    stq_le_p(h + 8, rr->seq);
+    stq_le_p(h + 16, t);
+    crc = rr_crc(rr->crc, h, sizeof(h));
+    crc = rr_crc(crc, p1, l1);
+    crc = rr_crc(crc, p2, l2);
+    stl_le_p(c, crc);
+    if (fwrite(h, sizeof(h), 1, rr->f) != 1 ||
+        (l1 && fwrite(p1, l1, 1, rr->f) != 1) ||
+        (l2 && fwrite(p2, l2, 1, rr->f) != 1) ||
+        fwrite(c, sizeof(c), 1, rr->f) != 1 || fflush(rr->f)) {
+        /* a record with a hole would replay wrong: say so, stop writing */
+        error_report("etsoc1: record=%s: write failed (%s): the record is "
+                     "incomplete", rr->path, strerror(errno));
+        fclose(rr->f);
+        rr->f = NULL;
+        return;
+    }
+    trace_etsoc1_rr_record(rr->seq, rr_name(kind), t, l1 + l2);
+    rr->crc = crc;
+    rr->seq++;
+    rr->counts[kind]++;
+    rr->last_t = MAX(rr->last_t, t);
+}
+
+/*
+ * The service processor is halted with nothing to do.  It has no clock:
+ * its boot, and its answers to the host, go at the host's pace, so an
+ * input applied while it was idle waits in replay until it is idle again
+ * (a host waits for the card's boot by reading, which is not an input).
+ */
+static bool rr_sp_idle(Etsoc1Rr *rr)
+{
+    CPUState *cs = rr->m->sp ? CPU(rr->m->sp) : NULL;
+
+    return !cs || (qatomic_read(&cs->halted) && !cpu_has_work(cs));
+}
+
+/* What an input carries besides its T: the VM stopped, the SP idle */
+static uint8_t rr_input_flags(Etsoc1Rr *rr)
+{
+    return (runstate_is_running() ? 0 : ETSOC1_RR_F_PAUSED) |
+           (rr_sp_idle(rr) ? ETSOC1_RR_F_SP_IDLE : 0);
+}
+
+/* The clock and number of the minion making the current access */
+static uint16_t rr_requester(uint64_t *t)
+{
+    Etsoc1MinionCPU *cpu = etsoc1_current_minion();
+
+    *t = cpu ? etsoc1_now(cpu) : 0;
+    return cpu ? CPU(cpu)->cpu_index : RR_NO_SOURCE;
+}
+
+void etsoc1_rr_note_connect(Etsoc1Rr *rr, uint32_t options)
+{
+    uint8_t p[4];
+
+    if (rr) {
+        stl_le_p(p, options);
+        rr_put(rr, ETSOC1_RR_CONNECT, 0, 0, rr->m->input_last_t, p,
+               sizeof(p), NULL, 0);
+    }
+}
+
+void etsoc1_rr_note_disconnect(Etsoc1Rr *rr)
+{
+    if (rr) {
+        rr_put(rr, ETSOC1_RR_DISCONNECT, 0, 0, rr->m->input_last_t, NULL, 0,
+               NULL, 0);
+    }
+}
+
+void etsoc1_rr_note_mmio_write(Etsoc1Rr *rr, uint64_t t, uint64_t addr,
+                               const void *data, uint32_t len,
+                               uint16_t status)
+{
+    uint8_t p[RR_MMIO_HDR] = { 0 };
+
+    if (rr) {
+        stq_le_p(p, addr);
+        stl_le_p(p + 8, len);
+        stw_le_p(p + 12, status);
+        rr_put(rr, ETSOC1_RR_MMIO_WRITE, rr_input_flags(rr), 0, t, p,
+               sizeof(p), data, len);
+    }
+}
+
+void etsoc1_rr_note_msi(Etsoc1Rr *rr, uint32_t vectors)
+{
+    uint8_t p[4];
+    uint16_t src;
+    uint64_t t;
+
+    if (rr) {
+        src = rr_requester(&t);
+        stl_le_p(p, vectors);
+        rr_put(rr, ETSOC1_RR_MSI, 0, src, t, p, sizeof(p), NULL, 0);
+    }
+}
+
+void etsoc1_rr_note_ready(Etsoc1Rr *rr, uint64_t bar0, uint64_t bar2)
+{
+    uint8_t p[16];
+
+    if (rr) {
+        stq_le_p(p, bar0);
+        stq_le_p(p + 8, bar2);
+        rr_put(rr, ETSOC1_RR_READY, 0, 0, rr->m->input_last_t, p, sizeof(p),
+               NULL, 0);
+    }
+}
+
+void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, bool write, uint64_t addr,
+                            uint64_t len)
+{
+    uint8_t p[17];
+
+    if (rr) {
+        p[0] = write;
+        stq_le_p(p + 1, addr);
+        stq_le_p(p + 9, len);
+        rr_put(rr, ETSOC1_RR_HOSTMEM, 0, 0, rr->m->input_last_t, p,
+               sizeof(p), NULL, 0);
+    }
+}
+
+/* ---- the END trailer ----------------------------------------------------- */
+
+/*
+ * Every RAM block (DRAM, scratchpads, SRAMs, the SP mailbox): its name,
+ * size, and each 4 KiB page that is not all zero with its offset.  DRAM
+ * is allocated lazily: its untouched pages read as zero and cost a
+ * page-table walk each, not a copy (32 GiB: 0.7 s).
+ */
+static int rr_digest_block(RAMBlock *rb, void *opaque)
+{
+    GChecksum *ck = opaque;
+    const uint8_t *host = qemu_ram_get_host_addr(rb);
+    uint64_t size = qemu_ram_get_used_length(rb), off;
+    const char *name = qemu_ram_get_idstr(rb);
+    uint8_t le[8];
+
+    g_checksum_update(ck, (const guchar *)name, strlen(name) + 1);
+    stq_le_p(le, size);
+    g_checksum_update(ck, le, sizeof(le));
+    for (off = 0; host && off < size; off += 4 * KiB) {
+        uint64_t n = MIN(4 * KiB, size - off);
+
+        if (buffer_is_zero(host + off, n)) {
+            continue;
+        }
+        stq_le_p(le, off);
+        g_checksum_update(ck, le, sizeof(le));
+        g_checksum_update(ck, host + off, n);
+    }
+    return 0;
+}
+
+/*
+ * The card as it stands at @stopped time: each minion hart's clock and
+ * retired instructions, and if no CPU can act (so nothing still moves
+ * with the host's timing), a digest of every RAM block.
+ */
+static void rr_end_take(Etsoc1Rr *rr, bool stopped, bool may_digest,
+                        RrEnd *e)
+{
+    Etsoc1MachineState *m = rr->m;
+    unsigned i, n = 0;
+    bool idle = false;
+
+    memset(e, 0, sizeof(*e));
+    if (may_digest) {
+        etsoc1_sync_horizon(&idle);
+    }
+    e->flags = (stopped ? RR_END_STOPPED : 0) | (idle ? RR_END_IDLE : 0);
+    e->table = g_malloc0(m->minion_slots * RR_END_HART);
+    for (i = 0; i < m->minion_slots; i++) {
+        Etsoc1MinionCPU *cpu = m->minion[i];
+        uint8_t *row = e->table + n * RR_END_HART;
+
+        if (!cpu) {
+            continue;
+        }
+        stl_le_p(row, i);
+        stq_le_p(row + 4, etsoc1_now(cpu));
+        stq_le_p(row + 12, cpu->parent_obj.env.et_insns);
+        n++;
+    }
+    e->harts = n;
+    if (idle) {
+        GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+        gsize len = RR_DIGEST_LEN;
+
+        qemu_ram_foreach_block(rr_digest_block, ck);
+        /* the MM mailbox (SQs, CQ) is an I/O region, not a RAM block */
+        if (rr->pcie) {
+            g_checksum_update(ck, rr->pcie->mbox_mm_buf,
+                              sizeof(rr->pcie->mbox_mm_buf));
+        }
+        g_checksum_get_digest(ck, e->digest, &len);
+        g_checksum_free(ck);
+    }
+}
+
+/* Write END and close: at the STOP, at exit, or before an _exit */
+static void rr_finish(Etsoc1Rr *rr, bool stopped, bool may_digest)
+{
+    RrEnd e;
+    g_autoptr(GByteArray) p = g_byte_array_new();
+    uint8_t le[8];
+    unsigned i;
+
+    if (!rr || rr->replay || !rr->f || !rr->started) {
+        return;     /* a run refused before the header: the file is empty */
+    }
+    rr_end_take(rr, stopped, may_digest, &e);
+    stl_le_p(le, e.flags);
+    stl_le_p(le + 4, e.harts);
+    g_byte_array_append(p, le, 8);
+    stq_le_p(le, rr->seq);
+    g_byte_array_append(p, le, 8);
+    for (i = 0; i < ETSOC1_RR_KINDS; i++) {
+        stq_le_p(le, rr->counts[i]);
+        g_byte_array_append(p, le, 8);
+    }
+    g_byte_array_append(p, e.table, e.harts * RR_END_HART);
+    g_byte_array_append(p, e.digest, RR_DIGEST_LEN);
+    rr_put(rr, ETSOC1_RR_END, 0, 0, rr->last_t, p->data, p->len, NULL, 0);
+    g_free(e.table);
+    if (rr->f) {
+        fclose(rr->f);
+        rr->f = NULL;
+    }
+}
+
+void etsoc1_rr_note_stop(Etsoc1Rr *rr, uint64_t t)
+{
+    if (rr) {
+        rr_put(rr, ETSOC1_RR_STOP, rr_input_flags(rr), 0, t, NULL, 0, NULL,
+               0);
+        rr_finish(rr, true, true);
+    }
+}
+
+void etsoc1_rr_close(Etsoc1Rr *rr)
+{
+    /* the vCPUs still run: their clocks are as good as any, no digest */
+    rr_finish(rr, false, false);
+}
+
+/* A run that ends without STOP (the guest, QMP quit, a signal) */
+static void rr_atexit(void)
+{
+    Object *o = object_resolve_path_component(qdev_get_machine(), "rr");
+
+    if (o) {
+        etsoc1_rr_close(ETSOC1_RR(o));
+    }
+}
+
+/* ---- loading a record ---------------------------------------------------- */
+
+static bool G_GNUC_PRINTF(3, 4)
+rr_bad(Etsoc1Rr *rr, Error **errp, const char *fmt, ...)
+{
+    g_autofree char *why = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    error_setg(errp, "%s: %s", rr->path, why);
+    return false;
+}
+
+/* The payload length each kind must have (0: any, checked below) */
+static bool rr_len_ok(const RrEvent *e)
+{
+    switch (e->kind) {
+    case ETSOC1_RR_CONNECT:
+    case ETSOC1_RR_MSI:
+        return e->len == 4;
+    case ETSOC1_RR_DISCONNECT:
+    case ETSOC1_RR_STOP:
+        return e->len == 0;
+    case ETSOC1_RR_READY:
+        return e->len == 16;
+    case ETSOC1_RR_HOSTMEM:
+        return e->len == 17;
+    case ETSOC1_RR_MMIO_WRITE:
+        return e->len > RR_MMIO_HDR &&
+               ldl_le_p(e->p + 8) == e->len - RR_MMIO_HDR;
+    case ETSOC1_RR_END:
+        return e->len >= RR_END_FIXED + RR_DIGEST_LEN &&
+               e->len == RR_END_FIXED + RR_DIGEST_LEN +
+                         (uint64_t)ldl_le_p(e->p + 4) * RR_END_HART;
+    default:
+        return false;
+    }
+}
+
+/*
+ * Read and check the whole file: its header, every event's crc and shape,
+ * the order of the inputs, the END trailer and its counts.  Nothing here
+ * reads outside the buffer: every length is checked against what is
+ * left before it is used.
+ */
+static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
+{
+    GError *gerr = NULL;
+    gchar *data;
+    gsize size;
+    uint32_t tlen, crc;
+    size_t off;
+    uint64_t last_in = 0, counts[ETSOC1_RR_KINDS] = { 0 };
+    g_autofree char *text = NULL;
+    bool ended = false;
+    guint i;
+
+    if (!g_file_get_contents(rr->path, &data, &size, &gerr)) {
+        error_setg(errp, "cannot read '%s': %s", rr->path, gerr->message);
+        g_error_free(gerr);
+        return false;
+    }
+    rr->buf = (uint8_t *)data;
+    rr->size = size;
+    if (size < RR_HDR_FIXED) {
+        return rr_bad(rr, errp, size >= 8 && memcmp(data, RR_MAGIC, 8)
+                      ? "not a record file (no ETSOC1RR at its start)"
+                      : "truncated in its header (%zu bytes)", (size_t)size);
+    }
+    if (memcmp(data, RR_MAGIC, 8)) {
+        return rr_bad(rr, errp, "not a record file (no ETSOC1RR at its "
+                      "start)");
+    }
+    tlen = ldl_le_p(rr->buf + 12);
+    if (tlen > RR_MAX_TEXT) {
+        return rr_bad(rr, errp, "a header text of %u bytes (at most %u): "
+                      "the file was changed", tlen, (unsigned)RR_MAX_TEXT);
+    }
+    if (size < RR_HDR_FIXED + (size_t)tlen + 4) {
+        return rr_bad(rr, errp, "truncated in its header (%zu bytes)",
+                      (size_t)size);
+    }
+    crc = rr_crc(0, rr->buf, RR_HDR_FIXED + tlen);
+    if (crc != ldl_le_p(rr->buf + RR_HDR_FIXED + tlen)) {
+        return rr_bad(rr, errp, "the header fails its checksum: the file "
+                      "was changed");
+    }
+    if (ldl_le_p(rr->buf + 8) != RR_FORMAT) {
+        return rr_bad(rr, errp, "format %u; this QEMU reads format %u",
+                      ldl_le_p(rr->buf + 8), RR_FORMAT);
+    }
+    text = g_strndup((const char *)rr->buf + RR_HDR_FIXED, tlen);
+    if (!rr_config_match(rr, text, here, false, errp)) {
+        return false;
+    }
+    rr->rec_text = g_strdup(text);
+
+    off = RR_HDR_FIXED + tlen + 4;
+    rr->ev = g_array_new(false, true, sizeof(RrEvent));
+    while (off < size) {
+        RrEvent e;
+        size_t left = size - off;
+        guint n = rr->ev->len;
+
+        if (ended) {
+            return rr_bad(rr, errp, "%zu bytes after the end marker (byte "
+                          "%zu): the file was changed", left, off);
+        }
+        if (left < RR_EV_HDR + 4) {
+            break;                      /* truncated: below */
+        }
+        e = (RrEvent) {
+            .kind = rr->buf[off], .flags = rr->buf[off + 1],
+            .source = lduw_le_p(rr->buf + off + 2),
+            .len = ldl_le_p(rr->buf + off + 4),
+            .t = ldq_le_p(rr->buf + off + 16),
+            .p = rr->buf + off + RR_EV_HDR, .off = off,
+        };
+        if (e.len > RR_MAX_PAYLOAD) {
+            return rr_bad(rr, errp, "event %u (byte %zu): a payload of %u "
+                          "bytes (at most %u): the file was changed", n, off,
+                          e.len, (unsigned)RR_MAX_PAYLOAD);
+        }
+        if (left < RR_EV_HDR + (size_t)e.len + 4) {
+            break;                      /* truncated */
+        }
+        crc = rr_crc(crc, rr->buf + off, RR_EV_HDR + e.len);
+        if (crc != ldl_le_p(rr->buf + off + RR_EV_HDR + e.len)) {
+            return rr_bad(rr, errp, "event %u (%s, T=%" PRIu64 ") fails its "
+                          "checksum: the file was changed", n, rr_name(e.kind),
+                          e.t);
+        }
+        /* a right crc over impossible content: also an edited file */
+        if (ldq_le_p(rr->buf + off + 8) != n) {
+            return rr_bad(rr, errp, "event %u carries sequence number %"
+                          PRIu64 ": the file was changed", n,
+                          ldq_le_p(rr->buf + off + 8));
+        }
+        if (!rr_len_ok(&e)) {
+            return rr_bad(rr, errp, "event %u (%s, T=%" PRIu64 "): a payload "
+                          "of %u bytes that kind cannot have", n,
+                          rr_name(e.kind), e.t, e.len);
+        }
+        if (e.kind == ETSOC1_RR_MMIO_WRITE || e.kind == ETSOC1_RR_STOP) {
+            if (e.t < last_in || !e.t) {
+                return rr_bad(rr, errp, "event %u (%s): T=%" PRIu64 " before "
+                              "the previous input's %" PRIu64, n,
+                              rr_name(e.kind), e.t, last_in);
+            }
+            last_in = e.t;
+        }
+        if (e.kind == ETSOC1_RR_MSI && e.source != RR_NO_SOURCE &&
+            e.source >= rr->m->num_shires * ETSOC1_HARTS_PER_SHIRE) {
+            return rr_bad(rr, errp, "event %u (MSI): from hart %u, which "
+                          "this card does not have", n, e.source);
+        }
+        if (e.kind == ETSOC1_RR_END) {
+            const uint8_t *q = e.p + 16;
+            unsigned k;
+
+            for (k = 0; k < ETSOC1_RR_KINDS; k++) {
+                if (ldq_le_p(q + 8 * k) != counts[k]) {
+                    return rr_bad(rr, errp, "END counts %" PRIu64 " %s "
+                                  "events, the file holds %" PRIu64 ": the "
+                                  "file was changed", ldq_le_p(q + 8 * k),
+                                  rr_name(k), counts[k]);
+                }
+            }
+            ended = true;
+        }
+        counts[e.kind]++;
+        g_array_append_val(rr->ev, e);
+        off += RR_EV_HDR + e.len + 4;
+    }
+    if (!ended) {
+        return rr_bad(rr, errp, "truncated after event %d (byte %zu); the "
+                      "record ends without its end marker",
+                      (int)rr->ev->len - 1, off);
+    }
+
+    rr->ready_idx = -1;
+    rr->hostmem_idx = -1;
+    rr->msi = g_hash_table_new(NULL, NULL);
+    for (i = 0; i < rr->ev->len; i++) {
+        RrEvent *e = &g_array_index(rr->ev, RrEvent, i);
+        RrMsiStream *s;
+
+        switch (e->kind) {
+        case ETSOC1_RR_READY:
+            if (rr->ready_idx < 0) {
+                rr->ready_idx = i;
+            }
+            break;
+        case ETSOC1_RR_HOSTMEM:
+            if (rr->hostmem_idx < 0) {
+                rr->hostmem_idx = i;
+            }
+            break;
+        case ETSOC1_RR_MSI:
+            s = g_hash_table_lookup(rr->msi, GUINT_TO_POINTER(e->source + 1));
+            if (!s) {
+                s = g_new0(RrMsiStream, 1);
+                s->idx = g_array_new(false, false, sizeof(guint));
+                g_hash_table_insert(rr->msi, GUINT_TO_POINTER(e->source + 1),
+                                    s);
+            }
+            g_array_append_val(s->idx, i);
+            break;
+        case ETSOC1_RR_STOP:
+        case ETSOC1_RR_END:
+            if (!rr->stop_t) {
+                rr->stop_t = e->t;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+/* ---- replay -------------------------------------------------------------- */
+
+static G_NORETURN void G_GNUC_PRINTF(3, 4)
+rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
+{
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, idx);
+    g_autofree char *why = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    why = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    error_report("etsoc1: replay diverged at record event %u (%s, T=%" PRIu64
+                 "): %s", idx, rr_name(e->kind), e->t, why);
+    exit(ETSOC1_RR_DIVERGED);
+}
+
+/* The record's first DMA to or from host memory: no data to replay */
+static G_NORETURN void rr_hostmem_diverged(Etsoc1Rr *rr, const char *card)
+{
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->hostmem_idx);
+
+    rr_diverged(rr, rr->hostmem_idx, "%s; the record's DMA %s host 0x%" PRIx64
+                " + %" PRIu64 " holds no data (replay covers MMIO sessions "
+                "only: DMA data is stage 3)", card, e->p[0] ? "to" : "from",
+                ldq_le_p(e->p + 1), ldq_le_p(e->p + 9));
+}
+
+/* The END of the record against the card now; false if it diverged */
+static void rr_end_check(Etsoc1Rr *rr, guint idx)
+{
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, idx);
+    uint32_t flags = ldl_le_p(e->p), harts = ldl_le_p(e->p + 4);
+    const uint8_t *table = e->p + RR_END_FIXED;
+    const uint8_t *digest = table + (size_t)harts * RR_END_HART;
+    GHashTableIter it;
+    RrMsiStream *s;
+    gpointer key;
+    RrEnd now;
+    unsigned i, nclock, ninsn;
+    int first, finsn;
+
+    /* the record's MSIs before its STOP that this run did not send */
+    g_hash_table_iter_init(&it, rr->msi);
+    while (g_hash_table_iter_next(&it, &key, (gpointer *)&s)) {
+        if (s->next < s->idx->len) {
+            guint j = g_array_index(s->idx, guint, s->next);
+            RrEvent *m = &g_array_index(rr->ev, RrEvent, j);
+
+            if (m->t < rr->stop_t) {
+                rr_diverged(rr, j, "the record has MSI 0x%x from hart %u; "
+                            "this run did not send it", ldl_le_p(m->p),
+                            m->source);
+            }
+        }
+    }
+    if (!(flags & RR_END_IDLE)) {
+        warn_report("etsoc1: replay=%s: the card was not idle when the "
+                    "record ended: its clocks and memory are not compared",
+                    rr->path);
+        return;
+    }
+    rr_end_take(rr, true, true, &now);
+    if (!(now.flags & RR_END_IDLE)) {
+        g_free(now.table);
+        rr_diverged(rr, idx, "the record's card was idle at its end; this "
+                    "one is not");
+    }
+    if (now.harts != harts) {
+        rr_diverged(rr, idx, "%u harts, the record has %u", now.harts, harts);
+    }
+    for (i = 0, first = -1, finsn = -1, nclock = ninsn = 0; i < harts;
+         i++) {
+        const uint8_t *a = table + i * RR_END_HART;
+        const uint8_t *b = now.table + i * RR_END_HART;
+
+        if (ldl_le_p(a) != ldl_le_p(b) || ldq_le_p(a + 4) != ldq_le_p(b + 4)) {
+            first = first < 0 ? i : first;
+            nclock++;
+        } else if (ldq_le_p(a + 12) != ldq_le_p(b + 12)) {
+            finsn = finsn < 0 ? i : finsn;
+            ninsn++;
+        }
+    }
+    if (first >= 0) {
+        const uint8_t *a = table + first * RR_END_HART;
+        const uint8_t *b = now.table + first * RR_END_HART;
+
+        rr_diverged(rr, idx, "hart %u clock %" PRIu64 ", instret %" PRIu64
+                    "; the record has clock %" PRIu64 ", instret %" PRIu64
+                    " (%u harts differ in their clock)", ldl_le_p(b),
+                    ldq_le_p(b + 4), ldq_le_p(b + 12), ldq_le_p(a + 4),
+                    ldq_le_p(a + 12), nclock);
+    }
+    /*
+     * Equal clocks, other instruction counts: which hart of a shire is
+     * last at a barrier whose arrivals lie within the gate's lookahead of
+     * each other is the host's order (the last one sends the others their
+     * credits, design 4.2); the clocks meet again at the next launch.
+     * Said, not a divergence.
+     */
+    if (finsn >= 0) {
+        const uint8_t *a = table + finsn * RR_END_HART;
+        const uint8_t *b = now.table + finsn * RR_END_HART;
+
+        warn_report("etsoc1: replay=%s: END: %u harts retired another "
+                    "number of instructions with the same clock (hart %u: "
+                    "%" PRIu64 ", the record %" PRIu64 ")", rr->path, ninsn,
+                    ldl_le_p(b), ldq_le_p(b + 12), ldq_le_p(a + 12));
+    }
+    if (memcmp(digest, now.digest, RR_DIGEST_LEN)) {
+        rr_diverged(rr, idx, "the RAM digest differs (the card's memory is "
+                    "not the record's)");
+    }
+    g_free(now.table);
+    info_report("etsoc1: replay=%s: END matches: %u harts' clocks (%u "
+                "with the record's instret too), the RAM digest, every MSI",
+                rr->path, harts, harts - ninsn);
+}
+
+/*
+ * Let the queue apply the next input once the card is where the record's
+ * was: the VM runs, the card has sent READY (the host's first write came
+ * after it), and the SP is idle if it was when the record applied it.
+ */
+static void rr_release(Etsoc1Rr *rr)
+{
+    RrEvent *e;
+
+    if (!rr->held || !runstate_is_running() ||
+        (rr->ready_idx >= 0 && !rr->ready_seen)) {
+        return;
+    }
+    e = rr->next_in < rr->ev->len ?
+        &g_array_index(rr->ev, RrEvent, rr->next_in) : NULL;
+    if (e && (e->flags & ETSOC1_RR_F_SP_IDLE) && !rr_sp_idle(rr)) {
+        timer_mod(rr->sp_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                                ETSOC1_SYNC_TICK_MS);
+        return;
+    }
+    rr->held = false;
+    etsoc1_input_hold(rr->m, false);
+}
+
+/* The input after @idx in the record, or the end */
+static guint rr_next_input(Etsoc1Rr *rr, guint idx)
+{
+    for (idx++; idx < rr->ev->len; idx++) {
+        uint8_t k = g_array_index(rr->ev, RrEvent, idx).kind;
+
+        if (k == ETSOC1_RR_MMIO_WRITE || k == ETSOC1_RR_STOP) {
+            break;
+        }
+    }
+    return idx;
+}
+
+static void rr_input_apply(void *opaque, uint64_t t)
+{
+    RrInput *in = opaque;
+    Etsoc1Rr *rr = in->rr;
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, in->idx);
+    guint idx = in->idx;
+
+    g_free(in);
+    trace_etsoc1_rr_replay(idx, rr_name(e->kind), t);
+    if (rr->done) {
+        return;
+    }
+    /*
+     * An input after the record's first DMA to host memory: the eDMA's
+     * pace is host time (design 2.5), so the card may not have asked yet;
+     * either way the replay cannot go on without the data.
+     */
+    if (rr->hostmem_idx >= 0 && (guint)rr->hostmem_idx < idx) {
+        rr_hostmem_diverged(rr, "the replay has reached the next input");
+    }
+    if (e->kind == ETSOC1_RR_MMIO_WRITE) {
+        uint64_t addr = ldq_le_p(e->p);
+        uint32_t len = ldl_le_p(e->p + 8);
+        uint16_t want = lduw_le_p(e->p + 12);
+        MemTxResult r = etsoc1_pcie_host_write(rr->pcie, addr,
+                                               e->p + RR_MMIO_HDR, len);
+
+        if ((uint16_t)r != want) {
+            rr_diverged(rr, idx, "the write to bus 0x%" PRIx64 " +%u gives "
+                        "result %u; the record has %u", addr, len, r, want);
+        }
+        /* the next one waits for the SP if the record's did */
+        rr->next_in = rr_next_input(rr, idx);
+        if (rr->next_in < rr->ev->len &&
+            (g_array_index(rr->ev, RrEvent, rr->next_in).flags &
+             ETSOC1_RR_F_SP_IDLE) && !rr_sp_idle(rr)) {
+            rr->held = true;
+            etsoc1_input_hold(rr->m, true);
+            /* not from inside the queue's apply loop */
+            qemu_bh_schedule(rr->release_bh);
+        }
+        return;
+    }
+    /* STOP, or the END of a record that had none: the session is over */
+    rr->done = true;
+    rr_end_check(rr, rr->ev->len - 1);
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+}
+
+static void rr_release_bh(void *opaque)
+{
+    rr_release(opaque);
+}
+
+static void rr_sp_tick(void *opaque)
+{
+    rr_release(opaque);
+}
+
+/* Inputs go in once the VM runs (stopped, the queue applies at once) */
+static void rr_vm_state(void *opaque, bool running, RunState state)
+{
+    Etsoc1Rr *rr = opaque;
+
+    if (running) {
+        qemu_bh_schedule(rr->release_bh);
+    }
+}
+
+/*
+ * The card's READY: the host's first write came after it in the record,
+ * so the inputs wait for it here too (the SP's boot has no clock).
+ */
+static void rr_iatu_changed(Notifier *n, void *data)
+{
+    Etsoc1Rr *rr = container_of(n, Etsoc1Rr, iatu_notifier);
+
+    if (rr->ready_seen || !etsoc1_pcie_iatu_enabled(rr->pcie, 3)) {
+        return;
+    }
+    rr->ready_seen = true;
+    if (rr->ready_idx >= 0) {
+        RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->ready_idx);
+
+        if (ldq_le_p(e->p) != rr->pcie->bar0_addr ||
+            ldq_le_p(e->p + 8) != rr->pcie->bar2_addr) {
+            rr_diverged(rr, rr->ready_idx, "READY with BAR0 0x%" PRIx64
+                        ", BAR2 0x%" PRIx64 "; the record has 0x%" PRIx64
+                        ", 0x%" PRIx64, rr->pcie->bar0_addr,
+                        rr->pcie->bar2_addr, ldq_le_p(e->p),
+                        ldq_le_p(e->p + 8));
+        }
+    }
+    qemu_bh_schedule(rr->release_bh);
+}
+
+static void rr_msi(void *opaque, uint32_t vectors)
+{
+    Etsoc1Rr *rr = opaque;
+    RrMsiStream *s;
+    RrEvent *e;
+    uint16_t src;
+    uint64_t t;
+    guint j;
+
+    if (rr->done) {
+        return;
+    }
+    src = rr_requester(&t);
+    s = g_hash_table_lookup(rr->msi, GUINT_TO_POINTER(src + 1));
+    if (!s || s->next >= s->idx->len) {
+        if (t >= rr->stop_t) {
+            return;     /* after the record's end: not in it */
+        }
+        error_report("etsoc1: replay diverged at T=%" PRIu64 ": MSI 0x%x "
+                     "from hart %u, which the record does not have (its "
+                     "MSIs from that hart: %u)", t, vectors, src,
+                     s ? s->idx->len : 0);
+        exit(ETSOC1_RR_DIVERGED);
+    }
+    j = g_array_index(s->idx, guint, s->next++);
+    e = &g_array_index(rr->ev, RrEvent, j);
+    if (ldl_le_p(e->p) != vectors || e->t != t) {
+        rr_diverged(rr, j, "MSI from hart %u: vectors 0x%x at T=%" PRIu64
+                    "; the record has 0x%x at T=%" PRIu64, src, vectors, t,
+                    ldl_le_p(e->p), e->t);
+    }
+    trace_etsoc1_rr_check(j, "MSI", t);
+}
+
+static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
+                                  uint64_t len)
+{
+    if (rr->hostmem_idx >= 0) {
+        g_autofree char *card = g_strdup_printf("the card %s host 0x%" PRIx64
+                                                " + %" PRIu64, write ?
+                                                "writes" : "reads", addr,
+                                                len);
+
+        rr_hostmem_diverged(rr, card);
+    }
+    error_report("etsoc1: replay diverged: the card %s host memory at 0x%"
+                 PRIx64 " + %" PRIu64 ", which the record's host never "
+                 "served", write ? "writes" : "reads", addr, len);
+    exit(ETSOC1_RR_DIVERGED);
+}
+
+static MemTxResult rr_host_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
+                                uint64_t len)
+{
+    return rr_host_access(ETSOC1_RR(hm), false, addr, len);
+}
+
+static MemTxResult rr_host_write(Etsoc1HostMem *hm, uint64_t addr,
+                                 const void *buf, uint64_t len)
+{
+    return rr_host_access(ETSOC1_RR(hm), true, addr, len);
+}
+
+/* ---- the machine's side -------------------------------------------------- */
+
+/*
+ * -M etsoc1,record=FILE or replay=FILE: refuse what cannot work, then
+ * write the header or read and check the whole record, before any CPU is
+ * built.  Exits with status 1 on a refusal, with a one-line message.
+ */
+Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
+                           bool qtest)
+{
+    const char *record = m->rr_record, *replay = m->rr_replay;
+    Etsoc1Rr *rr;
+    g_autofree char *text = NULL;
+    Error *err = NULL;
+    const char *why = NULL;
+
+    if (!record && !replay) {
+        return NULL;
+    }
+    if (record && replay) {
+        why = "record= and replay= together: choose one";
+    } else if (!m->poll_halt || !m->stamp_host) {
+        why = "record= and replay= need poll-halt=on and stamp-host=on "
+              "(inputs at a stamped time)";
+    } else if (record && !m->hostlink_id) {
+        why = "record= records a host session: it needs hostlink=";
+    } else if (replay && m->hostlink_id) {
+        why = "replay= plays the record's host: it takes no hostlink=";
+    } else if (replay && m->host_loopback) {
+        why = "replay= plays the record's host: it takes no host-loopback=on";
+    } else if (qtest) {
+        why = "record= and replay= need TCG, not qtest";
+    }
+    if (why) {
+        error_report("etsoc1: %s", why);
+        exit(1);
+    }
+    rr = ETSOC1_RR(object_new(TYPE_ETSOC1_RR));
+    object_property_add_child(OBJECT(m), "rr", OBJECT(rr));
+    object_unref(OBJECT(rr));
+    rr->m = m;
+    rr->replay = !!replay;
+    rr->path = g_strdup(replay ? replay : record);
+    text = rr_config(m, ms, &err);
+    if (!text) {
+        error_reportf_err(err, "etsoc1: %s=%s: ", replay ? "replay" : "record",
+                          rr->path);
+        exit(1);
+    }
+    error_setg(&rr->migration_blocker, "etsoc1: a session under %s= cannot "
+               "be saved or migrated (the record would lose its place)",
+               replay ? "replay" : "record");
+    if (migrate_add_blocker(rr->migration_blocker, &err) < 0) {
+        error_reportf_err(err, "etsoc1: ");
+        exit(1);
+    }
+    if (replay) {
+        if (!rr_load(rr, text, &err)) {
+            error_reportf_err(err, "etsoc1: replay: ");
+            exit(1);
+        }
+        rr->held = true;
+        return rr;
+    }
+    /* created now, so that a path that cannot be written is refused now */
+    rr->f = fopen(rr->path, "wb");
+    if (!rr->f) {
+        error_report("etsoc1: record: cannot write '%s': %s", rr->path,
+                     strerror(errno));
+        exit(1);
+    }
+    rr->text = g_steal_pointer(&text);
+    atexit(rr_atexit);
+    return rr;
+}
+
+/* Record: the header, with the devices' keys, before any event */
+static void rr_write_header(Etsoc1Rr *rr)
+{
+    g_autofree char *dev = rr_dev_config(rr);
+    g_autofree char *text = NULL;
+    g_auto(GStrv) lines = NULL;
+    uint8_t fixed[RR_HDR_FIXED], c[4];
+    GString *all;
+    unsigned i;
+
+    /* one sorted list of both */
+    all = g_string_new(rr->text);
+    g_string_append(all, dev);
+    lines = g_strsplit(all->str, "\n", -1);
+    g_string_free(all, true);
+    qsort(lines, g_strv_length(lines), sizeof(char *), rr_strcmp);
+    all = g_string_new(NULL);
+    for (i = 0; lines[i]; i++) {
+        if (*lines[i]) {
+            g_string_append_printf(all, "%s\n", lines[i]);
+        }
+    }
+    text = g_string_free(all, false);
+    memcpy(fixed, RR_MAGIC, 8);
+    stl_le_p(fixed + 8, RR_FORMAT);
+    stl_le_p(fixed + 12, strlen(text));
+    rr->crc = rr_crc(rr_crc(0, fixed, sizeof(fixed)), (uint8_t *)text,
+                     strlen(text));
+    stl_le_p(c, rr->crc);
+    if (fwrite(fixed, sizeof(fixed), 1, rr->f) != 1 ||
+        fwrite(text, strlen(text), 1, rr->f) != 1 ||
+        fwrite(c, sizeof(c), 1, rr->f) != 1 || fflush(rr->f)) {
+        error_report("etsoc1: record: cannot write '%s': %s", rr->path,
+                     strerror(errno));
+        exit(1);
+    }
+    rr->started = true;
+}
+
+/* After the endpoint is realized.  Replay: its MSIs and iATU come here. */
+void etsoc1_rr_attach(Etsoc1Rr *rr, Etsoc1PcieState *pcie)
+{
+    if (!rr) {
+        return;
+    }
+    rr->pcie = pcie;
+    if (!rr->replay) {
+        return;
+    }
+    etsoc1_pcie_set_msi_handler(pcie, rr_msi, rr);
+    rr->iatu_notifier.notify = rr_iatu_changed;
+    etsoc1_pcie_add_iatu_notifier(pcie, &rr->iatu_notifier);
+    rr->release_bh = qemu_bh_new(rr_release_bh, rr);
+    rr->sp_timer = timer_new_ms(QEMU_CLOCK_REALTIME, rr_sp_tick, rr);
+    rr->vmse = qemu_add_vm_change_state_handler(rr_vm_state, rr);
+}
+
+/*
+ * Once the host-input queue exists (etsoc1_sync_start), before the VM
+ * runs: every input of the record goes in at its T, held until the VM
+ * runs and the card has sent READY.
+ */
+void etsoc1_rr_start(Etsoc1Rr *rr)
+{
+    g_autofree char *dev = NULL;
+    Error *err = NULL;
+    guint i;
+
+    if (!rr) {
+        return;
+    }
+    if (!rr->replay) {
+        rr_write_header(rr);
+        return;
+    }
+    /* the devices' keys, now that they exist; still before the run */
+    dev = rr_dev_config(rr);
+    if (!rr_config_match(rr, rr->rec_text, dev, true, &err)) {
+        error_reportf_err(err, "etsoc1: replay: ");
+        exit(1);
+    }
+    etsoc1_input_hold(rr->m, true);
+    rr->next_in = rr_next_input(rr, -1);
+    for (i = 0; i < rr->ev->len; i++) {
+        RrEvent *e = &g_array_index(rr->ev, RrEvent, i);
+        bool last = i == rr->ev->len - 1;
+        RrInput *in;
+
+        if (e->kind != ETSOC1_RR_MMIO_WRITE && e->kind != ETSOC1_RR_STOP &&
+            !last) {
+            continue;
+        }
+        if (e->flags & ETSOC1_RR_F_PAUSED) {
+            warn_report("etsoc1: replay=%s: event %u was applied while the "
+                        "VM was paused: exact only if the card was idle",
+                        rr->path, i);
+        }
+        in = g_new0(RrInput, 1);
+        in->rr = rr;
+        in->idx = i;
+        /* an END after a STOP is checked at the STOP */
+        if (last && e->kind == ETSOC1_RR_END && rr->ev->len > 1 &&
+            g_array_index(rr->ev, RrEvent, i - 1).kind == ETSOC1_RR_STOP) {
+            g_free(in);
+            break;
+        }
+        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1), rr_name(e->kind),
+                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
+                                  ldq_le_p(e->p) : 0,
+                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
+                                  ldl_le_p(e->p + 8) : 0, rr_input_apply,
+                                  in)) {
+            /* the loader checked the order; no queue: no TCG */
+            error_report("etsoc1: replay=%s: event %u cannot be queued at "
+                         "T=%" PRIu64, rr->path, i, e->t);
+            exit(1);
+        }
+    }
+}
+
+static void rr_finalize(Object *obj)
+{
+    Etsoc1Rr *rr = ETSOC1_RR(obj);
+
+    if (rr->f) {
+        fclose(rr->f);
+    }
+    g_free(rr->buf);
+    g_free(rr->path);
+    g_free(rr->text);
+    g_free(rr->rec_text);
+}
+
+static void rr_class_init(ObjectClass *oc, void *data)
+{
+    Etsoc1HostMemClass *k = ETSOC1_HOST_MEM_CLASS(oc);
+
+    k->read = rr_host_read;
+    k->write = rr_host_write;
+}
+
+static const TypeInfo rr_types[] = {
+    {
+        .name = TYPE_ETSOC1_RR,
+        .parent = TYPE_OBJECT,
+        .instance_size = sizeof(Etsoc1Rr),
+        .instance_finalize = rr_finalize,
+        .class_init = rr_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { TYPE_ETSOC1_HOST_MEM },
+            { }
+        },
+    },
+};
+
+DEFINE_TYPES(rr_types)

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Record and replay of a host session (docs/record-replay.md): the rr
+group of tests/run.py.
+
+A host (tests/hostlink.py) drives the 20 ms firmware card of the fw group
+under -M etsoc1,record=FILE: it writes vecadd.elf and its arguments by
+MMIO, sends an echo and two kernel launches, reads the CQ, STOP.  The
+record is then replayed with no host under MTTCG and under
+thread=single: the END trailer must match (every hart's clock and
+instructions, the RAM digest) and so must every MSI; an edited record
+must diverge (exit status 5).  Bad records and command lines are refused
+at start with exit status 1 and their message.
+
+    python3 tests/rr_tests.py BUILD_ROOT      standalone, prints TAP
+"""
+
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+import hostlink as hl  # noqa: E402
+import fw_tests  # noqa: E402
+from fw_tests import MSG, MM_SQ0, MM_CQ, DEV_FREE, BAR0_DRAM  # noqa: E402
+
+rrdump = __import__('rr-dump')
+
+FW = 'etsoc1-fw-short-timeout.elf'      # the 20 ms launch watchdog
+DIVERGED = 5
+N = 1024                                # vecadd's vector length
+
+
+def qemu_bin(root):
+    return os.environ.get('ETSOC1_QEMU') or os.path.join(
+        root, 'qemu-build', 'qemu-system-riscv64')
+
+
+def card_args(root, d, machine_extra, bios=FW):
+    """The fw group's card command line, without its host link."""
+    g = os.path.join(root, 'guest')
+    return [qemu_bin(root), '-M', f'etsoc1,shires=33,sp-firmware='
+            f'{g}/etsoc1-sp.elf{machine_extra}', '-smp', '2113', '-m', '2G',
+            '-bios', os.path.join(g, bios), '-display', 'none',
+            '-serial', f'file:{d}/pu0.log', '-serial', f'file:{d}/pu1.log',
+            '-serial', f'file:{d}/sp0.log']
+
+
+def mmio_load_elf(card, path):
+    """PT_LOAD segments written through BAR0 by MMIO (no DMA)."""
+    elf = open(path, 'rb').read()
+    entry, phoff = struct.unpack_from('<QQ', elf, 24)
+    phentsize, phnum = struct.unpack_from('<HH', elf, 54)
+    for i in range(phnum):
+        (ptype, _, off, _, paddr, filesz, memsz,
+         _) = struct.unpack_from('<IIQQQQQQ', elf, phoff + i * phentsize)
+        if ptype == 1 and memsz:
+            mmio_write(card, paddr, elf[off:off + filesz] +
+                       bytes(memsz - filesz))
+    return entry
+
+
+def mmio_write(card, dev, data, chunk=16384):
+    for o in range(0, len(data), chunk):
+        card.link.write(card.bar0 + dev - BAR0_DRAM + o, data[o:o + chunk])
+
+
+def record_session(root, path, log):
+    """The session under record=@path: what the host saw (CQ replies, MSI
+    events, vecadd's sums) and QEMU's exit status."""
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    seen = {}
+    try:
+        st = card.wait_status(8, 8)
+        assert st == 8, f'MM status {st}'
+        # as a runtime does after MM_READY: the card settles (its harts
+        # halt) before the host's first write
+        deadline = time.monotonic() + fw_tests.wall_bound(20)
+        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
+                time.monotonic() < deadline:
+            pass
+        a = [i * 3 - 500 for i in range(N)]
+        b = [7 - i * i for i in range(N)]
+        va, vb, vr, vargs = (DEV_FREE + 0x10_0000 * k for k in range(1, 5))
+        entry = mmio_load_elf(card, os.path.join(root, 'guest',
+                                                 'vecadd.elf'))
+        mmio_write(card, va, struct.pack(f'<{N}i', *a))
+        mmio_write(card, vb, struct.pack(f'<{N}i', *b))
+        mmio_write(card, vr, bytes(4 * N))
+        mmio_write(card, vargs, struct.pack('<QQQi4x', va, vb, vr, N))
+        replies = [card.command(MSG['echo'], bytes(8))]
+        for mask in (0x1, 0x3):
+            replies.append(card.wait(card.launch(entry, vargs, mask),
+                                     timeout=fw_tests.wall_bound(60)))
+        got = struct.unpack(f'<{N}i', card.link.read(
+            card.bar0 + vr - BAR0_DRAM, 4 * N))
+        seen['sums'] = list(got) == [x + y for x, y in zip(a, b)]
+        seen['replies'] = replies
+        seen['status'] = [struct.unpack_from('<I', r[1], 32)[0]
+                          for r in replies[1:]]
+        seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
+    finally:
+        t = time.monotonic()
+        card.link.timeout = 30
+        stop = card.link.request(hl.STOP)[0]
+        card.link.close()
+        card.link = None
+        try:
+            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
+        except subprocess.TimeoutExpired:
+            card.proc.kill()
+            seen['rc'] = card.proc.wait()
+        seen['stop'] = stop
+        seen['stop_wall'] = time.monotonic() - t
+        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
+        card.close()
+    return seen
+
+
+def run_replay(root, path, extra=(), machine_extra='', timeout=240):
+    """Replay @path; (exit status, stderr, wall seconds)."""
+    d = tempfile.mkdtemp(prefix='etsoc1-rr-')
+    t = time.monotonic()
+    try:
+        p = subprocess.run(card_args(root, d, f',replay={path}' +
+                                     machine_extra) + list(extra),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True,
+                           timeout=fw_tests.wall_bound(timeout))
+        return p.returncode, p.stdout + p.stderr, time.monotonic() - t
+    except subprocess.TimeoutExpired as e:
+        return None, f'timed out: {e}', time.monotonic() - t
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def end_of(path):
+    _, _, events = rrdump.parse(open(path, 'rb').read())
+    return rrdump.end_info(events[-1]['payload']), events
+
+
+def rr_tests(report=None, root=None):
+    if report is None:
+        from etsoc1test import harness
+        report, root = harness.report, harness.ROOT
+    root = os.path.abspath(root or os.path.join(HERE, '..', 'build'))
+    d = tempfile.mkdtemp(prefix='etsoc1-rr-tests-')
+    try:
+        _rr_tests(report, root, d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _rr_tests(report, root, d):
+    rec = os.path.join(d, 'session.rr')
+    t = time.monotonic()
+    try:
+        seen = record_session(root, rec, None)
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'rr: the recorded session ran ({e})')
+        return
+    wall = time.monotonic() - t
+    size = os.path.getsize(rec) if os.path.exists(rec) else 0
+    report(seen['rc'] == 0 and seen['stop'] == 0 and seen['sums'] and
+           seen['status'] == [0, 0] and size > 0,
+           f'rr: a host session under record= (vecadd.elf and its arguments '
+           f'by MMIO, an echo, two launches, STOP): sums right '
+           f'{seen["sums"]}, launch status {seen["status"]}, exit status '
+           f'{seen["rc"]}, a record of {size} bytes ({wall:.1f} s)',
+           seen['err'][-2000:])
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the record reads back ({e})')
+        return
+    kinds = [e['kind'] for e in events]
+    msis = [e for e in events if e['kind'] == 'MSI']
+    report(kinds[-2:] == ['STOP', 'END'] and flags == 3 and
+           len(rows) == 33 * 64 and 'READY' in kinds and
+           'HOSTMEM' not in kinds and
+           kinds.count('MMIO_WRITE') > 10 and len(msis) >= 3,
+           f'rr: the record ends with STOP and END (flags {flags}: stopped, '
+           f'idle, RAM digest {digest[:16]}...), {len(rows)} harts, '
+           f'{kinds.count("MMIO_WRITE")} MMIO writes, {len(msis)} MSIs')
+    # the record's MSIs are the ones the host was sent
+    sent = 0
+    for e in msis:
+        sent |= struct.unpack_from('<I', e['payload'])[0]
+    host = 0
+    for v in seen['msi']:
+        host |= v
+    report(sent == host and sent & 0x8,
+           f'rr: the record\'s MSI vectors ({sent:#x}) are the host\'s '
+           f'({host:#x}), the CQ\'s vector 3 among them')
+    ins = [e['t'] for e in events if e['kind'] in ('MMIO_WRITE', 'STOP')]
+    report(ins == sorted(ins) and len(set(ins)) == len(ins),
+           f'rr: the inputs\' T rise strictly ({len(ins)} inputs, T '
+           f'{ins[0]}..{ins[-1]})')
+
+    # rr-dump prints one line per event
+    p = subprocess.run([sys.executable, os.path.join(HERE, '..', 'tools',
+                                                     'rr-dump.py'), rec],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    lines = [x for x in p.stdout.splitlines() if not x.startswith('#')]
+    report(p.returncode == 0 and len(lines) == len(events) and
+           re.search(r'^# build=[0-9a-f]{64}$', p.stdout, re.M) and
+           'END' in lines[-1] and 'idle' in lines[-1],
+           f'rr: tools/rr-dump.py prints the header and {len(lines)} event '
+           f'lines', p.stdout[-1500:] + p.stderr)
+
+    # ---- replay, both TCG modes ----
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra)
+        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
+                      r"record's instret too\)", out)
+        report(rc == 0 and m is not None and m.group(1) == '2112',
+               f'rr: replay under {mode}: exit status {rc}, END matches: '
+               f'{m.group(1) if m else "?"} harts\' clocks ('
+               f'{m.group(2) if m else "?"} with equal instret), the RAM '
+               f'digest, every MSI ({wall:.1f} s)', out[-2000:])
+
+    # ---- a replay that diverges ----
+    data = bytearray(open(rec, 'rb').read())
+    args = [e for e in events if e['kind'] == 'MMIO_WRITE' and
+            struct.unpack_from('<QI', e['payload'])[1] == 32][-1]
+    # vecadd's n: the kernel adds fewer elements, memory differs
+    struct.pack_into('<i', data, args['off'] + rrdump.EV.size + 16 + 24,
+                     N // 2)
+    bad = os.path.join(d, 'diverge.rr')
+    open(bad, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad)
+    report(rc == DIVERGED and 'replay diverged at record event' in out,
+           f'rr: a record with vecadd\'s length edited (checksums fixed) '
+           f'diverges: exit status {rc} ({DIVERGED}), '
+           f'"{_line(out, "diverged")}"', out[-2000:])
+
+    blocker_test(report, root, d, rec)
+    dma_test(report, root, d)
+    bad_input_tests(report, root, d, rec)
+
+
+def dma_test(report, root, d):
+    """A session with a DMA writelist: the record holds where the eDMA
+    read host memory but not the data (stage 3), and its replay stops
+    there with exit status 5 instead of going on with other data."""
+    rec = os.path.join(d, 'dma.rr')
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+    try:
+        st = card.wait_status(8, 8)
+        dma = card.to_card(DEV_FREE, os.urandom(4096)) if st == 8 else None
+    except (hl.LinkError, AssertionError, OSError) as e:
+        dma = f'stopped: {e}'
+    finally:
+        card.close()
+    try:
+        _, _, events = rrdump.parse(open(rec, 'rb').read())
+        hostmem = [e for e in events if e['kind'] == 'HOSTMEM']
+    except (rrdump.BadFile, OSError) as e:
+        hostmem = []
+        dma = f'{dma}; record: {e}'
+    rc, out, _ = run_replay(root, rec)
+    report(dma == 0 and hostmem and rc == DIVERGED and
+           'holds no data' in out,
+           f'rr: a session with a 4 KiB DMA writelist (status {dma}) records '
+           f'{len(hostmem)} HOSTMEM event(s) without data; its replay stops '
+           f'with exit status {rc} ({DIVERGED}): "{_line(out, "diverged")}"',
+           out[-1500:])
+
+
+def blocker_test(report, root, d, rec):
+    """savevm and migrate during a replay (stopped at its start, -S) are
+    refused by the migration blocker: the record would lose its place."""
+    from qmp import Qmp
+    sock = os.path.join(d, 'qmp.sock')
+    p = subprocess.Popen(card_args(root, d, f',replay={rec}') +
+                         ['-S', '-qmp', f'unix:{sock},server=on,wait=off'],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    out = ''
+    try:
+        with Qmp(sock, timeout=fw_tests.wall_bound(30)) as q:
+            mig = q.cmd('migrate', uri='exec:cat >/dev/null')
+            sv = q.get('human-monitor-command', **{'command-line':
+                                                   'savevm rr-test'})
+            q.cmd('quit')
+        out = p.communicate(timeout=fw_tests.wall_bound(30))[0]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        p.kill()
+        out = p.communicate()[0]
+        mig, sv = {'error': str(e)}, ''
+    want = 'cannot be saved or migrated'
+    report(want in str(mig.get('error', {}).get('desc', '')) and
+           want in str(sv),
+           f'rr: migrate and savevm during a replay are refused: '
+           f'"{mig.get("error", {}).get("desc", mig)}"; savevm: '
+           f'"{str(sv).strip()[:120]}"', out[-1500:])
+
+
+def _line(out, word):
+    for line in out.splitlines():
+        if word in line:
+            return line.strip()[:200]
+    return ''
+
+
+def refused(report, root, d, name, path, want, machine_extra='', extra=(),
+            bios=FW):
+    """QEMU refuses at start: exit status 1, @want in its one message."""
+    rc, out, wall = run_replay(root, path, extra, machine_extra,
+                               timeout=60) if path else (None, '', 0)
+    if path is None:
+        p = subprocess.run(card_args(root, d, machine_extra, bios) +
+                           list(extra), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=fw_tests.wall_bound(60))
+        rc, out = p.returncode, p.stdout + p.stderr
+    ok = rc == 1 and re.search(want, out) is not None and \
+        'Aborted' not in out and 'core dumped' not in out
+    report(ok, f'rr: {name}: refused with exit status {rc} (1): '
+           f'"{_line(out, "etsoc1") or out.strip()[:200]}"', out[-1500:])
+    return ok
+
+
+def bad_input_tests(report, root, d, rec):
+    data = open(rec, 'rb').read()
+    rnd = random.Random(29)
+    bad = os.path.join(d, 'bad.rr')
+
+    # truncated at random offsets: a clear message, never a crash
+    fails = []
+    offsets = sorted(rnd.randrange(1, len(data)) for _ in range(20))
+    for off in offsets:
+        open(bad, 'wb').write(data[:off])
+        rc, out, _ = run_replay(root, bad, timeout=60)
+        if rc != 1 or not re.search(r'truncated', out):
+            fails.append(f'cut at {off}: exit {rc}: {out.strip()[-300:]}')
+    report(not fails, f'rr: the record cut at {len(offsets)} random offsets '
+           f'({offsets[0]}..{offsets[-1]} of {len(data)}): each refused '
+           f'with "truncated" and exit status 1', '\n'.join(fails))
+
+    # random byte flips: a checksum (or the header's) names the change
+    fails = []
+    flips = sorted(rnd.randrange(0, len(data)) for _ in range(20))
+    for off in flips:
+        b = bytearray(data)
+        b[off] ^= 1 << rnd.randrange(8)
+        open(bad, 'wb').write(b)
+        rc, out, _ = run_replay(root, bad, timeout=60)
+        if rc != 1 or not re.search(r'checksum|not a record file|changed|'
+                                    r'truncated', out):
+            fails.append(f'flip at {off}: exit {rc}: {out.strip()[-300:]}')
+    report(not fails, f'rr: {len(flips)} random bit flips ({flips[0]}..'
+           f'{flips[-1]}): each refused with exit status 1 naming the '
+           f'checksum', '\n'.join(fails))
+    # the message names the event
+    b = bytearray(data)
+    _, _, events = rrdump.parse(data)
+    mid = events[len(events) // 2]
+    b[mid['off'] + rrdump.EV.size] ^= 0x40 if mid['payload'] else 0
+    b[mid['off'] + 16] ^= 0x01      # its T
+    open(bad, 'wb').write(b)
+    refused(report, root, d, f'event {len(events) // 2} edited', bad,
+            rf'event {len(events) // 2} \({mid["kind"]}, T=\d+\) fails its '
+            r'checksum: the file was changed')
+
+    # another build (header edited, checksums fixed)
+    text_len = struct.unpack_from('<I', data, 12)[0]
+    text = data[16:16 + text_len].decode()
+    other = re.sub(r'^build=([0-9a-f]{64})$',
+                   lambda m: 'build=' + '0' * 64, text, flags=re.M)
+    b = bytearray(data[:16] + other.encode() + data[16 + text_len:])
+    open(bad, 'wb').write(rrdump.rechain(b))
+    refused(report, root, d, 'a record from another build', bad,
+            r'was recorded by build 0{64}; this QEMU is build [0-9a-f]{64}')
+
+    # another configuration
+    refused(report, root, d, 'a replay with shires=34', rec,
+            r'machine\.shires=33 in the record, 34 here',
+            machine_extra=',shires=34', extra=['-smp', '2177'])
+    refused(report, root, d, 'a replay with clock-mhz=500', rec,
+            r'machine\.clock-mhz=\d+ in the record, 500 here',
+            machine_extra=',clock-mhz=500')
+    refused(report, root, d, 'a replay with -global etsoc1-edma.step-bytes',
+            rec, r'dev\.etsoc1-edma\.step-bytes=65536 \(0x10000\) in the '
+            r'record, 32768 \(0x8000\) here',
+            extra=['-global', 'etsoc1-edma.step-bytes=32768'])
+    other_bios = os.path.join(root, 'guest', 'etsoc1-fw.elf')
+    refused(report, root, d, 'a replay with another -bios', rec,
+            r'image\.bios sha256 [0-9a-f]{64} in the record .*, '
+            r'[0-9a-f]{64} here \(.*etsoc1-fw\.elf\)',
+            extra=['-bios', other_bios])
+
+    # command lines
+    refused(report, root, d, 'record= with replay=', None,
+            r'record= and replay= together',
+            machine_extra=f',record={bad},replay={rec}')
+    refused(report, root, d, 'replay= with hostlink=', rec,
+            r'replay= .* takes no hostlink=', machine_extra=',hostlink=hl',
+            extra=['-chardev', f'socket,id=hl,path={d}/hl.sock,server=on,'
+                   'wait=off'])
+    refused(report, root, d, 'record= without hostlink=', None,
+            r'record= records a host session: it needs hostlink=',
+            machine_extra=f',record={bad}')
+    refused(report, root, d, 'replay= with poll-halt=off', rec,
+            r'need poll-halt=on', machine_extra=',poll-halt=off')
+
+
+if __name__ == '__main__':
+    root = sys.argv[1] if len(sys.argv) > 1 else None
+    n = [0, 0]
+
+    def tap(ok, name, diag=None):
+        n[0 if ok else 1] += 1
+        print(f'{"ok" if ok else "not ok"} {sum(n)} - {name}')
+        if not ok and diag:
+            print('\n'.join('# ' + x for x in str(diag).splitlines()))
+        sys.stdout.flush()
+
+    rr_tests(tap, root)
+    print(f'{n[0]} passed, {n[1]} failed')
+    sys.exit(1 if n[1] else 0)
