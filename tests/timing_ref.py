@@ -102,7 +102,8 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
         return L1_HIT + loop
     if level == 'rbuf':
         return L2_RBUF + (HART1_MISS if hart else 0) + loop
-    if level in ('l2', 'scp', 'evict-sw', 'unlocked', 'rbuf-full'):
+    if level in ('l2', 'scp', 'evict-sw', 'unlocked', 'rbuf-full',
+                 'l2-again'):
         return L2_HIT + (HART1_MISS if hart else 0) + loop
     if level == 'remote':
         # load-to-use of timing.md 4 (the model charges the round trip on
@@ -119,7 +120,7 @@ def chase_step(level, hart=0, base=0, lines=0, target=None, mhz=600):
         line = (base >> 6) + i
         home, mem = line % 32, line % 8
         lats.append(round(l3_hit(0, home, mhz) if level == 'l3'
-                          else l3_miss(0, home, mhz, mem)))
+                          else l3_miss(0, home, mhz, mem)))   # dram, l2-small
     return sum(lats) / lines + loop
 
 
@@ -256,6 +257,9 @@ def expected(name, args, mhz=600):
                  'scp': 'in the own L2 scratchpad',
                  'l3': 'in the L3 (evict_va to L3), mean over its lines',
                  'dram': 'in DRAM (evict_va to memory), mean over its lines',
+                 'l2-small': 'of 4,096 lines, the L2 at 128 KiB '
+                             '(sc_l2_cache_ctl): L2 misses, from DRAM',
+                 'l2-again': 'of 4,096 lines, the L2 back at 512 KiB',
                  'l3-home': f'in the L3 at home slice {args.get("home")} '
                             f'({args.get("hops")} hops; evict_va to L3)',
                  'dram-home': f'in DRAM behind home slice {args.get("home")} '

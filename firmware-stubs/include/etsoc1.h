@@ -46,6 +46,10 @@
     (0x100000000ULL | ((uint64_t)(pp) << 30) | ((uint64_t)(shire) << 22) | (off))
 #define ESR_OTHER(pp, shire, reg)  ESR(pp, shire, 0x340000ULL | (reg))
 #define ESR_NEIGH(pp, shire, n, reg) ESR(pp, shire, 0x100000ULL | ((uint64_t)(n) << 16) | (reg))
+/* shire cache registers: bank [16:13], 0xf = all four (writes only) */
+#define ESR_SC(pp, shire, bank, reg) ESR(pp, shire, 0x300000ULL | ((uint64_t)(bank) << 13) | (reg))
+#define SC_BANKS_ALL            0xf
+#define SC_L2_CACHE_CTL         0x018   /* [44:32] sets of 4 KiB: the L2's size */
 
 /* shire_other registers */
 #define MINION_FEATURE          0x000

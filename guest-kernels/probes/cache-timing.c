@@ -24,6 +24,9 @@
  *           home L3 slices (PA[10:6])
  *   dram    the l2 buffer after evict_va to memory: on to DRAM, memory
  *           shire PA[8:6]
+ *   l2-small the l2 buffer with sc_l2_cache_ctl at 0x20 sets (128 KiB),
+ *           after a warm pass: every step misses the L2 (DRAM)
+ *   l2-again the same with the reset size back, after a warm pass: L2 hits
  *   l3-home, dram-home (with home=S hops=N): 128 lines 2 KiB apart, so
  *           of one home slice S (and memory shire S % 8), after evict_va
  *           to the L3 or to memory, one pass: the L3 and DRAM by hops,
@@ -48,6 +51,10 @@
  *        tensor_wait 6, the line dirty (D: a store made it so) and then
  *        clean (F: the first flush wrote it back and kept it); D - F is
  *        the write-back
+ *
+ *   probe cache-l2ctl reset=0xR small=0xS
+ *        sc_l2_cache_ctl of bank 0 at reset, and of bank 2 after the
+ *        write to all banks
  *
  *   probe cache-pmu level=dram misses=M l2req=R
  *        the ET performance counters across the dram pass: event 8
@@ -228,6 +235,24 @@ int main(uint64_t hartid, const void *fdt)
     r0 = csr_read(0xb04) - r0;
     row("dram", 0, BIG, L2_AREA, c);
     print("probe cache-pmu level=dram misses=%lu l2req=%lu\n", m0, r0);
+
+    /*
+     * The L2's size is sc_l2_cache_ctl's: 0x20 sets (128 KiB, 2,048
+     * lines) cannot hold the 4,096-line chain, which goes round each set
+     * in the same order every pass: every step misses the L2 even after a
+     * warm pass (DRAM: plain misses do not fill the L3).  The reset size
+     * back (0x80 sets): L2 hits after a warm pass.
+     */
+    m0 = esr_read(ESR_SC(PP_M, 0, 0, SC_L2_CACHE_CTL));
+    esr_write(ESR_SC(PP_M, 0, SC_BANKS_ALL, SC_L2_CACHE_CTL),
+              (m0 & ~(0x1fffULL << 32)) | 0x20ULL << 32);
+    r0 = esr_read(ESR_SC(PP_M, 0, 2, SC_L2_CACHE_CTL));
+    probe_chase(big, BIG);
+    row("l2-small", 0, BIG, L2_AREA, probe_chase(big, BIG));
+    esr_write(ESR_SC(PP_M, 0, SC_BANKS_ALL, SC_L2_CACHE_CTL), m0);
+    probe_chase(big, BIG);
+    row("l2-again", 0, BIG, L2_AREA, probe_chase(big, BIG));
+    print("probe cache-l2ctl reset=0x%lx small=0x%lx\n", m0, r0);
 
     for (c = 0; c < sizeof(homes) / sizeof(homes[0]); c++) {
         home_row(homes[c], 2);

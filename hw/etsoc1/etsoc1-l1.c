@@ -81,47 +81,65 @@ void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
         l2->path[1][h] = etsoc1_l3_path(tm, shire, h * ETSOC1_LINE, true);
     }
     l2->ways = ETSOC1_L2_WAYS;
-    l2->sets = MAX(size / ETSOC1_LINE / l2->ways, 1);
-    /* the host gives pages as they are first written: harts that miss */
-    l2->tag = g_new0(uint64_t, (size_t)ETSOC1_HARTS_PER_SHIRE * l2->sets *
-                               l2->ways);
-    l2->used = g_new0(uint64_t, (size_t)ETSOC1_HARTS_PER_SHIRE * l2->sets *
-                                l2->ways);
-}
-
-void etsoc1_l2_reset(Etsoc1ShireL2 *l2)
-{
-    size_t n = (size_t)l2->sets * l2->ways;
-    unsigned h;
-
-    for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
-        if (l2->touched[h]) {
-            memset(l2->tag + h * n, 0, n * sizeof(*l2->tag));
-            memset(l2->used + h * n, 0, n * sizeof(*l2->used));
-            l2->touched[h] = false;
-        }
-    }
-}
-
-void etsoc1_l2_free(Etsoc1ShireL2 *l2)
-{
-    g_free(l2->tag);
-    g_free(l2->used);
+    etsoc1_l2_configure(l2, size);
 }
 
 /*
- * The first entry of @line's set in @cpu's copy of its shire's L2 tags.
- * The set is the line address modulo the sets (our choice: the sources do
- * not give the L2's index function): lines in a row take sets in a row,
- * so a buffer of up to the L2's size never evicts itself.
+ * The L2 has @size bytes of the shire's SRAM from now on (0: none, every
+ * access goes past it).  Each hart's copy of the tags takes the new size
+ * at its next access, empty (etsoc1_l2_copy).
  */
-static unsigned l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
+void etsoc1_l2_configure(Etsoc1ShireL2 *l2, uint64_t size)
+{
+    qatomic_set(&l2->sets, size / ETSOC1_LINE / l2->ways);
+}
+
+/* @cpu's copy of the L2 tags goes (a reset, a migration's load) */
+void etsoc1_l2_forget(Etsoc1MinionCPU *cpu)
+{
+    g_free(cpu->l2_tag);
+    g_free(cpu->l2_used);
+    cpu->l2_tag = cpu->l2_used = NULL;
+    cpu->l2_n = 0;
+}
+
+/*
+ * @cpu's copy of its shire's L2 tags, of the L2's size now, NULL if the
+ * L2 has no sets.  Made at the hart's first access, and again, empty,
+ * when the size changed (sc_l2_cache_ctl): on the hart's own thread, the
+ * only one that touches it.  The host gives its pages as the hart misses.
+ */
+static uint64_t *l2_copy(Etsoc1MinionCPU *cpu)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    unsigned h = etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE;
+    uint32_t n = qatomic_read(&l2->sets) * l2->ways;
 
-    l2->touched[h] = true;
-    return (h * l2->sets + line % l2->sets) * l2->ways;
+    if (cpu->l2_n != n) {
+        etsoc1_l2_forget(cpu);
+        if (n) {
+            cpu->l2_tag = g_new0(uint64_t, n);
+            cpu->l2_used = g_new0(uint64_t, n);
+            cpu->l2_n = n;
+        }
+    }
+    return cpu->l2_tag;
+}
+
+/*
+ * The first entry of @line's set in @cpu's copy of its shire's L2 tags,
+ * or -1 if the L2 has no sets.  The set is the line address modulo the
+ * sets (our choice: the sources do not give the L2's index function):
+ * lines in a row take sets in a row, so a buffer of up to the L2's size
+ * never evicts itself.
+ */
+static int l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
+{
+    uint32_t ways = cpu->shire->l2.ways;
+
+    if (!l2_copy(cpu)) {
+        return -1;
+    }
+    return line % (cpu->l2_n / ways) * ways;
 }
 
 /*
@@ -131,11 +149,12 @@ static unsigned l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
  */
 static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 {
-    Etsoc1ShireL2 *l2 = &cpu->shire->l2;
-    unsigned base = l2_base(cpu, line);
+    int base = l2_base(cpu, line);
 
-    return etsoc1_lru_lookup(l2->tag + base, l2->used + base, l2->ways,
-                             line + 1, ++cpu->et->l1.l2_clock, true);
+    return base >= 0 &&
+           etsoc1_lru_lookup(cpu->l2_tag + base, cpu->l2_used + base,
+                             cpu->shire->l2.ways, line + 1,
+                             ++cpu->et->l1.l2_clock, true);
 }
 
 /*
@@ -176,12 +195,13 @@ static void l2_drop(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     Etsoc1ShireL2 *l2 = &cpu->shire->l2;
     Etsoc1HartL1 *l1 = &cpu->et->l1;
-    unsigned base = l2_base(cpu, line), w;
+    int base = l2_base(cpu, line);
+    unsigned w;
 
-    for (w = 0; w < l2->ways; w++) {
-        if (l2->tag[base + w] == line + 1) {
-            l2->tag[base + w] = 0;
-            l2->used[base + w] = 0;
+    for (w = 0; base >= 0 && w < l2->ways; w++) {
+        if (cpu->l2_tag[base + w] == line + 1) {
+            cpu->l2_tag[base + w] = 0;
+            cpu->l2_used[base + w] = 0;
         }
     }
     for (w = 0; w < l2->rbuf_lines; w++) {     /* nor its read buffer */

@@ -81,17 +81,14 @@ typedef struct Etsoc1HartL1 {
 } Etsoc1HartL1;
 
 /*
- * A shire's L2 cache tags: a copy per hart, each of the L2's full size,
- * LRU (etsoc1-l1.c, "Determinism"; docs/timing.md).  The copies are
- * allocated at once but the host gives their pages only as harts miss.
+ * A shire's L2 cache: its size and what a miss beyond it costs.  Its tags
+ * are a copy per hart (Etsoc1MinionCPU l2_tag, each of the L2's full
+ * size), LRU (etsoc1-l1.c, "Determinism"; docs/timing.md).
  */
 typedef struct Etsoc1ShireL2 {
-    uint32_t sets;
+    uint32_t sets;          /* sc_l2_cache_ctl's size (etsoc1_l2_configure) */
     uint32_t ways;
     uint32_t rbuf_lines;    /* the read buffer's size (l2-rbuf-lines) */
-    uint64_t *tag;          /* hart-major, then set, way: line + 1; 0 empty */
-    uint64_t *used;         /* the hart's LRU stamps */
-    bool touched[ETSOC1_HARTS_PER_SHIRE];   /* a copy to empty at reset */
     /*
      * Load-to-use of a line that misses the L2, by its home slice
      * (PA[10:6], whose low bits are its memory shire's): the L3 hit path
@@ -108,8 +105,8 @@ typedef struct Etsoc1MinionCPU Etsoc1MinionCPU;
 
 void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
                     unsigned shire);
-void etsoc1_l2_reset(Etsoc1ShireL2 *l2);
-void etsoc1_l2_free(Etsoc1ShireL2 *l2);
+void etsoc1_l2_configure(Etsoc1ShireL2 *l2, uint64_t size);
+void etsoc1_l2_forget(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);

@@ -252,8 +252,9 @@ struct Etsoc1MinionCPU {
     Etsoc1HartEt et_state;
     const Etsoc1Timing *timing;     /* the chip's, from the shire */
     /*
-     * Its copy of its shire's L2 tags (Etsoc1ShireL2, from the shire's
-     * realize): l2_n entries of tags and of LRU stamps, for migration
+     * Its copy of its shire's L2 tags (etsoc1-l1.c, made at its first
+     * access, of the L2's size then): l2_n entries of tags and of LRU
+     * stamps; only the hart's own thread touches them
      */
     uint64_t *l2_tag;
     uint64_t *l2_used;

@@ -63,7 +63,6 @@ enum {
 };
 #define ESR_NEIGH_BROADCAST 0xf
 #define ESR_CACHE_BANK_BROADCAST 0xf
-#define ETSOC1_SC_BANKS 4
 /* Offset of the shire_other block in a shire's ESR window. */
 #define ESR_OTHER_BASE \
     (ESR_SUB_OTHER << R_ESR_SUBREGION_SHIFT | \
@@ -102,10 +101,36 @@ REG64(BROADCAST, 0x1fff8)
  * L2 contents to operate on (stores reach memory at once), so an operation
  * is done the moment it is started, and the state field reads idle.
  */
+REG64(SC_L2_CACHE_CTL, 0x018)
+REG64(SC_L3_CACHE_CTL, 0x020)
+REG64(SC_SCP_CACHE_CTL, 0x028)
 REG64(SC_IDX_COP_SM_CTL, 0x030)
 REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
     FIELD(SC_IDX_COP_SM_CTL_USER, STATE, 24, 8)
 #define SC_COP_SM_IDLE 4
+
+/*
+ * The partition of the shire's 4 MiB of SRAM (docs/research/cache-facts.md
+ * 3): sc_scp/l2/l3_cache_ctl give, per bank, the first set and the number
+ * of sets of the region (a set: 1 KiB of a bank, 4 KiB of the shire) and
+ * its index masks.  Only the L2's size acts (the L2 tags, etsoc1-l1.c);
+ * the rest is held.  Reset values: Esperanto's simulator's, the
+ * firmware's default split (2.5 MiB scratchpad, 0.5 MiB L2, 1 MiB L3).
+ */
+FIELD(SC_CACHE_CTL, TAG_MASK, 0, 12)
+FIELD(SC_CACHE_CTL, SET_MASK, 16, 12)
+FIELD(SC_CACHE_CTL, SET_SIZE, 32, 13)
+FIELD(SC_CACHE_CTL, SET_BASE, 48, 12)
+#define SC_CACHE_CTL_BITS (R_SC_CACHE_CTL_TAG_MASK_MASK | \
+                           R_SC_CACHE_CTL_SET_MASK_MASK | \
+                           R_SC_CACHE_CTL_SET_SIZE_MASK | \
+                           R_SC_CACHE_CTL_SET_BASE_MASK)
+#define SC_SET_BYTES (4 * KiB)      /* a set of the four banks */
+static const uint64_t sc_ctl_reset[ETSOC1_SC_REGIONS] = {
+    [ETSOC1_SC_SCP] = 0x0000028003ff01ffULL,
+    [ETSOC1_SC_L2] = 0x02800080007f007fULL,     /* size: l2-size */
+    [ETSOC1_SC_L3] = 0x0300010000ff00ffULL,
+};
 
 /* Reset values (sysemu cold/warm reset; docs/esr.md). */
 #define MINION_FEATURE_RESET     0x01
@@ -471,6 +496,69 @@ static void esr_sc_cop_sm_write(const Etsoc1EsrAt *at, uint64_t val)
 {
 }
 
+/* The bytes of SRAM the L2 has: the sets of its four banks, 1 KiB each */
+static uint64_t sc_l2_bytes(Etsoc1ShireState *s)
+{
+    uint64_t sets = 0;
+    unsigned b;
+
+    for (b = 0; b < ETSOC1_SC_BANKS; b++) {
+        sets += FIELD_EX64(s->sc_ctl[ETSOC1_SC_L2][b], SC_CACHE_CTL, SET_SIZE);
+    }
+    return sets * SC_SET_BYTES / ETSOC1_SC_BANKS;
+}
+
+/* The L2 takes the size its registers give, at most the SRAM's */
+static void sc_l2_apply(Etsoc1ShireState *s)
+{
+    uint64_t bytes = sc_l2_bytes(s);
+
+    if (bytes > ETSOC1_SCP_SIZE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "etsoc1: shire %u: sc_l2_cache_ctl "
+                      "gives the L2 %" PRIu64 " KiB, more than the shire's "
+                      "%u KiB of SRAM: taken as all of it\n", s->shire_id,
+                      bytes / KiB, (unsigned)(ETSOC1_SCP_SIZE / KiB));
+        bytes = ETSOC1_SCP_SIZE;
+    }
+    trace_etsoc1_shire_l2_size(s->shire_id, bytes);
+    etsoc1_l2_configure(&s->l2, bytes);
+}
+
+/* sc_scp/l2/l3_cache_ctl of one bank (@at->idx) */
+static uint64_t esr_sc_ctl_read(const Etsoc1EsrAt *at, Etsoc1ScRegion r)
+{
+    return at->s->sc_ctl[r][at->idx];
+}
+
+/* ... of one bank, or of all four (bank 0xf) */
+static void esr_sc_ctl_write(const Etsoc1EsrAt *at, Etsoc1ScRegion r,
+                             uint64_t val)
+{
+    unsigned b;
+
+    for (b = 0; b < ETSOC1_SC_BANKS; b++) {
+        if (at->idx == ESR_CACHE_BANK_BROADCAST || at->idx == b) {
+            at->s->sc_ctl[r][b] = val & SC_CACHE_CTL_BITS;
+        }
+    }
+    if (r == ETSOC1_SC_L2) {
+        sc_l2_apply(at->s);
+    }
+}
+
+#define ESR_SC_CTL_FNS(r)                                                   \
+    static uint64_t esr_sc_ctl_read_##r(const Etsoc1EsrAt *at)              \
+    {                                                                       \
+        return esr_sc_ctl_read(at, ETSOC1_SC_##r);                          \
+    }                                                                       \
+    static void esr_sc_ctl_write_##r(const Etsoc1EsrAt *at, uint64_t val)   \
+    {                                                                       \
+        esr_sc_ctl_write(at, ETSOC1_SC_##r, val);                           \
+    }
+ESR_SC_CTL_FNS(SCP)
+ESR_SC_CTL_FNS(L2)
+ESR_SC_CTL_FNS(L3)
+
 static uint64_t esr_mprot_read(const Etsoc1EsrAt *at)
 {
     return qatomic_read(&at->s->mprot[at->neigh]);
@@ -547,6 +635,12 @@ static const Etsoc1EsrReg other_regs[] = {
 
 /* Shire cache registers; idx is the bank */
 static const Etsoc1EsrReg cache_regs[] = {
+    ESR_FN("sc_l2_cache_ctl", A_SC_L2_CACHE_CTL, 1, M, ESR_RW,
+           esr_sc_ctl_read_L2, esr_sc_ctl_write_L2),
+    ESR_FN("sc_l3_cache_ctl", A_SC_L3_CACHE_CTL, 1, M, ESR_RW,
+           esr_sc_ctl_read_L3, esr_sc_ctl_write_L3),
+    ESR_FN("sc_scp_cache_ctl", A_SC_SCP_CACHE_CTL, 1, M, ESR_RW,
+           esr_sc_ctl_read_SCP, esr_sc_ctl_write_SCP),
     ESR_FN("sc_idx_cop_sm_ctl", A_SC_IDX_COP_SM_CTL, 1, M, ESR_RW,
            esr_sc_cop_sm_read, esr_sc_cop_sm_write),
     ESR_FN("sc_idx_cop_sm_ctl_user", A_SC_IDX_COP_SM_CTL_USER, 1, U, ESR_RW,
@@ -897,8 +991,16 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->port_free, 0, sizeof(s->port_free));
     memset(s->tload_free, 0, sizeof(s->tload_free));
     s->port_npend = 0;
-    etsoc1_l2_reset(&s->l2);
+    for (n = 0; n < ETSOC1_SC_BANKS; n++) {
+        s->sc_ctl[ETSOC1_SC_SCP][n] = sc_ctl_reset[ETSOC1_SC_SCP];
+        s->sc_ctl[ETSOC1_SC_L2][n] = FIELD_DP64(sc_ctl_reset[ETSOC1_SC_L2],
+                                                SC_CACHE_CTL, SET_SIZE,
+                                                s->l2_size / SC_SET_BYTES);
+        s->sc_ctl[ETSOC1_SC_L3][n] = sc_ctl_reset[ETSOC1_SC_L3];
+    }
+    sc_l2_apply(s);
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
+        etsoc1_l2_forget(&s->hart[n]);
         s->hart[n].parent_obj.env.et_tensor_busy = 0;
     }
     for (n = 0; n < ETSOC1_MINIONS_PER_SHIRE; n++) {
@@ -941,11 +1043,11 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         return;
     }
 
-    if (s->l2_size < ETSOC1_L2_WAYS * ETSOC1_LINE ||
-        s->l2_size > ETSOC1_SCP_SIZE) {
-        error_setg(errp, "l2-size=%" PRIu64 ": must be %u bytes to the "
+    if (s->l2_size % SC_SET_BYTES || s->l2_size > ETSOC1_SCP_SIZE) {
+        error_setg(errp, "l2-size=%" PRIu64 ": must be a multiple of %u KiB "
+                   "(sc_l2_cache_ctl counts sets of 4 KiB) up to the "
                    "shire's %u KiB of SRAM", s->l2_size,
-                   ETSOC1_L2_WAYS * ETSOC1_LINE,
+                   (unsigned)(SC_SET_BYTES / KiB),
                    (unsigned)(ETSOC1_SCP_SIZE / KiB));
         return;
     }
@@ -1017,10 +1119,6 @@ static void etsoc1_shire_realize(DeviceState *dev, Error **errp)
         object_initialize_child(obj, child, cpu, TYPE_ETSOC1_MINION_CPU);
         cpu->shire = s;
         cpu->timing = s->timing;
-        /* its copy of the L2 tags, for migration */
-        cpu->l2_n = s->l2.sets * s->l2.ways;
-        cpu->l2_tag = s->l2.tag + (size_t)i * cpu->l2_n;
-        cpu->l2_used = s->l2.used + (size_t)i * cpu->l2_n;
         /* the cache model (etsoc1-l1.c, qemu-patches/0014) */
         cpu->parent_obj.cfg.et_l1 = s->chip->cache_model;
         cpu->parent_obj.env.mhartid = s->shire_id * ETSOC1_HARTS_PER_SHIRE + i;
@@ -1188,11 +1286,10 @@ static bool etsoc1_hart_l2_needed(void *opaque)
     return cpu->et->l1.l2_clock != 0;
 }
 
-static int etsoc1_hart_l2_post_load(void *opaque, int version_id)
+/* The copy comes with its size: allocated by the load (VMS_ALLOC) */
+static int etsoc1_hart_l2_pre_load(void *opaque)
 {
-    Etsoc1MinionCPU *cpu = opaque;
-
-    cpu->shire->l2.touched[etsoc1_hart(cpu) % ETSOC1_HARTS_PER_SHIRE] = true;
+    etsoc1_l2_forget(opaque);
     return 0;
 }
 
@@ -1201,14 +1298,18 @@ static const VMStateDescription vmstate_etsoc1_hart_l2 = {
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = etsoc1_hart_l2_needed,
-    .post_load = etsoc1_hart_l2_post_load,
+    .pre_load = etsoc1_hart_l2_pre_load,
     .fields = (VMStateField[]) {
-        /* the same l2-size on both sides */
-        VMSTATE_UINT32_EQUAL(l2_n, Etsoc1MinionCPU, NULL),
-        VMSTATE_VARRAY_UINT32(l2_tag, Etsoc1MinionCPU, l2_n, 0,
-                              vmstate_info_uint64, uint64_t),
-        VMSTATE_VARRAY_UINT32(l2_used, Etsoc1MinionCPU, l2_n, 0,
-                              vmstate_info_uint64, uint64_t),
+        /*
+         * The copy's size, as the source's L2 had it when the hart last
+         * looked (a size the loaded sc_l2_cache_ctl changed since is
+         * taken at its next access, as on the source)
+         */
+        VMSTATE_UINT32(l2_n, Etsoc1MinionCPU),
+        VMSTATE_VARRAY_UINT32_ALLOC(l2_tag, Etsoc1MinionCPU, l2_n, 0,
+                                    vmstate_info_uint64, uint64_t),
+        VMSTATE_VARRAY_UINT32_ALLOC(l2_used, Etsoc1MinionCPU, l2_n, 0,
+                                    vmstate_info_uint64, uint64_t),
         VMSTATE_UINT64(et_state.l1.l2_clock, Etsoc1MinionCPU),
         VMSTATE_UINT64_ARRAY(et_state.l1.rbuf, Etsoc1MinionCPU,
                              ETSOC1_L2_RBUF_MAX),
@@ -1368,10 +1469,47 @@ static int etsoc1_shire_pre_load(void *opaque)
 
     for (h = 0; h < ETSOC1_HARTS_PER_SHIRE; h++) {
         memset(&s->hart[h].et_state.l1, 0, sizeof(s->hart[h].et_state.l1));
+        etsoc1_l2_forget(&s->hart[h]);
     }
-    etsoc1_l2_reset(&s->l2);
     return 0;
 }
+
+/* The partition of the SRAM, if a program changed it */
+static bool etsoc1_shire_sc_ctl_needed(void *opaque)
+{
+    Etsoc1ShireState *s = opaque;
+    unsigned r, b;
+
+    for (r = 0; r < ETSOC1_SC_REGIONS; r++) {
+        for (b = 0; b < ETSOC1_SC_BANKS; b++) {
+            if (s->sc_ctl[r][b] != (r == ETSOC1_SC_L2 ?
+                    FIELD_DP64(sc_ctl_reset[r], SC_CACHE_CTL, SET_SIZE,
+                               s->l2_size / SC_SET_BYTES) : sc_ctl_reset[r])) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static int etsoc1_shire_sc_ctl_post_load(void *opaque, int version_id)
+{
+    sc_l2_apply(opaque);
+    return 0;
+}
+
+static const VMStateDescription vmstate_etsoc1_shire_sc_ctl = {
+    .name = TYPE_ETSOC1_SHIRE "/sc-ctl",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = etsoc1_shire_sc_ctl_needed,
+    .post_load = etsoc1_shire_sc_ctl_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64_2DARRAY(sc_ctl, Etsoc1ShireState, ETSOC1_SC_REGIONS,
+                               ETSOC1_SC_BANKS),
+        VMSTATE_END_OF_LIST()
+    }
+};
 
 static int etsoc1_shire_post_load(void *opaque, int version_id)
 {
@@ -1476,6 +1614,7 @@ static const VMStateDescription vmstate_etsoc1_shire = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_etsoc1_shire_sync,
+        &vmstate_etsoc1_shire_sc_ctl,
         NULL
     }
 };
@@ -1491,9 +1630,9 @@ static Property etsoc1_shire_props[] = {
     DEFINE_PROP_UINT8("mprot-reset", Etsoc1ShireState, mprot_reset,
                       ETSOC1_MPROT_RESET),
     /*
-     * the SRAM the L2 cache has: the firmware's default split (2.5 MiB
-     * scratchpad, 0.5 MiB L2, 1 MiB L3 slice); sc_l2_cache_ctl is not
-     * modelled, so a program cannot change it (docs/timing.md)
+     * the SRAM the L2 cache has at reset (sc_l2_cache_ctl's set size):
+     * the firmware's default split (2.5 MiB scratchpad, 0.5 MiB L2, 1 MiB
+     * L3 slice); a program changes it through the register
      */
     DEFINE_PROP_SIZE("l2-size", Etsoc1ShireState, l2_size,
                      ETSOC1_L2_DEFAULT_SIZE),

@@ -51,6 +51,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1ShireState, ETSOC1_SHIRE)
 /* mprot at reset in Esperanto's simulator: IO mode 3, 16 GiB, not secure */
 #define ETSOC1_MPROT_RESET 0x13
 
+/* The shire cache's banks, and the regions its SRAM is split into */
+#define ETSOC1_SC_BANKS 4
+typedef enum Etsoc1ScRegion {
+    ETSOC1_SC_SCP,      /* sc_scp_cache_ctl: the L2 scratchpad */
+    ETSOC1_SC_L2,       /* sc_l2_cache_ctl */
+    ETSOC1_SC_L3,       /* sc_l3_cache_ctl: the L3 slice */
+    ETSOC1_SC_REGIONS
+} Etsoc1ScRegion;
+
 /* Arrivals of one FLB round: an 8-bit counter steps at most 256 times */
 #define ETSOC1_FLB_ROUND_MAX 256
 
@@ -76,6 +85,8 @@ struct Etsoc1ShireState {
 
     /* ESR state */
     uint64_t minion_boot[ETSOC1_NEIGHS_PER_SHIRE];
+    /* sc_scp/l2/l3_cache_ctl per bank: the SRAM's partition */
+    uint64_t sc_ctl[ETSOC1_SC_REGIONS][ETSOC1_SC_BANKS];
     uint64_t mprot[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t ipi_redirect_pc[ETSOC1_NEIGHS_PER_SHIRE];
     uint64_t neigh_chicken[ETSOC1_NEIGHS_PER_SHIRE];

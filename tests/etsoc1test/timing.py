@@ -239,7 +239,8 @@ def cache_timing_test():
     """probes/cache-timing on 10 shires: a pointer chase through plain
     loads, with the chain in the L1, the shire's L2, the own scratchpad,
     the L3 (after evict_va to the L3), DRAM (after evict_va to memory),
-    both also per home slice at 0, 4, 9 and 10 hops,
+    both also per home slice at 0, 4, 9 and 10 hops, the L2 made
+    128 KiB by sc_l2_cache_ctl (misses) and back (hits),
     after prefetch_va to the L1, after a stream through its L1 set
     without and with lock_va, and in shire 9's scratchpad; hart 1's
     chase of its own scratchpad; a flush_va of a dirty line against a
@@ -258,13 +259,19 @@ def cache_timing_test():
     text = ', '.join(f'{a.get("level", "flush write-back")}/hart '
                      f'{a.get("hart", 0)}: {r[2]:g} (want {r[1]:g})'
                      for (_, a, _), r in zip(figs[0], rows))
+    ctl = re.findall(r'^probe cache-l2ctl reset=(0x[0-9a-f]+) '
+                     r'small=(0x[0-9a-f]+)$', runs[0][1], re.M)
+    report(ctl == [('0x2800080007f007f', '0x2800020007f007f')],
+           f'timing: sc_l2_cache_ctl reads its reset value (the firmware\'s '
+           f'default split: 0x80 sets, 512 KiB) and, in bank 2, the size a '
+           f'write to all banks gave (0x20): {ctl}', runs[0][1][-2000:])
     pmu = re.findall(r'^probe cache-pmu level=dram misses=(\d+) l2req=(\d+)$',
                      runs[0][1], re.M)
     report(pmu == [('4096', '4096')],
            f'timing: the ET performance counters count the chase\'s L1 '
            f'misses (event 8) and L2 requests (event 10): {pmu}, want 4096',
            runs[0][1][-2000:])
-    report(same and len(rows) == 22 and all(r[4] for r in rows),
+    report(same and len(rows) == 24 and all(r[4] for r in rows),
            f'timing: pointer chase through plain loads, cycles per step: '
            f'{text}; within 5 % of timing.md, equal on MTTCG twice and '
            f'thread=single', runs[0][1][-3000:])
@@ -296,7 +303,7 @@ def cache_timing_test():
             if a['level'] != 'remote' and
             abs((c - 1) / timing_ref.chase_steps(a) -
                 timing_ref.chase_step('l1')) > 0.1]
-    report(rc == 0 and len(off) == 21 and not flat,
+    report(rc == 0 and len(off) == 23 and not flat,
            'timing: cache-model=off: every chase but the remote one costs '
            'an L1 hit per load, as before the cache model', str(flat) or
            out[-2000:])
