@@ -130,6 +130,8 @@ void etsoc1_minion_wake(Etsoc1MinionCPU *cpu)
     CPUState *cs = CPU(cpu);
 
     trace_etsoc1_minion_wake(cpu->parent_obj.env.mhartid, cpu->et->wait);
+    /* the scans see it from now on: a parked wait ended (etsoc1_parks) */
+    etsoc1_sync_unpark(cpu);
     qemu_cpu_kick(cs);
 }
 

@@ -72,16 +72,31 @@ static bool etsoc1_sync_wait(uint32_t why)
 
 /*
  * Parked harts.  A hart halted with no ET wait (in WFI, after a stall, or
- * stopped) cannot act until its own thread runs again, and that thread
- * first asks has_work, which unparks it (etsoc1_sync_unpark) before the
- * hart leaves its halt.  So a scan that looks only at harts not parked
- * sees every hart that etsoc1_next_act could find acting, at the cost of
- * the harts that may act, not of the chip (docs/timing.md, "Cost").
- * Only the hart's own thread parks it; anyone may unpark.
+ * stopped), or in a wait for a credit, a tensor_reduce's end or a
+ * cooperative load's partners, cannot act until its own thread runs
+ * again, and that thread first asks has_work, which unparks it
+ * (etsoc1_sync_unpark) before the hart leaves its halt; what ends one of
+ * those waits unparks the hart first (etsoc1_minion_wake), before the
+ * sender's clock moves on, as an IPI does.  So a scan that looks only at
+ * harts not parked sees every hart that etsoc1_next_act could find
+ * acting, at the cost of the harts that may act, not of the chip
+ * (docs/timing.md, "Cost").  Harts at the gate, on a poll or waiting for
+ * a host input are never parked: the scans let them go.  Only the
+ * hart's own thread parks it; anyone may unpark.
  */
 static bool etsoc1_parks(uint32_t why)
 {
-    return why == ETSOC1_WAIT_NONE || why == ETSOC1_WAIT_STOPPED;
+    switch (why) {
+    case ETSOC1_WAIT_NONE:
+    case ETSOC1_WAIT_STOPPED:
+    case ETSOC1_WAIT_FCC0:
+    case ETSOC1_WAIT_FCC1:
+    case ETSOC1_WAIT_REDUCE:
+    case ETSOC1_WAIT_COOP:
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* *@p = MAX(*@p, @v), atomically */
@@ -99,19 +114,22 @@ static void etsoc1_input_max(uint64_t *p, uint64_t v)
 }
 
 /*
- * On @cpu's thread, which halted: park it if it waits for no ET event.
- * Not while an interrupt that ends its WFI is pending: it is about to run
+ * On @cpu's thread, which halted: park it if it waits for nothing the
+ * scans let go (etsoc1_parks).  Not while an interrupt that ends its WFI
+ * is pending, or what it waits for came: it is about to run
  * (etsoc1_next_act), though its thread has not yet asked has_work (under
  * thread=single the round may first run every other vCPU).  One raised
- * after the look unparks it (etsoc1_shire_ipi) or is seen here.
+ * or sent after the look unparks it (etsoc1_shire_ipi,
+ * etsoc1_minion_wake) or is seen here.
  */
 void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     unsigned i = etsoc1_minion_cs(cpu)->cpu_index;
     unsigned long bit = BIT_MASK(i);
+    uint32_t why = qatomic_read(&cpu->et->wait);
 
-    if (m && m->awake && etsoc1_parks(qatomic_read(&cpu->et->wait)) &&
+    if (m && m->awake && etsoc1_parks(why) &&
         (qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
         /*
          * The stamping of a host input looks at the harts not parked and
@@ -122,8 +140,10 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
                                                  cpu->et->host.obs_t));
         }
         qatomic_and(&m->awake[BIT_WORD(i)], ~bit);
-        smp_mb();   /* cleared before the look, as a raiser sets, then raises */
-        if (riscv_cpu_all_pending(&cpu->parent_obj.env)) {
+        /* cleared before the look; a raiser or sender publishes, then sets */
+        smp_mb();
+        if (riscv_cpu_all_pending(&cpu->parent_obj.env) ||
+            etsoc1_minion_wait_over(cpu, why)) {
             qatomic_or(&m->awake[BIT_WORD(i)], bit);
         }
     }
@@ -141,6 +161,7 @@ void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
     unsigned i = etsoc1_minion_cs(cpu)->cpu_index;
     unsigned long bit = BIT_MASK(i);
 
+    smp_mb();   /* what ends its wait is published before the look */
     if (m && m->awake && !(qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
         qatomic_or(&m->awake[BIT_WORD(i)], bit);
         smp_mb();   /* set before the caller clears cs->halted */
