@@ -248,32 +248,187 @@ def _rr_tests(report, root, d):
     bad_input_tests(report, root, d, rec)
 
 
-def dma_test(report, root, d):
-    """A session with a DMA writelist: the record holds where the eDMA
-    read host memory but not the data (stage 3), and its replay stops
-    there with exit status 5 instead of going on with other data."""
-    rec = os.path.join(d, 'dma.rr')
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+def record_dma_session(root, path):
+    """The issue's session under record=@path, all data by DMA through the
+    host link (tests/hostlink.py serves HOSTMEM from its buffer):
+    vecadd.elf, its vectors and arguments, and 256 KiB of other data by
+    writelists; two launches; the result and the 256 KiB back by one
+    readlist; STOP.  What the host saw."""
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    seen = {}
+    rnd = random.Random(293)
     try:
         st = card.wait_status(8, 8)
-        dma = card.to_card(DEV_FREE, os.urandom(4096)) if st == 8 else None
-    except (hl.LinkError, AssertionError, OSError) as e:
-        dma = f'stopped: {e}'
+        assert st == 8, f'MM status {st}'
+        deadline = time.monotonic() + fw_tests.wall_bound(20)
+        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
+                time.monotonic() < deadline:
+            pass
+        a = [i * 5 - 700 for i in range(N)]
+        b = [11 - i * 3 for i in range(N)]
+        va, vb, vr, vargs, vbig = (DEV_FREE + 0x10_0000 * k
+                                   for k in range(1, 6))
+        big = bytes(rnd.getrandbits(8) for _ in range(256 * 1024))
+        entry = card.load_elf(os.path.join(root, 'guest', 'vecadd.elf'))
+        st = [card.to_card(va, struct.pack(f'<{N}i', *a)),
+              card.to_card(vb, struct.pack(f'<{N}i', *b)),
+              card.to_card(vr, bytes(4 * N)),
+              card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, N)),
+              card.to_card(vbig, big)]
+        seen['to_card'] = st
+        seen['launch'] = [card.launch_status(card.launch(entry, vargs, mask),
+                                             timeout=fw_tests.wall_bound(60))
+                          for mask in (0x1, 0x3)]
+        # one readlist of two nodes: the sums, then the 256 KiB
+        half = fw_tests.HOST_MEM_SIZE // 2
+        card.link.mem[half:half + 4 * N + len(big)] = bytes(4 * N + len(big))
+        seen['from_card'] = card.dma(MSG['readlist'], [
+            (fw_tests.HOST_MEM + half, vr, 4 * N),
+            (fw_tests.HOST_MEM + half + 4 * N, vbig, len(big))])
+        back = bytes(card.link.mem[half:half + 4 * N + len(big)])
+        got = struct.unpack(f'<{N}i', back[:4 * N])
+        seen['sums'] = list(got) == [x + y for x, y in zip(a, b)]
+        seen['big'] = back[4 * N:] == big
+        seen['back'] = back
+        seen['host_base'] = fw_tests.HOST_MEM + half
+        seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
     finally:
+        card.link.timeout = 30
+        try:
+            seen['stop'] = card.link.request(hl.STOP)[0]
+        except (hl.LinkError, OSError) as e:
+            seen['stop'] = str(e)
+        card.link.close()
+        card.link = None
+        try:
+            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
+        except subprocess.TimeoutExpired:
+            card.proc.kill()
+            seen['rc'] = card.proc.wait()
+        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
         card.close()
+    return seen
+
+
+def hostmem_streams(events):
+    """The record's HOSTMEM events per channel, each as rr-dump's dict
+    with its index and T."""
+    streams = {}
+    for i, e in enumerate(events):
+        if e['kind'] == 'HOSTMEM':
+            h = rrdump.hostmem(e)
+            h.update(idx=i, t=e['t'])
+            streams.setdefault(h['chan'], []).append(h)
+    return streams
+
+
+def dma_test(report, root, d):
+    """The issue's test: a host session with DMA both ways and two
+    launches, recorded, then replayed under MTTCG and thread=single to
+    the same memory image and MSIs; the data the record's host read back
+    is what the replay's card wrote; an edited HOSTMEM address
+    diverges."""
+    rec = os.path.join(d, 'dma.rr')
+    t = time.monotonic()
     try:
-        _, _, events = rrdump.parse(open(rec, 'rb').read())
-        hostmem = [e for e in events if e['kind'] == 'HOSTMEM']
-    except (rrdump.BadFile, OSError) as e:
-        hostmem = []
-        dma = f'{dma}; record: {e}'
-    rc, out, _ = run_replay(root, rec)
-    report(dma == 0 and hostmem and rc == DIVERGED and
-           'holds no data' in out,
-           f'rr: a session with a 4 KiB DMA writelist (status {dma}) records '
-           f'{len(hostmem)} HOSTMEM event(s) without data; its replay stops '
-           f'with exit status {rc} ({DIVERGED}): "{_line(out, "diverged")}"',
-           out[-1500:])
+        seen = record_dma_session(root, rec)
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'rr: the recorded DMA session ran ({e})')
+        return
+    wall = time.monotonic() - t
+    size = os.path.getsize(rec) if os.path.exists(rec) else 0
+    report(seen.get('rc') == 0 and seen.get('stop') == 0 and
+           seen.get('sums') and seen.get('big') and
+           seen.get('to_card') == [0] * 5 and seen.get('launch') == [0, 0]
+           and seen.get('from_card') == 0,
+           f'rr: a host session with DMA under record= (vecadd.elf, its '
+           f'vectors, arguments and 256 KiB by writelists, two launches, '
+           f'the sums and the 256 KiB back by a readlist, STOP): DMA status '
+           f'{seen.get("to_card")} / {seen.get("from_card")}, launch status '
+           f'{seen.get("launch")}, sums right {seen.get("sums")}, 256 KiB '
+           f'back {seen.get("big")}, a record of {size} bytes '
+           f'({wall:.1f} s)', seen.get('err', '')[-2000:])
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the DMA record reads back ({e})')
+        return
+    streams = hostmem_streams(events)
+    reads = [h for c in streams.values() for h in c if not h['write']]
+    writes = [h for c in streams.values() for h in c if h['write']]
+    # the bytes the record's host read back are the card's writes: the
+    # write stream's crc over them, piece by piece (rr-dump's crc32c)
+    back, base = seen['back'], seen['host_base']
+    bad = [h for h in writes if not h['ok'] or
+           rrdump.crc32c(0, back[h['addr'] - base:h['addr'] - base +
+                                 h['len']]) != h['crc']]
+    wbytes = sum(h['len'] for h in writes)
+    rbytes = sum(h['len'] for h in reads)
+    report(flags == 3 and reads and writes and not bad and
+           all(h['ok'] and len(h['data']) == h['len'] for h in reads) and
+           wbytes == len(back) and
+           set(streams) <= set(range(8)) and
+           all(h['chan'] >= 4 for h in reads) and
+           all(h['chan'] < 4 for h in writes),
+           f'rr: the record holds {len(reads)} HOSTMEM reads ({rbytes} bytes '
+           f'with their data, read channels 4-7) and {len(writes)} writes '
+           f'({wbytes} bytes, write channels 0-3) whose crc32c is that of '
+           f'the data the host read back ({len(bad)} differ); END idle, '
+           f'digest {digest[:16]}...')
+
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra)
+        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
+                      r"record's instret too\), the RAM digest, every MSI; "
+                      r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
+                      r"another T\)", out)
+        served = int(m.group(4)) if m else 0
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               served == rbytes + wbytes,
+               f'rr: the DMA session replayed under {mode}: exit status '
+               f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
+               f'clocks, the RAM digest, every MSI; HOSTMEM served '
+               f'{m.group(3) if m else "?"} events, {served} bytes of '
+               f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T '
+               f'({wall:.1f} s)', _lines(out, ('etsoc1',)) or out[-2000:])
+
+    # an edited HOSTMEM address: the card asks for what the record does
+    # not hold; the message names the event
+    h = reads[len(reads) // 2]
+    data = bytearray(open(rec, 'rb').read())
+    off = events[h['idx']]['off'] + rrdump.EV.size
+    struct.pack_into('<Q', data, off + 8, h['addr'] + 0x1000)
+    bad_rec = os.path.join(d, 'dma-edit.rr')
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad_rec)
+    want = (f'replay diverged at record event {h["idx"]} (HOSTMEM, '
+            f'T={h["t"]}): channel {h["chan"]} at T=')
+    report(rc == DIVERGED and want in out and
+           f'reads host {h["addr"]:#x}' in out and
+           f'the record holds a read of host {h["addr"] + 0x1000:#x}' in out,
+           f'rr: a record with HOSTMEM event {h["idx"]}\'s host address '
+           f'edited (checksums fixed) diverges: exit status {rc} '
+           f'({DIVERGED}), "{_line(out, "diverged")}"', out[-2000:])
+
+    # an edited crc of the card's write: the replay's card wrote other
+    # data than the record's
+    w = writes[-1]
+    data = bytearray(open(rec, 'rb').read())
+    off = events[w['idx']]['off'] + rrdump.EV.size
+    struct.pack_into('<I', data, off + 20, w['crc'] ^ 1)
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad_rec)
+    report(rc == DIVERGED and
+           f'record event {w["idx"]} (HOSTMEM' in out and
+           f"the record's has 0x{w['crc'] ^ 1:08x}" in out,
+           f'rr: a record with a HOSTMEM write\'s crc edited diverges: exit '
+           f'status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
+           out[-2000:])
+
+
+def _lines(out, words):
+    return '\n'.join(x for x in out.splitlines()
+                     if any(w in x for w in words))[-2000:]
 
 
 def blocker_test(report, root, d, rec):
