@@ -18,7 +18,10 @@ at start with exit status 1 and their message.
 import os
 import random
 import re
+import fcntl
+import mmap
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -248,15 +251,34 @@ def _rr_tests(report, root, d):
     bad_input_tests(report, root, d, rec)
 
 
+SHM_BASE, SHM_SIZE = 0x7f00_0000_0000, 1 << 20     # a shared buffer
+
+
+def shm_map(link, addr, fd, n):
+    """SHM_MAP of memfd @fd as host [addr, addr + n); its status."""
+    seq = link.seq
+    link.seq += 1
+    with link.wlock:
+        socket.send_fds(link.sock, [hl.frame(hl.SHM_MAP, struct.pack(
+            '<QQ', addr, n), seq=seq)], [fd])
+    link._wait(lambda: seq in link.replies or link.closed)
+    with link.cv:
+        return link.replies.pop(seq)[1] if seq in link.replies else None
+
+
 def record_dma_session(root, path):
     """The issue's session under record=@path, all data by DMA through the
     host link (tests/hostlink.py serves HOSTMEM from its buffer):
     vecadd.elf, its vectors and arguments, and 256 KiB of other data by
-    writelists; two launches; the result and the 256 KiB back by one
+    writelists; 128 KiB to and from a buffer the host shared (SHM_MAP: a
+    copy, no frame); a writelist from host memory no one serves (it
+    fails); two launches; the result and the 256 KiB back by one
     readlist; STOP.  What the host saw."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'],
+                         options=hl.OPT_HOSTMEM | hl.OPT_SHM)
     seen = {}
     rnd = random.Random(293)
+    fd = os.memfd_create('rr-test', os.MFD_ALLOW_SEALING)
     try:
         st = card.wait_status(8, 8)
         assert st == 8, f'MM status {st}'
@@ -276,6 +298,23 @@ def record_dma_session(root, path):
               card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, N)),
               card.to_card(vbig, big)]
         seen['to_card'] = st
+        # the shared buffer: to the card, and back to its second half
+        os.ftruncate(fd, SHM_SIZE)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        view = mmap.mmap(fd, SHM_SIZE)
+        shm = bytes(rnd.getrandbits(8) for _ in range(128 * 1024))
+        view[:len(shm)] = shm
+        vshm = DEV_FREE + 0x60_0000
+        seen['shm'] = [shm_map(card.link, SHM_BASE, fd, SHM_SIZE),
+                       card.dma(MSG['writelist'], [(SHM_BASE, vshm,
+                                                    len(shm))]),
+                       card.dma(MSG['readlist'], [(SHM_BASE + SHM_SIZE // 2,
+                                                   vshm, len(shm))])]
+        seen['shm_back'] = view[SHM_SIZE // 2:SHM_SIZE // 2 + len(shm)] == shm
+        view.close()
+        # host memory no one serves: the host answers an error
+        seen['refused'] = card.dma(MSG['writelist'], [
+            (fw_tests.HOST_MEM + fw_tests.HOST_MEM_SIZE, vshm, 4096)])
         seen['launch'] = [card.launch_status(card.launch(entry, vargs, mask),
                                              timeout=fw_tests.wall_bound(60))
                           for mask in (0x1, 0x3)]
@@ -293,6 +332,7 @@ def record_dma_session(root, path):
         seen['host_base'] = fw_tests.HOST_MEM + half
         seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
     finally:
+        os.close(fd)
         card.link.timeout = 30
         try:
             seen['stop'] = card.link.request(hl.STOP)[0]
@@ -340,22 +380,32 @@ def dma_test(report, root, d):
     report(seen.get('rc') == 0 and seen.get('stop') == 0 and
            seen.get('sums') and seen.get('big') and
            seen.get('to_card') == [0] * 5 and seen.get('launch') == [0, 0]
-           and seen.get('from_card') == 0,
+           and seen.get('from_card') == 0 and
+           seen.get('shm') == [0, 0, 0] and seen.get('shm_back') and
+           seen.get('refused') not in (None, 0),
            f'rr: a host session with DMA under record= (vecadd.elf, its '
-           f'vectors, arguments and 256 KiB by writelists, two launches, '
-           f'the sums and the 256 KiB back by a readlist, STOP): DMA status '
-           f'{seen.get("to_card")} / {seen.get("from_card")}, launch status '
-           f'{seen.get("launch")}, sums right {seen.get("sums")}, 256 KiB '
-           f'back {seen.get("big")}, a record of {size} bytes '
-           f'({wall:.1f} s)', seen.get('err', '')[-2000:])
+           f'vectors, arguments and 256 KiB by writelists, 128 KiB to and '
+           f'from a shared buffer, a refused writelist, two launches, the '
+           f'sums and the 256 KiB back by a readlist, STOP): DMA status '
+           f'{seen.get("to_card")} / {seen.get("from_card")}, shared '
+           f'{seen.get("shm")} (back {seen.get("shm_back")}), refused '
+           f'{seen.get("refused")}, launch status {seen.get("launch")}, sums '
+           f'right {seen.get("sums")}, 256 KiB back {seen.get("big")}, a '
+           f'record of {size} bytes ({wall:.1f} s)',
+           seen.get('err', '')[-2000:])
     try:
         (flags, rows, digest), events = end_of(rec)
     except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
         report(False, f'rr: the DMA record reads back ({e})')
         return
     streams = hostmem_streams(events)
-    reads = [h for c in streams.values() for h in c if not h['write']]
-    writes = [h for c in streams.values() for h in c if h['write']]
+    every = [h for c in streams.values() for h in c]
+    failed = [h for h in every if not h['ok']]
+    shared = [h for h in every if SHM_BASE <= h['addr'] < SHM_BASE + SHM_SIZE]
+    reads = [h for h in every if not h['write'] and h['ok'] and
+             h not in shared]
+    writes = [h for h in every if h['write'] and h['ok'] and
+              h not in shared]
     # the bytes the record's host read back are the card's writes: the
     # write stream's crc over them, piece by piece (rr-dump's crc32c)
     back, base = seen['back'], seen['host_base']
@@ -364,17 +414,23 @@ def dma_test(report, root, d):
                                  h['len']]) != h['crc']]
     wbytes = sum(h['len'] for h in writes)
     rbytes = sum(h['len'] for h in reads)
+    sbytes = sum(h['len'] for h in shared)
     report(flags == 3 and reads and writes and not bad and
-           all(h['ok'] and len(h['data']) == h['len'] for h in reads) and
+           all(len(h['data']) == h['len'] for h in reads) and
            wbytes == len(back) and
            set(streams) <= set(range(8)) and
-           all(h['chan'] >= 4 for h in reads) and
-           all(h['chan'] < 4 for h in writes),
+           all(h['chan'] >= 4 for h in every if not h['write']) and
+           all(h['chan'] < 4 for h in every if h['write']) and
+           sbytes == 2 * 128 * 1024 and
+           len(failed) == 1 and failed[0]['done'] == 0 and
+           not failed[0]['write'],
            f'rr: the record holds {len(reads)} HOSTMEM reads ({rbytes} bytes '
-           f'with their data, read channels 4-7) and {len(writes)} writes '
+           f'with their data, read channels 4-7), {len(writes)} writes '
            f'({wbytes} bytes, write channels 0-3) whose crc32c is that of '
-           f'the data the host read back ({len(bad)} differ); END idle, '
-           f'digest {digest[:16]}...')
+           f'the data the host read back ({len(bad)} differ), '
+           f'{len(shared)} through the shared buffer ({sbytes} bytes) and '
+           f'{len(failed)} failed read; END idle, digest {digest[:16]}...')
+    rbytes += sbytes
 
     for mode, extra in fw_tests.MODES:
         rc, out, wall = run_replay(root, rec, extra)

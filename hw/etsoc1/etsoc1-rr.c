@@ -165,6 +165,7 @@ struct Etsoc1Rr {
     guint hm_late_idx;      /* the first served at another T */
     uint64_t hm_late_at;    /* ... and the card's T then */
     int64_t stuck_ms;       /* held for outputs, the card idle since */
+    uint64_t waited;        /* inputs that waited for outputs */
     bool ready_seen;
     bool held;              /* the queue waits: rr_release */
     guint next_in;          /* the next input to apply (event index) */
@@ -1143,8 +1144,9 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
     info_report("etsoc1: replay=%s: END matches: %u harts' clocks (%u "
                 "with the record's instret too), the RAM digest, every MSI; "
                 "%" PRIu64 " HOSTMEM events served (%" PRIu64 " bytes, %"
-                PRIu64 " at another T)", rr->path, harts, harts - ninsn,
-                rr->hm_events, rr->hm_bytes, rr->hm_late);
+                PRIu64 " at another T); %" PRIu64 " inputs waited for the "
+                "card's outputs", rr->path, harts, harts - ninsn,
+                rr->hm_events, rr->hm_bytes, rr->hm_late, rr->waited);
 }
 
 /*
@@ -1284,6 +1286,7 @@ static void rr_input_apply(void *opaque, uint64_t t)
     Etsoc1Rr *rr = in->rr;
     RrEvent *e = &g_array_index(rr->ev, RrEvent, in->idx);
     guint idx = in->idx;
+    bool unmet;
 
     g_free(in);
     trace_etsoc1_rr_replay(idx, rr_name(e->kind), t);
@@ -1306,10 +1309,12 @@ static void rr_input_apply(void *opaque, uint64_t t)
          * outputs the record had before it
          */
         rr->next_in = rr_next_input(rr, idx);
+        unmet = rr->next_in < rr->ev->len &&
+                rr_unmet_before(rr, rr->next_in) >= 0;
+        rr->waited += unmet;
         if (rr->next_in < rr->ev->len &&
             (((g_array_index(rr->ev, RrEvent, rr->next_in).flags &
-               ETSOC1_RR_F_SP_IDLE) && !rr_sp_idle(rr)) ||
-             rr_unmet_before(rr, rr->next_in) >= 0)) {
+               ETSOC1_RR_F_SP_IDLE) && !rr_sp_idle(rr)) || unmet)) {
             rr->held = true;
             etsoc1_input_hold(rr->m, true);
             /* not from inside the queue's apply loop */
