@@ -248,6 +248,7 @@ def _rr_tests(report, root, d):
 
     blocker_test(report, root, d, rec)
     dma_test(report, root, d)
+    overlap_test(report, root, d)
     bad_input_tests(report, root, d, rec)
 
 
@@ -432,21 +433,26 @@ def dma_test(report, root, d):
            f'{len(failed)} failed read; END idle, digest {digest[:16]}...')
     rbytes += sbytes
 
+    ends = sum(1 for e in events if e['kind'] == 'DMA_END')
     for mode, extra in fw_tests.MODES:
         rc, out, wall = run_replay(root, rec, extra)
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\), the RAM digest, every MSI; "
                       r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
-                      r"another T\)", out)
+                      r"another T\); (\d+) DMA ends \((\d+) at another T", out)
         served = int(m.group(4)) if m else 0
+        # one DMA at a time: the eDMA's emulated times are the record's
         report(rc == 0 and m is not None and m.group(1) == '2112' and
-               served == rbytes + wbytes,
+               served == rbytes + wbytes and m.group(5) == '0' and
+               m.group(6) == str(ends) and m.group(7) == '0',
                f'rr: the DMA session replayed under {mode}: exit status '
                f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
                f'clocks, the RAM digest, every MSI; HOSTMEM served '
                f'{m.group(3) if m else "?"} events, {served} bytes of '
-               f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T '
-               f'({wall:.1f} s)', _lines(out, ('etsoc1',)) or out[-2000:])
+               f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T; '
+               f'{m.group(6) if m else "?"} DMA ends of {ends}, '
+               f'{m.group(7) if m else "?"} at another T ({wall:.1f} s)',
+               _lines(out, ('etsoc1',)) or out[-2000:])
 
     # an edited HOSTMEM address: the card asks for what the record does
     # not hold; the message names the event
@@ -480,6 +486,48 @@ def dma_test(report, root, d):
            f'rr: a record with a HOSTMEM write\'s crc edited diverges: exit '
            f'status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
            out[-2000:])
+
+
+def overlap_test(report, root, d):
+    """Two writelists of 1 MiB on SQ0 and SQ1 at once: their channels
+    overlap in host time and share the link by that overlap (design 2.5,
+    stage 5a), so the record's figures follow the host.  The replay takes
+    each channel's end from the record; it matches, or stops at the first
+    check that differs naming the eDMA's pace (never silently)."""
+    rec = os.path.join(d, 'overlap.rr')
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+    st = []
+    try:
+        card.wait_status(8, 8)
+        n = 1 << 20
+        card.link.mem[0:2 * n] = os.urandom(2 * n)
+        tags = [card.send(MSG['writelist'], struct.pack(
+            '<QQQII', fw_tests.HOST_MEM + k * n, fw_tests.HOST_MEM + k * n,
+            DEV_FREE + k * 0x20_0000, n, 0), sq=sq)
+            for k, sq in enumerate((MM_SQ0, fw_tests.MM_SQ1))]
+        st = [struct.unpack_from('<I', card.wait(t)[1], 32)[0] for t in tags]
+        card.link.request(hl.STOP)
+        card.proc.wait(fw_tests.wall_bound(60))
+    except (hl.LinkError, AssertionError, OSError,
+            subprocess.TimeoutExpired) as e:
+        st = f'stopped: {e}'
+    finally:
+        card.close()
+    try:
+        _, _, events = rrdump.parse(open(rec, 'rb').read())
+        ends = [e['t'] for e in events if e['kind'] == 'DMA_END']
+    except (rrdump.BadFile, OSError) as e:
+        ends = f'record: {e}'
+    rc, out, wall = run_replay(root, rec)
+    matched = rc == 0 and 'END matches' in out
+    paced = rc == DIVERGED and "the eDMA's pace was not the record's" in out
+    report(st == [0, 0] and isinstance(ends, list) and len(ends) == 2 and
+           (matched or paced),
+           f'rr: two 1 MiB writelists at once on SQ0 and SQ1 (DMA status '
+           f'{st}, the record\'s channels end at T={ends}): the replay '
+           f'{"matches" if matched else "stops naming the eDMA pace"} '
+           f'(exit status {rc}, {wall:.1f} s): '
+           f'"{_line(out, "diverged" if rc else "END")}"', out[-2000:])
 
 
 def _lines(out, words):

@@ -17,7 +17,7 @@ import sys
 
 MAGIC = b'ETSOC1RR'
 KINDS = {1: 'CONNECT', 2: 'DISCONNECT', 3: 'MMIO_WRITE', 4: 'STOP',
-         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END'}
+         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END', 9: 'DMA_END'}
 EV = struct.Struct('<BBHIQQ')       # kind, flags, source, length, seq, T
 NO_SOURCE = 0xffff
 FORMAT = 2
@@ -94,7 +94,7 @@ def rechain(data):
 def end_info(p):
     """An END payload: (flags, [(hart, clock, instret)], digest hex)."""
     flags, harts = struct.unpack_from('<II', p)
-    base = 16 + 8 * 9
+    base = 16 + 8 * (max(KINDS) + 1)       # the counts per kind
     rows = [struct.unpack_from('<IQQ', p, base + 20 * i)
             for i in range(harts)]
     return flags, rows, p[base + 20 * harts:].hex()
@@ -140,6 +140,9 @@ def describe(ev, data=False):
         return 'bar0 {:#x} bar2 {:#x}'.format(*struct.unpack_from('<QQ', p))
     if k == 'HOSTMEM':
         return describe_hostmem(ev, data)
+    if k == 'DMA_END':
+        return f'channel {ev["source"]} ' + \
+            ('ABORT' if ev['flags'] & 1 else 'DONE')
     if k == 'END':
         flags, rows, digest = end_info(p)
         clocks = [r[1] for r in rows]

@@ -268,6 +268,27 @@ static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
     timer_del(c->timer);
 }
 
+/* The channel as the host-memory backend sees it (a record's stream) */
+static Etsoc1HostMemCtx edma_ctx(Etsoc1EdmaChan *c)
+{
+    return (Etsoc1HostMemCtx) {
+        .chan = (c->write ? WR : RD) * ETSOC1_EDMA_CHANNELS + c->index,
+        .write = c->write, .at = c->at,
+    };
+}
+
+/*
+ * The channel's end time as the host-memory backend has it: its own, or
+ * a replay's record's (etsoc1_host_mem_end), before anyone sees DONE or
+ * ABORT.
+ */
+static void edma_end_at(Etsoc1EdmaChan *c, bool abort)
+{
+    Etsoc1HostMemCtx ctx = edma_ctx(c);
+
+    c->at = etsoc1_host_mem_end(c->engine->host_mem, &ctx, abort);
+}
+
 static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
 {
     Etsoc1EdmaState *s = c->engine;
@@ -296,6 +317,7 @@ static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
     }
     trace_etsoc1_edma_abort(dir_name(c->write), c->index,
                             edma_err_name[why], addr);
+    edma_end_at(c, true);
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, false);
     edma_finish(c, why == EDMA_ERR_STOP ? EDMA_CS_STOPPED : EDMA_CS_HALTED);
     s->int_status[side] |= BIT(R_INT_ABORT_SHIFT + c->index);
@@ -307,6 +329,7 @@ static void edma_done(Etsoc1EdmaChan *c)
     Etsoc1EdmaState *s = c->engine;
 
     edma_install_flush(c, false);
+    edma_end_at(c, false);
     c->done_raised = true;
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, true);
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
@@ -455,15 +478,6 @@ static uint64_t edma_run_bytes(Etsoc1EdmaChan *c, unsigned pieces)
         }
     }
     return len;
-}
-
-/* The channel as the host-memory backend sees it (a record's stream) */
-static Etsoc1HostMemCtx edma_ctx(Etsoc1EdmaChan *c)
-{
-    return (Etsoc1HostMemCtx) {
-        .chan = (c->write ? WR : RD) * ETSOC1_EDMA_CHANNELS + c->index,
-        .write = c->write, .at = c->at,
-    };
 }
 
 /*
@@ -1266,6 +1280,18 @@ MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
               : etsoc1_host_mem_read(hm, addr, buf, len, ctx);
     *done = r == MEMTX_OK ? len : 0;
     return r;
+}
+
+uint64_t etsoc1_host_mem_end(Object *hm, const Etsoc1HostMemCtx *ctx,
+                             bool abort)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return ctx->at;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    return k->end ? k->end(ETSOC1_HOST_MEM(hm), ctx, abort) : ctx->at;
 }
 
 uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,

@@ -1146,6 +1146,14 @@ static MemTxResult hl_direct(Etsoc1HostMem *hm, bool write, uint64_t addr,
                          : ETSOC1_HOST_MEM_PENDING;
 }
 
+/* A channel raised DONE or ABORT: its end time goes in its stream */
+static uint64_t hl_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
+                       bool abort)
+{
+    etsoc1_rr_note_dma_end(ETSOC1_HOSTLINK(hm)->rr, ctx, abort);
+    return ctx->at;
+}
+
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                             void *buf, uint64_t len, Etsoc1HostMemDone *done,
                             void *opaque, uint64_t tag,
@@ -1333,6 +1341,7 @@ static void hl_class_init(ObjectClass *oc, void *data)
     k->start_write = hl_start_write;
     k->direct = hl_direct;
     k->direct_span = hl_direct_span;
+    k->end = hl_end;
 }
 
 static const TypeInfo hl_types[] = {

@@ -148,6 +148,16 @@ struct Etsoc1HostMemClass {
      */
     uint64_t (*direct_span)(Etsoc1HostMem *hm, uint64_t addr, uint64_t len,
                             const Etsoc1HostMemCtx *ctx);
+    /*
+     * Optional: the channel of @ctx raises DONE (@abort false) or ABORT
+     * at emulated time @ctx->at; return the time it takes.  A record
+     * keeps it; a replay returns the record's, because the channel's
+     * time follows the host's pace where channels overlap (they share
+     * the link by host-time overlap, design 2.5 of
+     * docs/research/record-replay-design.md).
+     */
+    uint64_t (*end)(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
+                    bool abort);
 };
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
@@ -172,6 +182,9 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
 MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
                                    void *buf, uint64_t len, uint64_t *done,
                                    const Etsoc1HostMemCtx *ctx);
+/* The backend's end, or @ctx->at if it has none. */
+uint64_t etsoc1_host_mem_end(Object *hm, const Etsoc1HostMemCtx *ctx,
+                             bool abort);
 /* The backend's direct_span, or 0 (one piece at a time) if it has none. */
 uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
                                      uint64_t len,

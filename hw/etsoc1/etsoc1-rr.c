@@ -77,6 +77,7 @@
 #define RR_HM_CHUNK         (1 * MiB)
 #define RR_HM_WRITE         0x1
 #define RR_HM_OK            0x1
+#define RR_DMA_ABORT        0x1         /* DMA_END's flags: ABORT, not DONE */
 #define RR_DIGEST_LEN       32          /* sha256 */
 /* END: flags, harts, events, counts per kind, then the table, the digest */
 #define RR_END_FIXED        (4 + 4 + 8 + 8 * ETSOC1_RR_KINDS)
@@ -93,6 +94,7 @@ static const char *const rr_kind_name[ETSOC1_RR_KINDS] = {
     [ETSOC1_RR_READY] = "READY",
     [ETSOC1_RR_HOSTMEM] = "HOSTMEM",
     [ETSOC1_RR_END] = "END",
+    [ETSOC1_RR_DMA_END] = "DMA_END",
 };
 
 /* One event of a file being replayed: points into the file's buffer */
@@ -112,8 +114,9 @@ typedef struct RrMsiStream {
 } RrMsiStream;
 
 /*
- * The record's HOSTMEM events of one eDMA channel, as one byte stream:
- * the card's requests must continue it wherever they cut it.  @off bytes
+ * The record's HOSTMEM events of one eDMA channel, as one byte stream
+ * (and its DMA_END events, where the channel raised DONE or ABORT): the
+ * card's requests must continue it wherever they cut it.  @off bytes
  * of event idx[@next] are served; @crc covers the bytes the card wrote of
  * it so far.
  */
@@ -162,6 +165,7 @@ struct Etsoc1Rr {
     uint8_t *met;           /* per event: an output the card has produced */
     guint scan;             /* events before it: met, or no output */
     uint64_t hm_events, hm_late, hm_bytes;  /* HOSTMEM served, at other T */
+    uint64_t dma_ends, dma_late;    /* DMA_END met, at another T here */
     guint hm_late_idx;      /* the first served at another T */
     uint64_t hm_late_at;    /* ... and the card's T then */
     int64_t stuck_ms;       /* held for outputs, the card idle since */
@@ -610,6 +614,20 @@ void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
     } while (o < len);
 }
 
+/*
+ * An eDMA channel raised DONE or ABORT at its emulated time: in its
+ * stream, so that a replay ends it at that time (the channel's pace
+ * follows the host where channels overlap, design 2.5).
+ */
+void etsoc1_rr_note_dma_end(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
+                            bool abort)
+{
+    if (rr && ctx) {
+        rr_put(rr, ETSOC1_RR_DMA_END, abort ? RR_DMA_ABORT : 0, ctx->chan,
+               ctx->at, NULL, 0, NULL, 0);
+    }
+}
+
 /* ---- the END trailer ----------------------------------------------------- */
 
 /*
@@ -769,6 +787,9 @@ static bool rr_len_ok(const RrEvent *e)
     case ETSOC1_RR_DISCONNECT:
     case ETSOC1_RR_STOP:
         return e->len == 0;
+    case ETSOC1_RR_DMA_END:
+        return e->len == 0 && e->source < ETSOC1_HOST_MEM_CHANS &&
+               !(e->flags & ~RR_DMA_ABORT);
     case ETSOC1_RR_READY:
         return e->len == 16;
     case ETSOC1_RR_HOSTMEM:
@@ -987,6 +1008,7 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
             }
             break;
         case ETSOC1_RR_HOSTMEM:
+        case ETSOC1_RR_DMA_END:
             g_array_append_val(rr->hm[e->source].idx, i);
             break;
         case ETSOC1_RR_MSI:
@@ -1029,6 +1051,37 @@ rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
     exit(ETSOC1_RR_DIVERGED);
 }
 
+/*
+ * Why the card's figures may not be the record's although it replays the
+ * same inputs and host data, or NULL: the eDMA's pace is host time until
+ * stage 5a (design 2.5): channels that overlap in host time share the
+ * link by that overlap, so a request or a channel's end can come at
+ * another emulated time (the ends are then the record's, the requests
+ * are counted).
+ */
+static char *rr_dma_pacing(Etsoc1Rr *rr)
+{
+    g_autofree char *first = NULL;
+
+    if (!rr->hm_late && !rr->dma_late) {
+        return NULL;
+    }
+    if (rr->hm_late) {
+        first = g_strdup_printf(", the first request event %u at T=%" PRIu64
+                                " (the record's %" PRIu64 ")",
+                                rr->hm_late_idx, rr->hm_late_at,
+                                g_array_index(rr->ev, RrEvent,
+                                              rr->hm_late_idx).t);
+    }
+    return g_strdup_printf("the eDMA's pace was not the record's: %" PRIu64
+                           " of %" PRIu64 " HOSTMEM requests and %" PRIu64
+                           " of %" PRIu64 " DMA ends came at other emulated "
+                           "times%s (channels that overlap share the link "
+                           "by host time until stage 5a, design 2.5)",
+                           rr->hm_late, rr->hm_events, rr->dma_late,
+                           rr->dma_ends, first ? first : "");
+}
+
 /* The END of the record against the card now; false if it diverged */
 static void rr_end_check(Etsoc1Rr *rr, guint idx)
 {
@@ -1042,6 +1095,7 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
     RrEnd now;
     unsigned i, nclock, ninsn;
     int first, finsn;
+    g_autofree char *pacing = rr_dma_pacing(rr);
 
     /* the record's MSIs before its STOP that this run did not send */
     g_hash_table_iter_init(&it, rr->msi);
@@ -1094,23 +1148,15 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
             "their clock)", ldl_le_p(b), ldq_le_p(b + 4), ldq_le_p(b + 12),
             ldq_le_p(a + 4), ldq_le_p(a + 12), nclock);
 
-        if (!rr->hm_late) {
+        if (!pacing) {
             rr_diverged(rr, idx, "%s", why);
         }
         /*
-         * The eDMA asked for host memory at other emulated times than in
-         * the record: its pace is host time (channels that overlap in
-         * host time price each other, design 2.5) until stage 5a.  The
-         * clocks cannot be expected equal then; said, not hidden.
+         * The eDMA's pace was not the record's (stage 5a): the clocks
+         * cannot be expected equal then; said, not hidden.
          */
-        warn_report("etsoc1: replay=%s: END: %s; %" PRIu64 " of %" PRIu64
-                    " HOSTMEM requests came at another emulated time than "
-                    "the record's (the first: event %u, T=%" PRIu64 " here, "
-                    "%" PRIu64 " in the record): the eDMA's pace is host "
-                    "time, so the clocks are not compared", rr->path, why,
-                    rr->hm_late, rr->hm_events, rr->hm_late_idx,
-                    rr->hm_late_at, g_array_index(rr->ev, RrEvent,
-                                                  rr->hm_late_idx).t);
+        warn_report("etsoc1: replay=%s: END: %s; %s: the clocks are not "
+                    "compared", rr->path, why, pacing);
     }
     /*
      * Equal clocks, other instruction counts: which hart of a shire is
@@ -1130,7 +1176,8 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
     }
     if (memcmp(digest, now.digest, RR_DIGEST_LEN)) {
         rr_diverged(rr, idx, "the RAM digest differs (the card's memory is "
-                    "not the record's)");
+                    "not the record's)%s%s", pacing ? "; " : "",
+                    pacing ? pacing : "");
     }
     g_free(now.table);
     if (first >= 0) {
@@ -1144,15 +1191,17 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
     info_report("etsoc1: replay=%s: END matches: %u harts' clocks (%u "
                 "with the record's instret too), the RAM digest, every MSI; "
                 "%" PRIu64 " HOSTMEM events served (%" PRIu64 " bytes, %"
-                PRIu64 " at another T); %" PRIu64 " inputs waited for the "
-                "card's outputs", rr->path, harts, harts - ninsn,
-                rr->hm_events, rr->hm_bytes, rr->hm_late, rr->waited);
+                PRIu64 " at another T); %" PRIu64 " DMA ends (%" PRIu64
+                " at another T, the record's taken); %" PRIu64 " inputs "
+                "waited for the card's outputs", rr->path, harts,
+                harts - ninsn, rr->hm_events, rr->hm_bytes, rr->hm_late,
+                rr->dma_ends, rr->dma_late, rr->waited);
 }
 
 /*
  * The first output the record has before input @k that this card has not
  * produced yet, or -1: an MSI written at a time before the input's T, or
- * a HOSTMEM event not served in full.  The record's host may have acted
+ * a HOSTMEM event not served in full, a channel's DONE or ABORT.  The record's host may have acted
  * on any of them (it read the CQ after an MSI; the eDMA's DONE came after
  * its host accesses), and the eDMA's pace is host time (design 2.5): an
  * input waits for them, as the record's host did, not only for its T.
@@ -1168,8 +1217,8 @@ static int rr_unmet_before(Etsoc1Rr *rr, guint k)
     for (; rr->scan < k && rr->scan < rr->ev->len; rr->scan++) {
         uint8_t kind = g_array_index(rr->ev, RrEvent, rr->scan).kind;
 
-        if ((kind == ETSOC1_RR_MSI || kind == ETSOC1_RR_HOSTMEM) &&
-            !rr->met[rr->scan]) {
+        if ((kind == ETSOC1_RR_MSI || kind == ETSOC1_RR_HOSTMEM ||
+             kind == ETSOC1_RR_DMA_END) && !rr->met[rr->scan]) {
             break;
         }
     }
@@ -1179,7 +1228,7 @@ static int rr_unmet_before(Etsoc1Rr *rr, guint k)
         if (rr->met[i]) {
             continue;
         }
-        if (e->kind == ETSOC1_RR_HOSTMEM ||
+        if (e->kind == ETSOC1_RR_HOSTMEM || e->kind == ETSOC1_RR_DMA_END ||
             (e->kind == ETSOC1_RR_MSI && e->t < tk)) {
             return i;
         }
@@ -1402,9 +1451,12 @@ static void rr_msi(void *opaque, uint32_t vectors)
     j = g_array_index(s->idx, guint, s->next++);
     e = &g_array_index(rr->ev, RrEvent, j);
     if (ldl_le_p(e->p) != vectors || e->t != t) {
+        g_autofree char *pacing = rr_dma_pacing(rr);
+
         rr_diverged(rr, j, "MSI from hart %u: vectors 0x%x at T=%" PRIu64
-                    "; the record has 0x%x at T=%" PRIu64, src, vectors, t,
-                    ldl_le_p(e->p), e->t);
+                    "; the record has 0x%x at T=%" PRIu64 "%s%s", src,
+                    vectors, t, ldl_le_p(e->p), e->t, pacing ? "; " : "",
+                    pacing ? pacing : "");
     }
     trace_etsoc1_rr_check(j, "MSI", t);
     rr_met(rr, j);
@@ -1501,6 +1553,14 @@ static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
         }
         idx = g_array_index(s->idx, guint, s->next);
         e = &g_array_index(rr->ev, RrEvent, idx);
+        if (e->kind == ETSOC1_RR_DMA_END) {
+            rr_diverged(rr, idx, "channel %u at T=%" PRIu64 ": the card %s "
+                        "host 0x%" PRIx64 " + %" PRIu64 "; the record's "
+                        "channel raised %s here (the card asks for DMA data "
+                        "the record does not hold)", chan, at, rr_dir(write),
+                        addr + moved, len - moved,
+                        e->flags & RR_DMA_ABORT ? "ABORT" : "DONE");
+        }
         h = rr_hm(e);
         if (h.write != write || h.addr + s->off != addr + moved) {
             rr_diverged(rr, idx, "channel %u at T=%" PRIu64 ": the card %s "
@@ -1543,6 +1603,56 @@ static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
     trace_etsoc1_rr_hostmem(chan, write, addr, len, moved, true);
     *done = moved;
     return MEMTX_OK;
+}
+
+/*
+ * The card's channel raises DONE or ABORT: the record's must have, at
+ * this point of its stream; the channel takes the record's time (it
+ * differs where channels overlapped in the record's host time: counted,
+ * said at END).
+ */
+static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
+                            bool abort)
+{
+    Etsoc1Rr *rr = ETSOC1_RR(hm);
+    RrHmStream *s;
+    RrEvent *e;
+    guint idx;
+
+    if (rr->done || !ctx || ctx->chan >= ETSOC1_HOST_MEM_CHANS) {
+        return ctx ? ctx->at : 0;
+    }
+    s = &rr->hm[ctx->chan];
+    if (s->next >= s->idx->len) {
+        error_report("etsoc1: replay diverged at T=%" PRIu64 ": eDMA "
+                     "channel %u raises %s; the record's channel has no "
+                     "more events", ctx->at, ctx->chan,
+                     abort ? "ABORT" : "DONE");
+        exit(ETSOC1_RR_DIVERGED);
+    }
+    idx = g_array_index(s->idx, guint, s->next);
+    e = &g_array_index(rr->ev, RrEvent, idx);
+    if (e->kind != ETSOC1_RR_DMA_END || s->off ||
+        !(e->flags & RR_DMA_ABORT) != !abort) {
+        rr_diverged(rr, idx, "channel %u raises %s at T=%" PRIu64 "; the "
+                    "record's channel %s here", ctx->chan,
+                    abort ? "ABORT" : "DONE", ctx->at,
+                    e->kind == ETSOC1_RR_DMA_END ?
+                    (e->flags & RR_DMA_ABORT ? "raised ABORT" :
+                     "raised DONE") : "still moves host data");
+    }
+    rr->dma_ends++;
+    if (e->t != ctx->at && !rr->dma_late++) {
+        warn_report("etsoc1: replay=%s: event %u: eDMA channel %u ends at "
+                    "T=%" PRIu64 " here, at T=%" PRIu64 " in the record: "
+                    "it takes the record's (channels that overlap share "
+                    "the link by host time, design 2.5)", rr->path, idx,
+                    ctx->chan, ctx->at, e->t);
+    }
+    trace_etsoc1_rr_check(idx, "DMA_END", e->t);
+    s->next++;
+    rr_met(rr, idx);
+    return e->t;
 }
 
 static MemTxResult rr_host_direct(Etsoc1HostMem *hm, bool write,
@@ -1787,6 +1897,7 @@ static void rr_class_init(ObjectClass *oc, void *data)
     k->read = rr_host_read;
     k->write = rr_host_write;
     k->direct = rr_host_direct;
+    k->end = rr_host_end;
 }
 
 static const TypeInfo rr_types[] = {
