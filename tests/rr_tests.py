@@ -9,8 +9,12 @@ MMIO, sends an echo and two kernel launches, reads the CQ, STOP.  The
 record is then replayed with no host under MTTCG and under
 thread=single: the END trailer must match (every hart's clock and
 instructions, the RAM digest) and so must every MSI; an edited record
-must diverge (exit status 5).  Bad records and command lines are refused
-at start with exit status 1 and their message.
+must diverge (exit status 5).  The issue's DMA session (vecadd.elf, its
+data and more by writelists over the socket and a shared buffer, a refused
+DMA, two launches, a readlist) replays the same way, with the record's
+host data; an edited HOSTMEM address or write crc diverges; two DMAs at
+once replay or stop naming the eDMA's pace.  Bad records and command
+lines are refused at start with exit status 1 and their message.
 
     python3 tests/rr_tests.py BUILD_ROOT      standalone, prints TAP
 """
@@ -471,6 +475,15 @@ def dma_test(report, root, d):
            f'rr: a record with HOSTMEM event {h["idx"]}\'s host address '
            f'edited (checksums fixed) diverges: exit status {rc} '
            f'({DIVERGED}), "{_line(out, "diverged")}"', out[-2000:])
+
+    # a HOSTMEM event on a channel the engine does not have (checksums
+    # fixed): refused at start, the event named
+    data = bytearray(open(rec, 'rb').read())
+    struct.pack_into('<H', data, events[h['idx']]['off'] + 2, 9)
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    refused(report, root, d, f'HOSTMEM event {h["idx"]} on channel 9',
+            bad_rec, rf'event {h["idx"]} \(HOSTMEM, channel 9, T={h["t"]}\): '
+            r'no such eDMA channel \(0-7\): the file was changed')
 
     # an edited crc of the card's write: the replay's card wrote other
     # data than the record's

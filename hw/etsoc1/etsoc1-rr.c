@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Esperanto ET-SoC-1: record and replay of a host session over MMIO
- * (docs/record-replay.md; design: docs/research/record-replay-design.md,
- * 3.5, 3.6, 3.9 and 4.2 "Stage 2 as built").
+ * Esperanto ET-SoC-1: record and replay of a host session, over MMIO and
+ * the eDMA (docs/record-replay.md; design:
+ * docs/research/record-replay-design.md, 3.5, 3.6, 3.9, 4.2 "Stage 2 as
+ * built" and 4.3 "Stage 3 as built").
  *
  * Record (-M etsoc1,record=FILE,hostlink=...): every host MMIO write is
  * already applied at an emulated time T the model chose (etsoc1-sync.c,
  * "Host inputs"); the host link reports each one here with its T and its
  * result, and the host's STOP, which is stamped too while recording.
- * The card's outputs that replay can check go in as well: MSIs (per
- * hart, with the writer's clock), READY, and at STOP an END trailer with
- * every hart's clock and retired instructions and, if the card is idle
- * then, a digest of its RAM.
+ * The eDMA's accesses to host memory go in per channel (HOSTMEM: a
+ * read's data, a write's crc32c, failures), and where each DMA ended
+ * (DMA_END).  The card's outputs that replay can check go in as well:
+ * MSIs (per hart, with the writer's clock), READY, and at STOP an END
+ * trailer with every hart's clock and retired instructions and, if the
+ * card is idle then, a digest of its RAM.
  *
  * Replay (-M etsoc1,replay=FILE, no host): the whole file is read and
  * checked before any CPU is built; each input then goes into the same
  * host-input queue at its recorded T, so it is applied through the same
- * path at the same point of the card's history; the checks are compared
- * as the card produces them, and the first that differs stops QEMU with
- * exit status ETSOC1_RR_DIVERGED.
+ * path at the same point of the card's history, once the card has
+ * produced the outputs the record had before it; the eDMA's host memory
+ * is served from each channel's recorded byte stream (the "etsoc1-host-mem"
+ * interface); the checks are compared as the card produces them, and the
+ * first that differs stops QEMU with exit status ETSOC1_RR_DIVERGED.
  *
  * The file (little-endian; tools/rr-dump.py prints it):
  *   header: "ETSOC1RR" | u32 format | u32 text length | text |
