@@ -1205,11 +1205,12 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
 
 /*
  * The first output the record has before input @k that this card has not
- * produced yet, or -1: an MSI written at a time before the input's T, or
- * a HOSTMEM event not served in full, a channel's DONE or ABORT.  The record's host may have acted
- * on any of them (it read the CQ after an MSI; the eDMA's DONE came after
- * its host accesses), and the eDMA's pace is host time (design 2.5): an
- * input waits for them, as the record's host did, not only for its T.
+ * produced yet, or -1: an MSI written at a time before the input's T, a
+ * HOSTMEM event not served in full, a channel's DONE or ABORT.  The
+ * record's host may have acted on any of them (it read the CQ after an
+ * MSI; the eDMA's DONE came after its host accesses), and the eDMA's pace
+ * is host time (design 2.5): an input waits for them, as the record's
+ * host did, not only for its T.
  * An MSI at or after the input's T is not waited for: the input holds
  * its writer at T (the gate), so the record's could not have come first.
  */
