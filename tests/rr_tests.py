@@ -505,8 +505,9 @@ def overlap_test(report, root, d):
     """Two writelists of 1 MiB on SQ0 and SQ1 at once: their channels
     overlap in host time and share the link by that overlap (design 2.5,
     stage 5a), so the record's figures follow the host.  The replay takes
-    each channel's end from the record; it matches, or stops at the first
-    check that differs naming the eDMA's pace (never silently)."""
+    each channel's end from the record and holds each eDMA request until
+    the record's events before it have happened; it matches, or stops at
+    the first check that differs, naming it (never silently)."""
     rec = os.path.join(d, 'overlap.rr')
     card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
     st = []
@@ -533,12 +534,12 @@ def overlap_test(report, root, d):
         ends = f'record: {e}'
     rc, out, wall = run_replay(root, rec)
     matched = rc == 0 and 'END matches' in out
-    paced = rc == DIVERGED and "the eDMA's pace was not the record's" in out
+    stopped = rc == DIVERGED and 'replay diverged at record event' in out
     report(st == [0, 0] and isinstance(ends, list) and len(ends) == 2 and
-           (matched or paced),
+           (matched or stopped),
            f'rr: two 1 MiB writelists at once on SQ0 and SQ1 (DMA status '
            f'{st}, the record\'s channels end at T={ends}): the replay '
-           f'{"matches" if matched else "stops naming the eDMA pace"} '
+           f'{"matches" if matched else "stops at a named event"} '
            f'(exit status {rc}, {wall:.1f} s): '
            f'"{_line(out, "diverged" if rc else "END")}"', out[-2000:])
 

@@ -130,6 +130,16 @@ typedef struct RrHmStream {
     guint next;
     uint64_t off;
     uint32_t crc;
+    /* a request held until the record's events before it are met */
+    bool waiting;
+    bool write;
+    uint64_t addr, len;
+    uint8_t *buf;           /* a read's destination */
+    uint8_t *copy;          /* a write's data, copied: the interface's rule */
+    Etsoc1HostMemDone *done;
+    void *opaque;
+    uint64_t tag;
+    Etsoc1HostMemCtx ctx;
 } RrHmStream;
 
 /* What an END says, recorded or taken now */
@@ -169,6 +179,9 @@ struct Etsoc1Rr {
     RrHmStream hm[ETSOC1_HOST_MEM_CHANS];   /* HOSTMEM per eDMA channel */
     uint8_t *met;           /* per event: an output the card has produced */
     guint scan;             /* events before it: met, or no output */
+    guint scan_all;         /* ... or an input applied: rr_hm_ready */
+    QEMUBH *hm_bh;          /* serves held eDMA requests */
+    uint64_t hm_held;       /* eDMA requests held */
     uint64_t hm_events, hm_late, hm_bytes;  /* HOSTMEM served, at other T */
     uint64_t dma_ends, dma_late;    /* DMA_END met, at another T here */
     guint hm_late_idx;      /* the first served at another T */
@@ -1198,9 +1211,10 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
                 "%" PRIu64 " HOSTMEM events served (%" PRIu64 " bytes, %"
                 PRIu64 " at another T); %" PRIu64 " DMA ends (%" PRIu64
                 " at another T, the record's taken); %" PRIu64 " inputs "
-                "waited for the card's outputs", rr->path, harts,
-                harts - ninsn, rr->hm_events, rr->hm_bytes, rr->hm_late,
-                rr->dma_ends, rr->dma_late, rr->waited);
+                "and %" PRIu64 " eDMA requests waited for the record's "
+                "events before them", rr->path, harts, harts - ninsn,
+                rr->hm_events, rr->hm_bytes, rr->hm_late, rr->dma_ends,
+                rr->dma_late, rr->waited, rr->hm_held);
 }
 
 /*
@@ -1320,6 +1334,7 @@ static void rr_met(Etsoc1Rr *rr, guint idx)
     if (rr->held) {
         qemu_bh_schedule(rr->release_bh);
     }
+    qemu_bh_schedule(rr->hm_bh);
 }
 
 /* The input after @idx in the record, or the end */
@@ -1364,6 +1379,7 @@ static void rr_input_apply(void *opaque, uint64_t t)
          * outputs the record had before it
          */
         rr->next_in = rr_next_input(rr, idx);
+        qemu_bh_schedule(rr->hm_bh);    /* eDMA requests held for it */
         unmet = rr->next_in < rr->ev->len &&
                 rr_unmet_before(rr, rr->next_in) >= 0;
         rr->waited += unmet;
@@ -1661,11 +1677,133 @@ static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
     return e->t;
 }
 
+/*
+ * May the channel's next event be served now: has everything the record
+ * has before it happened here (its inputs applied, its MSIs sent, the
+ * other channels' accesses and ends)?  The record's order is the host's:
+ * channels that overlap share the link by host time (design 2.5), and a
+ * DMA whose data came after another channel's DONE, an MSI or a host
+ * write must not overtake them here, or the harts it wakes see another
+ * order.  An event begun is served on.
+ */
+static bool rr_hm_ready(Etsoc1Rr *rr, RrHmStream *s)
+{
+    guint idx;
+
+    if (s->next >= s->idx->len || s->off) {
+        return true;        /* the access says what is wrong, or goes on */
+    }
+    idx = g_array_index(s->idx, guint, s->next);
+    for (; rr->scan_all < idx; rr->scan_all++) {
+        RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->scan_all);
+
+        switch (e->kind) {
+        case ETSOC1_RR_MSI:
+        case ETSOC1_RR_HOSTMEM:
+        case ETSOC1_RR_DMA_END:
+            if (!rr->met[rr->scan_all]) {
+                return false;
+            }
+            break;
+        case ETSOC1_RR_MMIO_WRITE:
+        case ETSOC1_RR_STOP:
+            if (rr->next_in <= rr->scan_all) {
+                return false;   /* not applied yet */
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+/* Serve the held requests whose turn has come (from a bottom half) */
+static void rr_hm_bh(void *opaque)
+{
+    Etsoc1Rr *rr = opaque;
+    unsigned c;
+
+    for (c = 0; c < ETSOC1_HOST_MEM_CHANS; c++) {
+        RrHmStream *s = &rr->hm[c];
+        uint64_t moved;
+        MemTxResult r;
+
+        if (!s->waiting || rr->done || !rr_hm_ready(rr, s)) {
+            continue;
+        }
+        s->waiting = false;
+        r = rr_host_access(rr, s->write, s->addr, s->write ? s->copy : s->buf,
+                           s->len, &moved, &s->ctx);
+        g_free(s->copy);
+        s->copy = NULL;
+        s->done(s->opaque, s->tag, r);
+    }
+}
+
+/*
+ * The asynchronous pair: served at once if its turn has come, else held
+ * (rr_hm_ready) and answered from rr_hm_bh.  A held read fails whole if
+ * the record's failed part way (the synchronous path moves the part).
+ */
+static MemTxResult rr_host_start(Etsoc1Rr *rr, bool write, uint64_t addr,
+                                 void *buf, uint64_t len,
+                                 Etsoc1HostMemDone *done, void *opaque,
+                                 uint64_t tag, const Etsoc1HostMemCtx *ctx)
+{
+    unsigned chan = ctx ? ctx->chan : (write ? 0 : ETSOC1_EDMA_CHANNELS);
+    RrHmStream *s;
+    uint64_t moved;
+
+    if (chan >= ETSOC1_HOST_MEM_CHANS || rr->done ||
+        rr_hm_ready(rr, &rr->hm[chan])) {
+        return rr_host_access(rr, write, addr, buf, len, &moved, ctx);
+    }
+    s = &rr->hm[chan];
+    g_free(s->copy);
+    *s = (RrHmStream) {
+        .idx = s->idx, .next = s->next, .off = s->off, .crc = s->crc,
+        .waiting = true, .write = write, .addr = addr, .len = len,
+        .buf = buf, .copy = write ? g_memdup2(buf, len) : NULL,
+        .done = done, .opaque = opaque, .tag = tag, .ctx = *ctx,
+    };
+    rr->hm_held++;
+    return ETSOC1_HOST_MEM_PENDING;
+}
+
+static MemTxResult rr_host_start_read(Etsoc1HostMem *hm, uint64_t addr,
+                                      void *buf, uint64_t len,
+                                      Etsoc1HostMemDone *done, void *opaque,
+                                      uint64_t tag,
+                                      const Etsoc1HostMemCtx *ctx)
+{
+    return rr_host_start(ETSOC1_RR(hm), false, addr, buf, len, done, opaque,
+                         tag, ctx);
+}
+
+static MemTxResult rr_host_start_write(Etsoc1HostMem *hm, uint64_t addr,
+                                       const void *buf, uint64_t len,
+                                       Etsoc1HostMemDone *done, void *opaque,
+                                       uint64_t tag,
+                                       const Etsoc1HostMemCtx *ctx)
+{
+    return rr_host_start(ETSOC1_RR(hm), true, addr, (void *)buf, len, done,
+                         opaque, tag, ctx);
+}
+
 static MemTxResult rr_host_direct(Etsoc1HostMem *hm, bool write,
                                   uint64_t addr, void *buf, uint64_t len,
                                   uint64_t *done, const Etsoc1HostMemCtx *ctx)
 {
-    return rr_host_access(ETSOC1_RR(hm), write, addr, buf, len, done, ctx);
+    Etsoc1Rr *rr = ETSOC1_RR(hm);
+
+    *done = 0;
+    /* not its turn: the eDMA asks through the asynchronous pair */
+    if (ctx && ctx->chan < ETSOC1_HOST_MEM_CHANS && !rr->done &&
+        !rr_hm_ready(rr, &rr->hm[ctx->chan])) {
+        return ETSOC1_HOST_MEM_PENDING;
+    }
+    return rr_host_access(rr, write, addr, buf, len, done, ctx);
 }
 
 static MemTxResult rr_host_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
@@ -1815,6 +1953,7 @@ void etsoc1_rr_attach(Etsoc1Rr *rr, Etsoc1PcieState *pcie)
     rr->iatu_notifier.notify = rr_iatu_changed;
     etsoc1_pcie_add_iatu_notifier(pcie, &rr->iatu_notifier);
     rr->release_bh = qemu_bh_new(rr_release_bh, rr);
+    rr->hm_bh = qemu_bh_new(rr_hm_bh, rr);
     rr->sp_timer = timer_new_ms(QEMU_CLOCK_REALTIME, rr_sp_tick, rr);
     rr->vmse = qemu_add_vm_change_state_handler(rr_vm_state, rr);
 }
@@ -1903,6 +2042,8 @@ static void rr_class_init(ObjectClass *oc, void *data)
     k->read = rr_host_read;
     k->write = rr_host_write;
     k->direct = rr_host_direct;
+    k->start_read = rr_host_start_read;
+    k->start_write = rr_host_start_write;
     k->end = rr_host_end;
 }
 
