@@ -58,7 +58,8 @@ def die_with_parent():
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
-    def __init__(self, root, extra=(), fw='etsoc1-fw.elf'):
+    def __init__(self, root, extra=(), fw='etsoc1-fw.elf',
+                 options=hl.OPT_HOSTMEM):
         qemu = os.environ.get('ETSOC1_QEMU') or os.path.join(
             root, 'qemu-build', 'qemu-system-riscv64')
         g = os.path.join(root, 'guest')
@@ -82,7 +83,7 @@ class Card:
         try:
             self.link = hl.HostLink(sock, mem_base=HOST_MEM,
                                     mem_size=HOST_MEM_SIZE, timeout=30)
-            self.link.hello()
+            self.link.hello(options)
             self.bar0, self.bar2 = self.link.wait_ready(timeout=60)
         except (hl.LinkError, OSError):
             self.close()

@@ -9,8 +9,12 @@ MMIO, sends an echo and two kernel launches, reads the CQ, STOP.  The
 record is then replayed with no host under MTTCG and under
 thread=single: the END trailer must match (every hart's clock and
 instructions, the RAM digest) and so must every MSI; an edited record
-must diverge (exit status 5).  Bad records and command lines are refused
-at start with exit status 1 and their message.
+must diverge (exit status 5).  The issue's DMA session (vecadd.elf, its
+data and more by writelists over the socket and a shared buffer, a refused
+DMA, two launches, a readlist) replays the same way, with the record's
+host data; an edited HOSTMEM address or write crc diverges; two DMAs at
+once replay or stop naming the eDMA's pace.  Bad records and command
+lines are refused at start with exit status 1 and their message.
 
     python3 tests/rr_tests.py BUILD_ROOT      standalone, prints TAP
 """
@@ -18,7 +22,10 @@ at start with exit status 1 and their message.
 import os
 import random
 import re
+import fcntl
+import mmap
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -245,35 +252,301 @@ def _rr_tests(report, root, d):
 
     blocker_test(report, root, d, rec)
     dma_test(report, root, d)
+    overlap_test(report, root, d)
     bad_input_tests(report, root, d, rec)
 
 
-def dma_test(report, root, d):
-    """A session with a DMA writelist: the record holds where the eDMA
-    read host memory but not the data (stage 3), and its replay stops
-    there with exit status 5 instead of going on with other data."""
-    rec = os.path.join(d, 'dma.rr')
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+SHM_BASE, SHM_SIZE = 0x7f00_0000_0000, 1 << 20     # a shared buffer
+
+
+def shm_map(link, addr, fd, n):
+    """SHM_MAP of memfd @fd as host [addr, addr + n); its status."""
+    seq = link.seq
+    link.seq += 1
+    with link.wlock:
+        socket.send_fds(link.sock, [hl.frame(hl.SHM_MAP, struct.pack(
+            '<QQ', addr, n), seq=seq)], [fd])
+    link._wait(lambda: seq in link.replies or link.closed)
+    with link.cv:
+        return link.replies.pop(seq)[1] if seq in link.replies else None
+
+
+def record_dma_session(root, path):
+    """The issue's session under record=@path, all data by DMA through the
+    host link (tests/hostlink.py serves HOSTMEM from its buffer):
+    vecadd.elf, its vectors and arguments, and 256 KiB of other data by
+    writelists; 128 KiB to and from a buffer the host shared (SHM_MAP: a
+    copy, no frame); a writelist from host memory no one serves (it
+    fails); two launches; the result and the 256 KiB back by one
+    readlist; STOP.  What the host saw."""
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'],
+                         options=hl.OPT_HOSTMEM | hl.OPT_SHM)
+    seen = {}
+    rnd = random.Random(293)
+    fd = os.memfd_create('rr-test', os.MFD_ALLOW_SEALING)
     try:
         st = card.wait_status(8, 8)
-        dma = card.to_card(DEV_FREE, os.urandom(4096)) if st == 8 else None
+        assert st == 8, f'MM status {st}'
+        deadline = time.monotonic() + fw_tests.wall_bound(20)
+        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
+                time.monotonic() < deadline:
+            pass
+        a = [i * 5 - 700 for i in range(N)]
+        b = [11 - i * 3 for i in range(N)]
+        va, vb, vr, vargs, vbig = (DEV_FREE + 0x10_0000 * k
+                                   for k in range(1, 6))
+        big = bytes(rnd.getrandbits(8) for _ in range(256 * 1024))
+        entry = card.load_elf(os.path.join(root, 'guest', 'vecadd.elf'))
+        st = [card.to_card(va, struct.pack(f'<{N}i', *a)),
+              card.to_card(vb, struct.pack(f'<{N}i', *b)),
+              card.to_card(vr, bytes(4 * N)),
+              card.to_card(vargs, struct.pack('<QQQi4x', va, vb, vr, N)),
+              card.to_card(vbig, big)]
+        seen['to_card'] = st
+        # the shared buffer: to the card, and back to its second half
+        os.ftruncate(fd, SHM_SIZE)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        view = mmap.mmap(fd, SHM_SIZE)
+        shm = bytes(rnd.getrandbits(8) for _ in range(128 * 1024))
+        view[:len(shm)] = shm
+        vshm = DEV_FREE + 0x60_0000
+        seen['shm'] = [shm_map(card.link, SHM_BASE, fd, SHM_SIZE),
+                       card.dma(MSG['writelist'], [(SHM_BASE, vshm,
+                                                    len(shm))]),
+                       card.dma(MSG['readlist'], [(SHM_BASE + SHM_SIZE // 2,
+                                                   vshm, len(shm))])]
+        seen['shm_back'] = view[SHM_SIZE // 2:SHM_SIZE // 2 + len(shm)] == shm
+        view.close()
+        # host memory no one serves: the host answers an error
+        seen['refused'] = card.dma(MSG['writelist'], [
+            (fw_tests.HOST_MEM + fw_tests.HOST_MEM_SIZE, vshm, 4096)])
+        seen['launch'] = [card.launch_status(card.launch(entry, vargs, mask),
+                                             timeout=fw_tests.wall_bound(60))
+                          for mask in (0x1, 0x3)]
+        # one readlist of two nodes: the sums, then the 256 KiB
+        half = fw_tests.HOST_MEM_SIZE // 2
+        card.link.mem[half:half + 4 * N + len(big)] = bytes(4 * N + len(big))
+        seen['from_card'] = card.dma(MSG['readlist'], [
+            (fw_tests.HOST_MEM + half, vr, 4 * N),
+            (fw_tests.HOST_MEM + half + 4 * N, vbig, len(big))])
+        back = bytes(card.link.mem[half:half + 4 * N + len(big)])
+        got = struct.unpack(f'<{N}i', back[:4 * N])
+        seen['sums'] = list(got) == [x + y for x, y in zip(a, b)]
+        seen['big'] = back[4 * N:] == big
+        seen['back'] = back
+        seen['host_base'] = fw_tests.HOST_MEM + half
+        seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
+    finally:
+        os.close(fd)
+        card.link.timeout = 30
+        try:
+            seen['stop'] = card.link.request(hl.STOP)[0]
+        except (hl.LinkError, OSError) as e:
+            seen['stop'] = str(e)
+        card.link.close()
+        card.link = None
+        try:
+            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
+        except subprocess.TimeoutExpired:
+            card.proc.kill()
+            seen['rc'] = card.proc.wait()
+        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
+        card.close()
+    return seen
+
+
+def hostmem_streams(events):
+    """The record's HOSTMEM events per channel, each as rr-dump's dict
+    with its index and T."""
+    streams = {}
+    for i, e in enumerate(events):
+        if e['kind'] == 'HOSTMEM':
+            h = rrdump.hostmem(e)
+            h.update(idx=i, t=e['t'])
+            streams.setdefault(h['chan'], []).append(h)
+    return streams
+
+
+def dma_test(report, root, d):
+    """The issue's test: a host session with DMA both ways and two
+    launches, recorded, then replayed under MTTCG and thread=single to
+    the same memory image and MSIs; the data the record's host read back
+    is what the replay's card wrote; an edited HOSTMEM address
+    diverges."""
+    rec = os.path.join(d, 'dma.rr')
+    t = time.monotonic()
+    try:
+        seen = record_dma_session(root, rec)
     except (hl.LinkError, AssertionError, OSError) as e:
-        dma = f'stopped: {e}'
+        report(False, f'rr: the recorded DMA session ran ({e})')
+        return
+    wall = time.monotonic() - t
+    size = os.path.getsize(rec) if os.path.exists(rec) else 0
+    report(seen.get('rc') == 0 and seen.get('stop') == 0 and
+           seen.get('sums') and seen.get('big') and
+           seen.get('to_card') == [0] * 5 and seen.get('launch') == [0, 0]
+           and seen.get('from_card') == 0 and
+           seen.get('shm') == [0, 0, 0] and seen.get('shm_back') and
+           seen.get('refused') not in (None, 0),
+           f'rr: a host session with DMA under record= (vecadd.elf, its '
+           f'vectors, arguments and 256 KiB by writelists, 128 KiB to and '
+           f'from a shared buffer, a refused writelist, two launches, the '
+           f'sums and the 256 KiB back by a readlist, STOP): DMA status '
+           f'{seen.get("to_card")} / {seen.get("from_card")}, shared '
+           f'{seen.get("shm")} (back {seen.get("shm_back")}), refused '
+           f'{seen.get("refused")}, launch status {seen.get("launch")}, sums '
+           f'right {seen.get("sums")}, 256 KiB back {seen.get("big")}, a '
+           f'record of {size} bytes ({wall:.1f} s)',
+           seen.get('err', '')[-2000:])
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the DMA record reads back ({e})')
+        return
+    streams = hostmem_streams(events)
+    every = [h for c in streams.values() for h in c]
+    failed = [h for h in every if not h['ok']]
+    shared = [h for h in every if SHM_BASE <= h['addr'] < SHM_BASE + SHM_SIZE]
+    reads = [h for h in every if not h['write'] and h['ok'] and
+             h not in shared]
+    writes = [h for h in every if h['write'] and h['ok'] and
+              h not in shared]
+    # the bytes the record's host read back are the card's writes: the
+    # write stream's crc over them, piece by piece (rr-dump's crc32c)
+    back, base = seen['back'], seen['host_base']
+    bad = [h for h in writes if not h['ok'] or
+           rrdump.crc32c(0, back[h['addr'] - base:h['addr'] - base +
+                                 h['len']]) != h['crc']]
+    wbytes = sum(h['len'] for h in writes)
+    rbytes = sum(h['len'] for h in reads)
+    sbytes = sum(h['len'] for h in shared)
+    report(flags == 3 and reads and writes and not bad and
+           all(len(h['data']) == h['len'] for h in reads) and
+           wbytes == len(back) and
+           set(streams) <= set(range(8)) and
+           all(h['chan'] >= 4 for h in every if not h['write']) and
+           all(h['chan'] < 4 for h in every if h['write']) and
+           sbytes == 2 * 128 * 1024 and
+           len(failed) == 1 and failed[0]['done'] == 0 and
+           not failed[0]['write'],
+           f'rr: the record holds {len(reads)} HOSTMEM reads ({rbytes} bytes '
+           f'with their data, read channels 4-7), {len(writes)} writes '
+           f'({wbytes} bytes, write channels 0-3) whose crc32c is that of '
+           f'the data the host read back ({len(bad)} differ), '
+           f'{len(shared)} through the shared buffer ({sbytes} bytes) and '
+           f'{len(failed)} failed read; END idle, digest {digest[:16]}...')
+    rbytes += sbytes
+
+    ends = sum(1 for e in events if e['kind'] == 'DMA_END')
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra)
+        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
+                      r"record's instret too\), the RAM digest, every MSI; "
+                      r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
+                      r"another T\); (\d+) DMA ends \((\d+) at another T", out)
+        served = int(m.group(4)) if m else 0
+        # one DMA at a time: the eDMA's emulated times are the record's
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               served == rbytes + wbytes and m.group(5) == '0' and
+               m.group(6) == str(ends) and m.group(7) == '0',
+               f'rr: the DMA session replayed under {mode}: exit status '
+               f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
+               f'clocks, the RAM digest, every MSI; HOSTMEM served '
+               f'{m.group(3) if m else "?"} events, {served} bytes of '
+               f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T; '
+               f'{m.group(6) if m else "?"} DMA ends of {ends}, '
+               f'{m.group(7) if m else "?"} at another T ({wall:.1f} s)',
+               _lines(out, ('etsoc1',)) or out[-2000:])
+
+    # an edited HOSTMEM address: the card asks for what the record does
+    # not hold; the message names the event
+    h = reads[len(reads) // 2]
+    data = bytearray(open(rec, 'rb').read())
+    off = events[h['idx']]['off'] + rrdump.EV.size
+    struct.pack_into('<Q', data, off + 8, h['addr'] + 0x1000)
+    bad_rec = os.path.join(d, 'dma-edit.rr')
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad_rec)
+    want = (f'replay diverged at record event {h["idx"]} (HOSTMEM, '
+            f'T={h["t"]}): channel {h["chan"]} at T=')
+    report(rc == DIVERGED and want in out and
+           f'reads host {h["addr"]:#x}' in out and
+           f'the record holds a read of host {h["addr"] + 0x1000:#x}' in out,
+           f'rr: a record with HOSTMEM event {h["idx"]}\'s host address '
+           f'edited (checksums fixed) diverges: exit status {rc} '
+           f'({DIVERGED}), "{_line(out, "diverged")}"', out[-2000:])
+
+    # a HOSTMEM event on a channel the engine does not have (checksums
+    # fixed): refused at start, the event named
+    data = bytearray(open(rec, 'rb').read())
+    struct.pack_into('<H', data, events[h['idx']]['off'] + 2, 9)
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    refused(report, root, d, f'HOSTMEM event {h["idx"]} on channel 9',
+            bad_rec, rf'event {h["idx"]} \(HOSTMEM, channel 9, T={h["t"]}\): '
+            r'no such eDMA channel \(0-7\): the file was changed')
+
+    # an edited crc of the card's write: the replay's card wrote other
+    # data than the record's
+    w = writes[-1]
+    data = bytearray(open(rec, 'rb').read())
+    off = events[w['idx']]['off'] + rrdump.EV.size
+    struct.pack_into('<I', data, off + 20, w['crc'] ^ 1)
+    open(bad_rec, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad_rec)
+    report(rc == DIVERGED and
+           f'record event {w["idx"]} (HOSTMEM' in out and
+           f"the record's has 0x{w['crc'] ^ 1:08x}" in out,
+           f'rr: a record with a HOSTMEM write\'s crc edited diverges: exit '
+           f'status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
+           out[-2000:])
+
+
+def overlap_test(report, root, d):
+    """Two writelists of 1 MiB on SQ0 and SQ1 at once: their channels
+    overlap in host time and share the link by that overlap (design 2.5,
+    stage 5a), so the record's figures follow the host.  The replay takes
+    each channel's end from the record and holds each eDMA request until
+    the record's events before it have happened; it matches, or stops at
+    the first check that differs, naming it (never silently)."""
+    rec = os.path.join(d, 'overlap.rr')
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
+    st = []
+    try:
+        card.wait_status(8, 8)
+        n = 1 << 20
+        card.link.mem[0:2 * n] = os.urandom(2 * n)
+        tags = [card.send(MSG['writelist'], struct.pack(
+            '<QQQII', fw_tests.HOST_MEM + k * n, fw_tests.HOST_MEM + k * n,
+            DEV_FREE + k * 0x20_0000, n, 0), sq=sq)
+            for k, sq in enumerate((MM_SQ0, fw_tests.MM_SQ1))]
+        st = [struct.unpack_from('<I', card.wait(t)[1], 32)[0] for t in tags]
+        card.link.request(hl.STOP)
+        card.proc.wait(fw_tests.wall_bound(60))
+    except (hl.LinkError, AssertionError, OSError,
+            subprocess.TimeoutExpired) as e:
+        st = f'stopped: {e}'
     finally:
         card.close()
     try:
         _, _, events = rrdump.parse(open(rec, 'rb').read())
-        hostmem = [e for e in events if e['kind'] == 'HOSTMEM']
+        ends = [e['t'] for e in events if e['kind'] == 'DMA_END']
     except (rrdump.BadFile, OSError) as e:
-        hostmem = []
-        dma = f'{dma}; record: {e}'
-    rc, out, _ = run_replay(root, rec)
-    report(dma == 0 and hostmem and rc == DIVERGED and
-           'holds no data' in out,
-           f'rr: a session with a 4 KiB DMA writelist (status {dma}) records '
-           f'{len(hostmem)} HOSTMEM event(s) without data; its replay stops '
-           f'with exit status {rc} ({DIVERGED}): "{_line(out, "diverged")}"',
-           out[-1500:])
+        ends = f'record: {e}'
+    rc, out, wall = run_replay(root, rec)
+    matched = rc == 0 and 'END matches' in out
+    stopped = rc == DIVERGED and 'replay diverged at record event' in out
+    report(st == [0, 0] and isinstance(ends, list) and len(ends) == 2 and
+           (matched or stopped),
+           f'rr: two 1 MiB writelists at once on SQ0 and SQ1 (DMA status '
+           f'{st}, the record\'s channels end at T={ends}): the replay '
+           f'{"matches" if matched else "stops at a named event"} '
+           f'(exit status {rc}, {wall:.1f} s): '
+           f'"{_line(out, "diverged" if rc else "END")}"', out[-2000:])
+
+
+def _lines(out, words):
+    return '\n'.join(x for x in out.splitlines()
+                     if any(w in x for w in words))[-2000:]
 
 
 def blocker_test(report, root, d, rec):

@@ -5,7 +5,8 @@ its header, then one line per event.
 
     tools/rr-dump.py FILE [--data]
 
---data also prints the first bytes of each MMIO write.  The file's
+--data also prints the first bytes of each MMIO write and of the data of
+each HOSTMEM read.  The file's
 checksums are checked as it goes; a bad one is printed and ends the
 listing with exit status 1.  The reading functions are also a module for
 the tests (tests/rr_tests.py): parse(), crc32c(), rechain().
@@ -16,9 +17,13 @@ import sys
 
 MAGIC = b'ETSOC1RR'
 KINDS = {1: 'CONNECT', 2: 'DISCONNECT', 3: 'MMIO_WRITE', 4: 'STOP',
-         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END'}
+         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END', 9: 'DMA_END'}
 EV = struct.Struct('<BBHIQQ')       # kind, flags, source, length, seq, T
 NO_SOURCE = 0xffff
+FORMAT = 2
+# HOSTMEM: dir, ok, 0, len, host, done, crc32c of the done bytes; a
+# read's data follows
+HM = struct.Struct('<BBHIQII')
 
 _TABLE = []
 for _i in range(256):
@@ -89,10 +94,31 @@ def rechain(data):
 def end_info(p):
     """An END payload: (flags, [(hart, clock, instret)], digest hex)."""
     flags, harts = struct.unpack_from('<II', p)
-    base = 16 + 8 * 9
+    base = 16 + 8 * (max(KINDS) + 1)       # the counts per kind
     rows = [struct.unpack_from('<IQQ', p, base + 20 * i)
             for i in range(harts)]
     return flags, rows, p[base + 20 * harts:].hex()
+
+
+def hostmem(ev):
+    """A HOSTMEM event's fields: dict(write, ok, len, addr, done, crc,
+    data, chan)."""
+    w, ok, _, n, addr, done, crc = HM.unpack_from(ev['payload'])
+    return dict(write=bool(w & 1), ok=bool(ok & 1), len=n, addr=addr,
+                done=done, crc=crc, chan=ev['source'],
+                data=b'' if w & 1 else ev['payload'][HM.size:])
+
+
+def describe_hostmem(ev, data=False):
+    h = hostmem(ev)
+    s = (f'channel {h["chan"]} {"write to" if h["write"] else "read from"} '
+         f'host {h["addr"]:#x} +{h["len"]}')
+    if not h['ok']:
+        s += f' FAILED after {h["done"]} bytes'
+    s += f' crc32c {h["crc"]:#010x}'
+    if data and h['data']:
+        s += ' data ' + h['data'][:32].hex()
+    return s
 
 
 def describe(ev, data=False):
@@ -113,9 +139,10 @@ def describe(ev, data=False):
     if k == 'READY':
         return 'bar0 {:#x} bar2 {:#x}'.format(*struct.unpack_from('<QQ', p))
     if k == 'HOSTMEM':
-        w, addr, n = struct.unpack_from('<BQQ', p)
-        return f'{"write to" if w else "read from"} host {addr:#x} +{n} ' \
-               '(no data: stage 2)'
+        return describe_hostmem(ev, data)
+    if k == 'DMA_END':
+        return f'channel {ev["source"]} ' + \
+            ('ABORT' if ev['flags'] & 1 else 'DONE')
     if k == 'END':
         flags, rows, digest = end_info(p)
         clocks = [r[1] for r in rows]

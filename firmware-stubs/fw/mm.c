@@ -232,9 +232,18 @@ static uint32_t dma_wait(int wr, unsigned ch)
                                       : EDMA_RD_INT_STATUS);
     uint32_t mask = 1u << ch | 1u << (16 + ch), st, claim;
 
-    while (!((st = rd32(st_reg)) & mask)) {
+    /*
+     * WFI, then look (not look, then WFI): a WFI with the line already
+     * pending does not halt, so the hart runs the same instructions
+     * whether DONE came before its first look or after.  The eDMA's pace
+     * is host time (design 2.5 of docs/research/record-replay-design.md):
+     * with "look first" a DONE that beat the look saved a turn, and the
+     * worker's clock (its MSI, the next command's start) followed the
+     * host; a replay of a DMA session then differed by that turn.
+     */
+    do {
         __asm__ volatile("wfi");
-    }
+    } while (!((st = rd32(st_reg)) & mask));
     claim = rd32(PLIC_CLAIM(PU_PLIC, ctx));
     if (claim) {
         wr32(PLIC_CLAIM(PU_PLIC, ctx), claim);

@@ -268,6 +268,27 @@ static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
     timer_del(c->timer);
 }
 
+/* The channel as the host-memory backend sees it (a record's stream) */
+static Etsoc1HostMemCtx edma_ctx(Etsoc1EdmaChan *c)
+{
+    return (Etsoc1HostMemCtx) {
+        .chan = (c->write ? WR : RD) * ETSOC1_EDMA_CHANNELS + c->index,
+        .write = c->write, .at = c->at,
+    };
+}
+
+/*
+ * The channel's end time as the host-memory backend has it: its own, or
+ * a replay's record's (etsoc1_host_mem_end), before anyone sees DONE or
+ * ABORT.
+ */
+static void edma_end_at(Etsoc1EdmaChan *c, bool abort)
+{
+    Etsoc1HostMemCtx ctx = edma_ctx(c);
+
+    c->at = etsoc1_host_mem_end(c->engine->host_mem, &ctx, abort);
+}
+
 static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
 {
     Etsoc1EdmaState *s = c->engine;
@@ -296,6 +317,7 @@ static void edma_abort(Etsoc1EdmaChan *c, Etsoc1EdmaErr why, uint64_t addr)
     }
     trace_etsoc1_edma_abort(dir_name(c->write), c->index,
                             edma_err_name[why], addr);
+    edma_end_at(c, true);
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, false);
     edma_finish(c, why == EDMA_ERR_STOP ? EDMA_CS_STOPPED : EDMA_CS_HALTED);
     s->int_status[side] |= BIT(R_INT_ABORT_SHIFT + c->index);
@@ -307,6 +329,7 @@ static void edma_done(Etsoc1EdmaChan *c)
     Etsoc1EdmaState *s = c->engine;
 
     edma_install_flush(c, false);
+    edma_end_at(c, false);
     c->done_raised = true;
     etsoc1_trace_dma_end(c->write, c->index, c->at, c->walked, true);
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
@@ -475,6 +498,7 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n, unsigned pieces)
     hwaddr card = c->write ? c->e_sar : c->e_dar, len;
     uint64_t host = c->write ? c->e_dar : c->e_sar;
     uint64_t want = n, done = 0;
+    Etsoc1HostMemCtx ctx = edma_ctx(c);
     MemoryRegion *mr;
     hwaddr xlat;
     void *p;
@@ -484,7 +508,8 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n, unsigned pieces)
         want = edma_run_bytes(c, pieces);
     }
     if (want > n) {
-        uint64_t span = etsoc1_host_mem_direct_span(s->host_mem, host, want);
+        uint64_t span = etsoc1_host_mem_direct_span(s->host_mem, host, want,
+                                                    &ctx);
 
         /* whole pieces: all but the element's last are step-bytes */
         if (span < want) {
@@ -509,7 +534,7 @@ static bool edma_move_direct(Etsoc1EdmaChan *c, uint64_t n, unsigned pieces)
         return false;
     }
     r = len == want ? etsoc1_host_mem_direct(s->host_mem, c->write, host, p,
-                                             want, &done)
+                                             want, &done, &ctx)
                     : ETSOC1_HOST_MEM_PENDING;
     /* host -> card: what reached card memory is dirty, if only a part */
     address_space_unmap(&s->dma_as, p, len, !c->write,
@@ -549,6 +574,7 @@ static void edma_move(Etsoc1EdmaChan *c, unsigned pieces)
 {
     Etsoc1EdmaState *s = c->engine;
     uint64_t n = MIN(c->e_left, (uint64_t)s->step_bytes);
+    Etsoc1HostMemCtx ctx;
     MemTxResult r;
 
     c->req_len = n;
@@ -571,9 +597,10 @@ static void edma_move(Etsoc1EdmaChan *c, unsigned pieces)
         return;
     }
     c->waiting = true;
+    ctx = edma_ctx(c);
     r = etsoc1_host_mem_start(s->host_mem, c->write,
                               c->write ? c->e_dar : c->e_sar, c->bounce, n,
-                              edma_host_done, c, c->req_tag);
+                              edma_host_done, c, c->req_tag, &ctx);
     if (r != ETSOC1_HOST_MEM_PENDING) {
         edma_host_answer(c, c->req_tag, r, true, false);
     }
@@ -1177,7 +1204,7 @@ void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t)
 /* ---- host memory backends ------------------------------------------------ */
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
-                                 uint64_t len)
+                                 uint64_t len, const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostMemClass *k;
 
@@ -1188,11 +1215,11 @@ MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
     if (!k->read) {
         return MEMTX_ERROR;     /* an asynchronous-only backend */
     }
-    return k->read(ETSOC1_HOST_MEM(hm), addr, buf, len);
+    return k->read(ETSOC1_HOST_MEM(hm), addr, buf, len, ctx);
 }
 
 MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
-                                  uint64_t len)
+                                  uint64_t len, const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostMemClass *k;
 
@@ -1203,13 +1230,13 @@ MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
     if (!k->write) {
         return MEMTX_ERROR;
     }
-    return k->write(ETSOC1_HOST_MEM(hm), addr, buf, len);
+    return k->write(ETSOC1_HOST_MEM(hm), addr, buf, len, ctx);
 }
 
 MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
                                   void *buf, uint64_t len,
                                   Etsoc1HostMemDone *done, void *opaque,
-                                  uint64_t tag)
+                                  uint64_t tag, const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostMemClass *k;
 
@@ -1219,18 +1246,19 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
     if (write && k->start_write) {
         return k->start_write(ETSOC1_HOST_MEM(hm), addr, buf, len, done,
-                              opaque, tag);
+                              opaque, tag, ctx);
     }
     if (!write && k->start_read) {
         return k->start_read(ETSOC1_HOST_MEM(hm), addr, buf, len, done,
-                             opaque, tag);
+                             opaque, tag, ctx);
     }
-    return write ? etsoc1_host_mem_write(hm, addr, buf, len)
-                 : etsoc1_host_mem_read(hm, addr, buf, len);
+    return write ? etsoc1_host_mem_write(hm, addr, buf, len, ctx)
+                 : etsoc1_host_mem_read(hm, addr, buf, len, ctx);
 }
 
 MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
-                                   void *buf, uint64_t len, uint64_t *done)
+                                   void *buf, uint64_t len, uint64_t *done,
+                                   const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostMemClass *k;
     MemTxResult r;
@@ -1241,20 +1269,34 @@ MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
     }
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
     if (k->direct) {
-        return k->direct(ETSOC1_HOST_MEM(hm), write, addr, buf, len, done);
+        return k->direct(ETSOC1_HOST_MEM(hm), write, addr, buf, len, done,
+                         ctx);
     }
     if ((write && k->start_write) || (!write && k->start_read)) {
         return ETSOC1_HOST_MEM_PENDING;
     }
     /* a synchronous backend: always at once */
-    r = write ? etsoc1_host_mem_write(hm, addr, buf, len)
-              : etsoc1_host_mem_read(hm, addr, buf, len);
+    r = write ? etsoc1_host_mem_write(hm, addr, buf, len, ctx)
+              : etsoc1_host_mem_read(hm, addr, buf, len, ctx);
     *done = r == MEMTX_OK ? len : 0;
     return r;
 }
 
+uint64_t etsoc1_host_mem_end(Object *hm, const Etsoc1HostMemCtx *ctx,
+                             bool abort)
+{
+    Etsoc1HostMemClass *k;
+
+    if (!hm) {
+        return ctx->at;
+    }
+    k = ETSOC1_HOST_MEM_GET_CLASS(hm);
+    return k->end ? k->end(ETSOC1_HOST_MEM(hm), ctx, abort) : ctx->at;
+}
+
 uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
-                                     uint64_t len)
+                                     uint64_t len,
+                                     const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostMemClass *k;
 
@@ -1263,11 +1305,11 @@ uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
     }
     k = ETSOC1_HOST_MEM_GET_CLASS(hm);
     return k->direct_span ? MIN(k->direct_span(ETSOC1_HOST_MEM(hm), addr,
-                                                len), len) : 0;
+                                                len, ctx), len) : 0;
 }
 
 static MemTxResult loopback_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
-                                 uint64_t len)
+                                 uint64_t len, const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostLoopback *lb = ETSOC1_HOST_LOOPBACK(hm);
 
@@ -1282,7 +1324,8 @@ static MemTxResult loopback_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
 }
 
 static MemTxResult loopback_write(Etsoc1HostMem *hm, uint64_t addr,
-                                  const void *buf, uint64_t len)
+                                  const void *buf, uint64_t len,
+                                  const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostLoopback *lb = ETSOC1_HOST_LOOPBACK(hm);
 

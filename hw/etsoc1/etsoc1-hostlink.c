@@ -203,6 +203,22 @@ static G_NORETURN void hl_power_off(const char *why)
 static void hl_process_rx(Etsoc1HostLinkState *s);
 static void hl_send_deferred(Etsoc1HostLinkState *s);
 
+/*
+ * A host-memory access of the eDMA is over (@res): under record= it goes
+ * in the channel's HOSTMEM stream, with the data read (@done bytes of
+ * @data) or the data written (the copy kept when it was sent).
+ */
+static void hl_note_hostmem(Etsoc1HostLinkState *s, Etsoc1HostLinkReq *r,
+                            MemTxResult res)
+{
+    bool ok = res == MEMTX_OK;
+
+    etsoc1_rr_note_hostmem(s->rr, &r->ctx, r->write, r->addr, r->len,
+                           r->write ? r->rec : r->buf, ok ? r->len : 0, ok);
+    g_free(r->rec);
+    r->rec = NULL;
+}
+
 /* Fail every host-memory request still out (the host has gone). */
 static void hl_fail_pending(Etsoc1HostLinkState *s)
 {
@@ -213,7 +229,9 @@ static void hl_fail_pending(Etsoc1HostLinkState *s)
 
         if (r.used) {
             s->req[i].used = false;
+            s->req[i].rec = NULL;
             trace_etsoc1_hostlink_hostmem_done(r.seq, r.write, MEMTX_ERROR);
+            hl_note_hostmem(s, &r, MEMTX_ERROR);
             r.done(r.opaque, r.tag, MEMTX_ERROR);
         }
     }
@@ -576,10 +594,12 @@ static void hl_hostmem_reply(Etsoc1HostLinkState *s, uint8_t type,
         return;
     }
     s->req[i].used = false;
+    s->req[i].rec = NULL;
     if (!write && status == HL_OK) {
         memcpy(r.buf, p, len);
     }
     res = status == HL_OK ? MEMTX_OK : MEMTX_ERROR;
+    hl_note_hostmem(s, &r, res);
     if (res != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: the host refused "
                       "eDMA %s 0x%" PRIx64 " (%" PRIu64 " bytes): status %u\n",
@@ -1070,7 +1090,7 @@ static MemTxResult hl_shared(Etsoc1HostLinkState *s, bool write,
  * by one were 10-20 % faster than 4 MiB at once (docs/host-link.md).
  */
 static uint64_t hl_direct_span(Etsoc1HostMem *hm, uint64_t addr,
-                               uint64_t len)
+                               uint64_t len, const Etsoc1HostMemCtx *ctx)
 {
     Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(hm);
     uint64_t span;
@@ -1094,56 +1114,90 @@ static uint64_t hl_direct_span(Etsoc1HostMem *hm, uint64_t addr,
     return span;
 }
 
-static MemTxResult hl_direct(Etsoc1HostMem *hm, bool write, uint64_t addr,
-                             void *buf, uint64_t len, uint64_t *done)
+/*
+ * The host's shared memory (or a failure) answered at once: under
+ * record= the data read, or written, goes in the channel's stream
+ * (*@done bytes of it: a failure part way moved the bytes before it).
+ */
+static MemTxResult hl_shared_noted(Etsoc1HostLinkState *s, bool write,
+                                   uint64_t addr, void *buf, uint64_t len,
+                                   uint64_t *done,
+                                   const Etsoc1HostMemCtx *ctx)
 {
-    Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(hm);
-    MemTxResult r;
+    MemTxResult r = hl_shared(s, write, addr, buf, len, done);
 
-    *done = 0;
-    /* no host: hl_start() logs and fails it */
-    r = hl_serving(s) ? hl_shared(s, write, addr, buf, len, done)
-                      : ETSOC1_HOST_MEM_PENDING;
     if (r != ETSOC1_HOST_MEM_PENDING) {
-        etsoc1_rr_note_hostmem(s->rr, write, addr, len);
+        etsoc1_rr_note_hostmem(s->rr, ctx, write, addr, len, buf,
+                               MIN(*done, len), r == MEMTX_OK);
     }
     return r;
 }
 
+static MemTxResult hl_direct(Etsoc1HostMem *hm, bool write, uint64_t addr,
+                             void *buf, uint64_t len, uint64_t *done,
+                             const Etsoc1HostMemCtx *ctx)
+{
+    Etsoc1HostLinkState *s = ETSOC1_HOSTLINK(hm);
+
+    *done = 0;
+    /* no host: hl_start() logs and fails it */
+    return hl_serving(s) ? hl_shared_noted(s, write, addr, buf, len, done,
+                                           ctx)
+                         : ETSOC1_HOST_MEM_PENDING;
+}
+
+/* A channel raised DONE or ABORT: its end time goes in its stream */
+static uint64_t hl_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
+                       bool abort)
+{
+    etsoc1_rr_note_dma_end(ETSOC1_HOSTLINK(hm)->rr, ctx, abort);
+    return ctx->at;
+}
+
 static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
                             void *buf, uint64_t len, Etsoc1HostMemDone *done,
-                            void *opaque, uint64_t tag)
+                            void *opaque, uint64_t tag,
+                            const Etsoc1HostMemCtx *ctx)
 {
     MemTxResult r;
     uint64_t moved;
     unsigned i;
 
-    /* the record holds no host data yet: a replay stops at this event */
-    etsoc1_rr_note_hostmem(s->rr, write, addr, len);
     if (!hl_serving(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host %s at "
                       "0x%" PRIx64 " with no host serving memory\n",
                       write ? "write" : "read", addr);
+        /* a failure is part of the record: the replay fails it too */
+        etsoc1_rr_note_hostmem(s->rr, ctx, write, addr, len, buf, 0, false);
         return MEMTX_DECODE_ERROR;
     }
-    r = hl_shared(s, write, addr, buf, len, &moved);
+    r = hl_shared_noted(s, write, addr, buf, len, &moved, ctx);
     if (r != ETSOC1_HOST_MEM_PENDING) {
         return r;
     }
     if (len > HL_MAX_DATA) {
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-hostlink: eDMA host access "
                       "of %" PRIu64 " bytes over the link's bound\n", len);
+        etsoc1_rr_note_hostmem(s->rr, ctx, write, addr, len, buf, 0, false);
         return MEMTX_ERROR;
     }
     for (i = 0; i < HL_MAX_PENDING && s->req[i].used; i++) {
         /* find a free slot */
     }
     if (i == HL_MAX_PENDING) {
-        return MEMTX_ERROR;         /* 8 channels: cannot happen */
+        /* 8 channels: cannot happen */
+        etsoc1_rr_note_hostmem(s->rr, ctx, write, addr, len, buf, 0, false);
+        return MEMTX_ERROR;
     }
     s->req[i] = (Etsoc1HostLinkReq) {
         .used = true, .write = write, .order = s->req_order++, .addr = addr,
         .buf = buf, .len = len, .done = done, .opaque = opaque, .tag = tag,
+        .ctx = ctx ? *ctx : (Etsoc1HostMemCtx) { .write = write },
+        /*
+         * the data as sent: the channel may reuse its buffer before the
+         * host answers (a STOP doorbell), and the record is written then
+         */
+        .rec = s->rr && write ? g_memdup2(buf, len) : NULL,
     };
     if (hl_out_full(s)) {
         /* back-pressure: the channel waits until the host reads */
@@ -1157,19 +1211,20 @@ static MemTxResult hl_start(Etsoc1HostLinkState *s, bool write, uint64_t addr,
 
 static MemTxResult hl_start_read(Etsoc1HostMem *hm, uint64_t addr, void *buf,
                                  uint64_t len, Etsoc1HostMemDone *done,
-                                 void *opaque, uint64_t tag)
+                                 void *opaque, uint64_t tag,
+                                 const Etsoc1HostMemCtx *ctx)
 {
     return hl_start(ETSOC1_HOSTLINK(hm), false, addr, buf, len, done, opaque,
-                    tag);
+                    tag, ctx);
 }
 
 static MemTxResult hl_start_write(Etsoc1HostMem *hm, uint64_t addr,
                                   const void *buf, uint64_t len,
                                   Etsoc1HostMemDone *done, void *opaque,
-                                  uint64_t tag)
+                                  uint64_t tag, const Etsoc1HostMemCtx *ctx)
 {
     return hl_start(ETSOC1_HOSTLINK(hm), true, addr, (void *)buf, len, done,
-                    opaque, tag);
+                    opaque, tag, ctx);
 }
 
 /* ---- device -------------------------------------------------------------- */
@@ -1286,6 +1341,7 @@ static void hl_class_init(ObjectClass *oc, void *data)
     k->start_write = hl_start_write;
     k->direct = hl_direct;
     k->direct_span = hl_direct_span;
+    k->end = hl_end;
 }
 
 static const TypeInfo hl_types[] = {

@@ -62,6 +62,8 @@ typedef struct Etsoc1HostLinkReq {
     Etsoc1HostMemDone *done;
     void *opaque;
     uint64_t tag;
+    Etsoc1HostMemCtx ctx;   /* the eDMA channel asking, for a record */
+    uint8_t *rec;           /* record=: a write's data, as it was sent */
 } Etsoc1HostLinkReq;
 
 struct Etsoc1HostLinkState {

@@ -85,6 +85,23 @@ typedef struct Etsoc1HostMem Etsoc1HostMem;
  */
 typedef void Etsoc1HostMemDone(void *opaque, uint64_t tag, MemTxResult res);
 
+/*
+ * Who asks (every method gets it; NULL from a caller that is no eDMA
+ * channel): the channel, 0-3 the write channels (card -> host) and 4-7
+ * the read channels, as the engine's interrupt lines are numbered; and
+ * the channel's emulated time at the request (its "at", minion cycles).
+ * A record (etsoc1-rr.c) keeps one byte stream per channel, so the
+ * backend that records or replays needs the channel; the host link
+ * ignores it except to record.
+ */
+typedef struct Etsoc1HostMemCtx {
+    uint8_t chan;
+    bool write;
+    uint64_t at;
+} Etsoc1HostMemCtx;
+
+#define ETSOC1_HOST_MEM_CHANS   (2 * ETSOC1_EDMA_CHANNELS)
+
 /* What etsoc1_host_mem_start() returns when @done will run later. */
 #define ETSOC1_HOST_MEM_PENDING ((MemTxResult)0x80000000u)
 
@@ -100,26 +117,28 @@ typedef void Etsoc1HostMemDone(void *opaque, uint64_t tag, MemTxResult res);
 struct Etsoc1HostMemClass {
     InterfaceClass parent_class;
     MemTxResult (*read)(Etsoc1HostMem *hm, uint64_t addr, void *buf,
-                        uint64_t len);
+                        uint64_t len, const Etsoc1HostMemCtx *ctx);
     MemTxResult (*write)(Etsoc1HostMem *hm, uint64_t addr, const void *buf,
-                         uint64_t len);
+                         uint64_t len, const Etsoc1HostMemCtx *ctx);
     MemTxResult (*start_read)(Etsoc1HostMem *hm, uint64_t addr, void *buf,
                               uint64_t len, Etsoc1HostMemDone *done,
-                              void *opaque, uint64_t tag);
+                              void *opaque, uint64_t tag,
+                              const Etsoc1HostMemCtx *ctx);
     MemTxResult (*start_write)(Etsoc1HostMem *hm, uint64_t addr,
                                const void *buf, uint64_t len,
                                Etsoc1HostMemDone *done, void *opaque,
-                               uint64_t tag);
+                               uint64_t tag, const Etsoc1HostMemCtx *ctx);
     /*
-     * Optional, for an asynchronous backend: the access done now if the
-     * backend reaches that host memory without a round trip (memory the
-     * host shared with the card), else ETSOC1_HOST_MEM_PENDING and
+     * Optional: the access done now if the backend reaches that host
+     * memory without a round trip (memory the host shared with the card,
+     * or a record being replayed), else ETSOC1_HOST_MEM_PENDING and
      * nothing done.  Nothing touches @buf after it returns.  An access
      * that fails part way (a host page the host unmapped) sets *@done to
      * the bytes from @addr on that did move, else *@done is @len.
      */
     MemTxResult (*direct)(Etsoc1HostMem *hm, bool write, uint64_t addr,
-                          void *buf, uint64_t len, uint64_t *done);
+                          void *buf, uint64_t len, uint64_t *done,
+                          const Etsoc1HostMemCtx *ctx);
     /*
      * Optional, with direct: how many bytes from @addr on, at most @len,
      * one call of direct should take (they lie in one piece of memory the
@@ -127,13 +146,24 @@ struct Etsoc1HostMemClass {
      * piece at a time.  The eDMA moves the pieces of one timer run with
      * one call where this lets it.
      */
-    uint64_t (*direct_span)(Etsoc1HostMem *hm, uint64_t addr, uint64_t len);
+    uint64_t (*direct_span)(Etsoc1HostMem *hm, uint64_t addr, uint64_t len,
+                            const Etsoc1HostMemCtx *ctx);
+    /*
+     * Optional: the channel of @ctx raises DONE (@abort false) or ABORT
+     * at emulated time @ctx->at; return the time it takes.  A record
+     * keeps it; a replay returns the record's, because the channel's
+     * time follows the host's pace where channels overlap (they share
+     * the link by host-time overlap, design 2.5 of
+     * docs/research/record-replay-design.md).
+     */
+    uint64_t (*end)(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
+                    bool abort);
 };
 
 MemTxResult etsoc1_host_mem_read(Object *hm, uint64_t addr, void *buf,
-                                 uint64_t len);
+                                 uint64_t len, const Etsoc1HostMemCtx *ctx);
 MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
-                                  uint64_t len);
+                                  uint64_t len, const Etsoc1HostMemCtx *ctx);
 /*
  * The eDMA's entry: synchronous backends answer at once; asynchronous
  * ones return ETSOC1_HOST_MEM_PENDING (see above).  @write: card -> host.
@@ -141,7 +171,7 @@ MemTxResult etsoc1_host_mem_write(Object *hm, uint64_t addr, const void *buf,
 MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
                                   void *buf, uint64_t len,
                                   Etsoc1HostMemDone *done, void *opaque,
-                                  uint64_t tag);
+                                  uint64_t tag, const Etsoc1HostMemCtx *ctx);
 /*
  * The access done now, or ETSOC1_HOST_MEM_PENDING if it would need a
  * round trip (then nothing was done: use etsoc1_host_mem_start).  Since
@@ -150,10 +180,15 @@ MemTxResult etsoc1_host_mem_start(Object *hm, bool write, uint64_t addr,
  * may have moved the first *@done bytes (a read: filled that much of @buf).
  */
 MemTxResult etsoc1_host_mem_direct(Object *hm, bool write, uint64_t addr,
-                                   void *buf, uint64_t len, uint64_t *done);
+                                   void *buf, uint64_t len, uint64_t *done,
+                                   const Etsoc1HostMemCtx *ctx);
+/* The backend's end, or @ctx->at if it has none. */
+uint64_t etsoc1_host_mem_end(Object *hm, const Etsoc1HostMemCtx *ctx,
+                             bool abort);
 /* The backend's direct_span, or 0 (one piece at a time) if it has none. */
 uint64_t etsoc1_host_mem_direct_span(Object *hm, uint64_t addr,
-                                     uint64_t len);
+                                     uint64_t len,
+                                     const Etsoc1HostMemCtx *ctx);
 
 /*
  * The loopback backend: host memory is a RAM buffer of "size" bytes at

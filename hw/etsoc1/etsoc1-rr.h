@@ -8,10 +8,13 @@
  * user-creatable):
  *  + record: the host link reports what the card receives and shows
  *    (etsoc1_rr_note_*); the file is completed at STOP or at exit
- *  + replay: implements interface etsoc1-host-mem (a DMA to or from host
- *    memory is a divergence: stage 2 records no host data); the
- *    endpoint's MSI handler and an iATU notifier (the READY check); the
- *    record's inputs go through the host-input queue at their T
+ *  + replay: implements interface etsoc1-host-mem, serving each eDMA
+ *    channel's recorded HOSTMEM byte stream (data read from the file,
+ *    data written checked against the record's crc, failures
+ *    reproduced); the endpoint's MSI handler and an iATU notifier (the
+ *    READY check); the record's inputs go through the host-input queue
+ *    at their T, each once the card has produced the MSIs and host
+ *    accesses the record had before it
  *  + a migration blocker while it exists
  *
  * Exit status: 1 for a file refused at start, ETSOC1_RR_DIVERGED for a
@@ -25,6 +28,7 @@
 
 typedef struct Etsoc1MachineState Etsoc1MachineState;
 typedef struct Etsoc1PcieState Etsoc1PcieState;
+typedef struct Etsoc1HostMemCtx Etsoc1HostMemCtx;
 
 #define TYPE_ETSOC1_RR "etsoc1-rr"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1Rr, ETSOC1_RR)
@@ -39,8 +43,9 @@ typedef enum Etsoc1RrKind {
     ETSOC1_RR_STOP,             /* input: the host's STOP, at T */
     ETSOC1_RR_MSI,              /* check: MSI vectors from a hart at T */
     ETSOC1_RR_READY,            /* check: the card's READY (bar0, bar2) */
-    ETSOC1_RR_HOSTMEM,          /* a DMA reached host memory: no data */
+    ETSOC1_RR_HOSTMEM,          /* stream per eDMA channel: host data */
     ETSOC1_RR_END,              /* trailer: per-hart table, RAM digest */
+    ETSOC1_RR_DMA_END,          /* stream per eDMA channel: DONE/ABORT at T */
     ETSOC1_RR_KINDS
 } Etsoc1RrKind;
 
@@ -59,9 +64,19 @@ void etsoc1_rr_note_mmio_write(Etsoc1Rr *rr, uint64_t t, uint64_t addr,
                                uint16_t status);
 void etsoc1_rr_note_msi(Etsoc1Rr *rr, uint32_t vectors);
 void etsoc1_rr_note_ready(Etsoc1Rr *rr, uint64_t bar0, uint64_t bar2);
-void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, bool write, uint64_t addr,
-                            uint64_t len);
+/*
+ * An eDMA access to host memory is over: @len bytes at host @addr asked
+ * by the channel of @ctx, of which @done moved (@ok: all of them; else
+ * the access failed after @done bytes).  @data holds the @done bytes
+ * read from the host, or written to it.
+ */
+void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
+                            bool write, uint64_t addr, uint64_t len,
+                            const void *data, uint64_t done, bool ok);
 void etsoc1_rr_note_stop(Etsoc1Rr *rr, uint64_t t);
+/* An eDMA channel raised DONE (or ABORT, @abort) at @ctx->at */
+void etsoc1_rr_note_dma_end(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
+                            bool abort);
 /* Complete the file now (a card that powers off with _exit) */
 void etsoc1_rr_close(Etsoc1Rr *rr);
 

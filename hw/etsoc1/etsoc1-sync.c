@@ -1227,6 +1227,15 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
         m->input_applying_t = 0;
         g_free(in);
         applied = true;
+        /*
+         * The next input's clear looks at the new head: a hart waiting in
+         * ETSOC1_WAIT_HOST for this input, now before the head, counts
+         * at its clock (etsoc1_next_act), as it runs once released.  With
+         * the old head it did not count, and a replay, whose queue holds
+         * every input, applied the next ones before that hart's look at
+         * the mailbox (a record's next input is stamped after it).
+         */
+        etsoc1_input_set_head(m);
     }
     etsoc1_input_set_head(m);
     if (applied) {
