@@ -1054,20 +1054,30 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
 
 /* ---- replay -------------------------------------------------------------- */
 
+/*
+ * Stop: the replay diverged at event @idx, for reason @why (freed here:
+ * exit() runs no cleanup, and LeakSanitizer would report it)
+ */
+static G_NORETURN void rr_diverged_why(Etsoc1Rr *rr, guint idx, char *why)
+{
+    RrEvent *e = &g_array_index(rr->ev, RrEvent, idx);
+
+    error_report("etsoc1: replay diverged at record event %u (%s, T=%" PRIu64
+                 "): %s", idx, rr_name(e->kind), e->t, why);
+    g_free(why);
+    exit(ETSOC1_RR_DIVERGED);
+}
+
 static G_NORETURN void G_GNUC_PRINTF(3, 4)
 rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
 {
-    RrEvent *e = &g_array_index(rr->ev, RrEvent, idx);
     char *why;
     va_list ap;
 
     va_start(ap, fmt);
     why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    error_report("etsoc1: replay diverged at record event %u (%s, T=%" PRIu64
-                 "): %s", idx, rr_name(e->kind), e->t, why);
-    g_free(why);    /* exit() runs no cleanup: LeakSanitizer would see it */
-    exit(ETSOC1_RR_DIVERGED);
+    rr_diverged_why(rr, idx, why);
 }
 
 /*
@@ -1168,7 +1178,7 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
             ldq_le_p(a + 4), ldq_le_p(a + 12), nclock);
 
         if (!pacing) {
-            rr_diverged(rr, idx, "%s", why);
+            rr_diverged_why(rr, idx, g_steal_pointer(&why));
         }
         /*
          * The eDMA's pace was not the record's (stage 5a): the clocks
