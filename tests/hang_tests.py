@@ -30,9 +30,10 @@ LOST = re.compile(r'lost ready: minion (\d+) took a ready from minion (\d+), '
                   r'then the ready from minion (\d+) was lost')
 HEADER = re.compile(r'^etsoc1: deadlock: (no hart can make progress|'
                     r'(\d+) waiting harts? can never be woken)', re.M)
+# each hart's line ends with its clock (which stands still in its wait)
 NAMED = re.compile(r'^  hart (\d+) \(shire (\d+) minion (\d+) thread (\d+)\) '
-                   r'waits on (\S+)(?: (?:to|from) minion (\d+)(?:: (.*))?)?$',
-                   re.M)
+                   r'waits on (\S+)(?: (?:to|from) minion (\d+)(?:: (.*?))?)? '
+                   r'\(clock \d+\)$', re.M)
 IDLE = 'etsoc1: idle: every hart waits for an interrupt or has stopped'
 
 

@@ -1267,7 +1267,8 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
                          op->partner, *why ? ": " : "", why);
             s->hang_seen_minion[etsoc1_gid(cpu)] |= 1;
         }
-        error_printf("\n");
+        /* its clock stands still in the wait: when the wait began */
+        error_printf(" (clock %" PRIu64 ")\n", etsoc1_now(cpu));
     }
     /* stuck transfers of minions that are not halted on them */
     for (gid = 0; gid < h->minions; gid++) {
