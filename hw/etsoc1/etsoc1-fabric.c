@@ -1492,7 +1492,7 @@ void etsoc1_hang_at_rest(Etsoc1MachineState *s, uint64_t t)
  * (a frozen machine is confirmed by the last tick, see etsoc1_scan_hang).
  * { "state": "running" | "idle" | "deadlocked",
  *   "deadlocked": bool,
- *   "waiting": [ { "hartid", "shire", "minion", "thread", "wait",
+ *   "waiting": [ { "hartid", "shire", "minion", "thread", "clock", "wait",
  *                  "partner"?, "hung", "why"? } ],
  *   "stuck-transfers": [ { "minion", "op", "partner", "why" } ],
  *   "lost-readies": [ { "minion", "ready-from", "lost-from" } ] }
@@ -1523,6 +1523,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     visit_start_list(v, "waiting", NULL, 0, &error_abort);
     ETSOC1_MINION_FOREACH(cs, cpu) {
         uint64_t hid = cpu->parent_obj.env.mhartid, shire, minion, thread;
+        uint64_t clock = etsoc1_now(cpu);     /* at its wait: it stands */
         uint32_t wait;
         Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
         char *what, *why;
@@ -1542,6 +1543,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
         visit_type_uint64(v, "shire", &shire, &error_abort);
         visit_type_uint64(v, "minion", &minion, &error_abort);
         visit_type_uint64(v, "thread", &thread, &error_abort);
+        visit_type_uint64(v, "clock", &clock, &error_abort);
         visit_type_str(v, "wait", &what, &error_abort);
         if (wait == ETSOC1_WAIT_REDUCE) {
             visit_type_int64(v, "partner", &partner, &error_abort);
