@@ -30,9 +30,10 @@ LOST = re.compile(r'lost ready: minion (\d+) took a ready from minion (\d+), '
                   r'then the ready from minion (\d+) was lost')
 HEADER = re.compile(r'^etsoc1: deadlock: (no hart can make progress|'
                     r'(\d+) waiting harts? can never be woken)', re.M)
+# each hart's line ends with its clock (which stands still in its wait)
 NAMED = re.compile(r'^  hart (\d+) \(shire (\d+) minion (\d+) thread (\d+)\) '
-                   r'waits on (\S+)(?: (?:to|from) minion (\d+)(?:: (.*))?)?$',
-                   re.M)
+                   r'waits on (\S+)(?: (?:to|from) minion (\d+)(?:: (.*?))?)? '
+                   r'\(clock \d+\)$', re.M)
 IDLE = 'etsoc1: idle: every hart waits for an interrupt or has stopped'
 
 
@@ -213,6 +214,8 @@ def qom_tests(run):
               hung == {0, 4, 8, 10, 12, 16} and
               credit and credit[0]['wait'] == 'fcc0-credit' and
               not credit[0]['hung'] and
+              all(isinstance(w['clock'], int) and w['clock'] > 0
+                  for w in answer['waiting']) and
               why[0] == 'ready-gone' and why[8] == 'cycle' and
               why[16] == 'partner-stopped' and
               {(t['minion'], t['op'], t['partner'])
@@ -223,8 +226,8 @@ def qom_tests(run):
     except (KeyError, TypeError, IndexError):
         ok = False
     run.report(ok, 'hang: qom-get deadlock: state "deadlocked", hung harts '
-               'flagged with why, the credit waiter not hung, stuck '
-               'transfers, lost ready', f'{answer}\n{out}')
+               'flagged with why, the credit waiter not hung, each with its '
+               'clock, stuck transfers, lost ready', f'{answer}\n{out}')
     answer, out = qom_deadlock(run, 'park',
                                until=lambda a: a.get('state') == 'idle')
     ok = (isinstance(answer, dict) and answer.get('state') == 'idle' and

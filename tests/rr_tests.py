@@ -251,9 +251,142 @@ def _rr_tests(report, root, d):
            f'"{_line(out, "diverged")}"', out[-2000:])
 
     blocker_test(report, root, d, rec)
+    hang_test(report, root, d)
     dma_test(report, root, d)
     overlap_test(report, root, d)
     bad_input_tests(report, root, d, rec)
+
+
+REST = re.compile(r'^etsoc1: deadlock at rest \(cycle (\d+)\): .*\n'
+                  r'(?:  .*\n)*', re.M)
+REST_HART = re.compile(r'^  hart (\d+) \(shire \d+ minion (\d+) thread \d+\) '
+                       r'waits on (\S+) (?:to|from) minion (\d+): (.*) '
+                       r'\(clock (\d+)\)$', re.M)
+
+
+def record_hang_session(root, path):
+    """Under record=@path: readyhang.elf (the naive 2D array) written by
+    MMIO and launched on shire 0 with handshake=rtl; it hangs on a lost
+    ready, the launch watchdog answers it; STOP.  What the host saw."""
+    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    seen = {}
+    try:
+        st = card.wait_status(8, 8)
+        assert st == 8, f'MM status {st}'
+        deadline = time.monotonic() + fw_tests.wall_bound(20)
+        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
+                time.monotonic() < deadline:
+            pass
+        entry = mmio_load_elf(card, os.path.join(root, 'guest',
+                                                 'readyhang.elf'))
+        t = time.monotonic()
+        seen['status'] = card.launch_status(card.launch(entry, 0, 0x1),
+                                            timeout=fw_tests.wall_bound(60))
+        seen['launch_wall'] = time.monotonic() - t
+    finally:
+        card.link.timeout = 30
+        try:
+            seen['stop'] = card.link.request(hl.STOP)[0]
+        except (hl.LinkError, OSError) as e:
+            seen['stop'] = str(e)
+        card.link.close()
+        card.link = None
+        try:
+            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
+        except subprocess.TimeoutExpired:
+            card.proc.kill()
+            seen['rc'] = card.proc.wait()
+        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
+        card.close()
+    return seen
+
+
+def hang_test(report, root, d):
+    """Stage 4: a recorded one-ready-flag hang replays to the same hang
+    report (the one taken at rest, design 4.4), the same launch status (the
+    CQ in the RAM digest, the MSIs) and the same END, under MTTCG and
+    thread=single; a record whose report was edited diverges at its line;
+    a record of format 2 is refused."""
+    rec = os.path.join(d, 'hang.rr')
+    t = time.monotonic()
+    try:
+        seen = record_hang_session(root, rec)
+    except (hl.LinkError, AssertionError, OSError) as e:
+        report(False, f'rr: the recorded hang session ran ({e})')
+        return
+    wall = time.monotonic() - t
+    size = os.path.getsize(rec) if os.path.exists(rec) else 0
+    m = REST.search(seen['err'])
+    printed = m.group(0) if m else ''
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the hang record reads back ({e})', seen['err'])
+        return
+    hangs = [e for e in events if e['kind'] == 'HANG']
+    text = hangs[0]['payload'].decode() if hangs else ''
+    harts = [(int(h), int(mn), w, int(p), why, int(c))
+             for h, mn, w, p, why, c in REST_HART.findall(text)]
+    lost21 = [x for x in harts if x[1] == 21]
+    ok = (seen.get('status') == 6 and seen.get('stop') == 0 and
+          seen.get('rc') == 0 and len(hangs) == 1 and printed == text and
+          flags == 3 and len(harts) >= 2 and
+          [x[0] for x in harts] == sorted(x[0] for x in harts) and
+          all(x[5] < hangs[0]['t'] for x in harts) and
+          lost21 and lost21[0][2] == 'tensor-send' and
+          lost21[0][3] == 29 and 'ready bit of minion 21 is empty' in
+          lost21[0][4] and 'lost ready: minion 21 took a ready from minion '
+          '29, then the ready from minion 22 was lost' in text)
+    report(ok, f'rr: a one-ready-flag hang under record= (readyhang.elf on '
+           f'shire 0 by MMIO, launched, answered by the watchdog, STOP): '
+           f'launch status {seen.get("status")} (6) after '
+           f'{seen.get("launch_wall", 0):.1f} s, {len(hangs)} HANG event '
+           f'at T={hangs[0]["t"] if hangs else "?"} as printed, '
+           f'{len(harts)} hung harts in hart order with their clocks, '
+           f'ready-gone at minion 21 (lost minion 22\'s ready), a record '
+           f'of {size} bytes ({wall:.1f} s)',
+           seen.get('err', '')[-3000:])
+    if not hangs:
+        return
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra)
+        m = REST.search(out)
+        end = re.search(r"END matches: (\d+) harts' clocks", out)
+        report(rc == 0 and m is not None and m.group(0) == text and
+               f'the hang report at T={hangs[0]["t"]} matches the '
+               f'record\'s' in out and end and end.group(1) == '2112',
+               f'rr: the hang record replayed under {mode}: exit status '
+               f'{rc}, the same report ({len(text.splitlines())} lines, '
+               f'{"equal" if m and m.group(0) == text else "different"}), '
+               f'END matches (clocks, the RAM digest with the CQ\'s launch '
+               f'status, every MSI) {bool(end)} ({wall:.1f} s)',
+               out[-3000:])
+    # the report edited in the record: the replay names the line
+    data = bytearray(open(rec, 'rb').read())
+    h = hangs[0]
+    lines = text.splitlines()
+    k = next(i for i, x in enumerate(lines) if x.startswith('  lost ready'))
+    at = h['off'] + rrdump.EV.size + text.index(lines[k])
+    old = lines[k].encode()
+    new = old.replace(b'minion 22 was lost', b'minion 23 was lost')
+    data[at:at + len(old)] = new
+    bad = os.path.join(d, 'hang-edited.rr')
+    open(bad, 'wb').write(rrdump.rechain(data))
+    rc, out, _ = run_replay(root, bad)
+    report(rc == DIVERGED and re.search(
+        rf'replay diverged at record event {events.index(h)} \(HANG, '
+        rf'T={h["t"]}\): hang report line {k + 1}: ".*minion 22 was lost"; '
+        rf'the record has ".*minion 23 was lost"', out),
+        f'rr: a record whose hang report was edited diverges at that line: '
+        f'exit status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
+        out[-2000:])
+    # a record of format 2 (stage 3's, no HANG) is refused at start
+    data = bytearray(open(rec, 'rb').read())
+    struct.pack_into('<I', data, 8, 2)
+    old_fmt = os.path.join(d, 'format2.rr')
+    open(old_fmt, 'wb').write(rrdump.rechain(data))
+    refused(report, root, d, 'a record of format 2', old_fmt,
+            r'format 2; this QEMU reads format 3')
 
 
 SHM_BASE, SHM_SIZE = 0x7f00_0000_0000, 1 << 20     # a shared buffer

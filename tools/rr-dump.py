@@ -17,10 +17,11 @@ import sys
 
 MAGIC = b'ETSOC1RR'
 KINDS = {1: 'CONNECT', 2: 'DISCONNECT', 3: 'MMIO_WRITE', 4: 'STOP',
-         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END', 9: 'DMA_END'}
+         5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END', 9: 'DMA_END',
+         10: 'HANG'}
 EV = struct.Struct('<BBHIQQ')       # kind, flags, source, length, seq, T
 NO_SOURCE = 0xffff
-FORMAT = 2
+FORMAT = 3
 # HOSTMEM: dir, ok, 0, len, host, done, crc32c of the done bytes; a
 # read's data follows
 HM = struct.Struct('<BBHIQII')
@@ -143,6 +144,9 @@ def describe(ev, data=False):
     if k == 'DMA_END':
         return f'channel {ev["source"]} ' + \
             ('ABORT' if ev['flags'] & 1 else 'DONE')
+    if k == 'HANG':
+        lines = p.decode(errors='replace').splitlines()
+        return f'{len(lines)} lines: {lines[0] if lines else ""}'
     if k == 'END':
         flags, rows, digest = end_info(p)
         clocks = [r[1] for r in rows]

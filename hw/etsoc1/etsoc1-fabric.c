@@ -1074,7 +1074,21 @@ static void etsoc1_scan_transfers(Etsoc1MachineState *s, Etsoc1HangScan *h,
  * woken and put back to sleep between two reads of the scan would
  * otherwise pass for asleep).
  */
+static void etsoc1_scan_hang_as(Etsoc1MachineState *s, Etsoc1HangScan *h,
+                                bool at_rest);
+
 static void etsoc1_scan_hang(Etsoc1MachineState *s, Etsoc1HangScan *h)
+{
+    etsoc1_scan_hang_as(s, h, false);
+}
+
+/*
+ * @at_rest: the model's own look (etsoc1_hang_at_rest), which must not
+ * depend on the ticks: only the permanent verdicts on transfers count,
+ * never "frozen" (which two host ticks confirm).
+ */
+static void etsoc1_scan_hang_as(Etsoc1MachineState *s, Etsoc1HangScan *h,
+                                bool at_rest)
 {
     bool waiting = false, pending = false;
     CPUState *cs;
@@ -1108,7 +1122,8 @@ static void etsoc1_scan_hang(Etsoc1MachineState *s, Etsoc1HangScan *h)
                        h->wait[cs->cpu_index] != ETSOC1_WAIT_STALL;
         }
     }
-    h->frozen = h->asleep && s->quiet && h->insns == s->quiet_insns;
+    h->frozen = !at_rest && h->asleep && s->quiet &&
+                h->insns == s->quiet_insns;
     etsoc1_scan_transfers(s, h, h->frozen);
     for (gid = 0; gid < h->minions; gid++) {
         pending |= etsoc1_reduce_at(s, gid)->state == ETSOC1_REDUCE_PENDING;
@@ -1252,7 +1267,8 @@ static void etsoc1_print_deadlock(Etsoc1MachineState *s, Etsoc1HangScan *h)
                          op->partner, *why ? ": " : "", why);
             s->hang_seen_minion[etsoc1_gid(cpu)] |= 1;
         }
-        error_printf("\n");
+        /* its clock stands still in the wait: when the wait began */
+        error_printf(" (clock %" PRIu64 ")\n", etsoc1_now(cpu));
     }
     /* stuck transfers of minions that are not halted on them */
     for (gid = 0; gid < h->minions; gid++) {
@@ -1351,12 +1367,132 @@ void etsoc1_deadlock_start(Etsoc1MachineState *s)
               qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + ETSOC1_DEADLOCK_POLL_MS);
 }
 
+/* Minion harts in hart id order */
+static int etsoc1_hart_cmp(const void *a, const void *b)
+{
+    uint64_t x = (*(Etsoc1MinionCPU *const *)a)->parent_obj.env.mhartid;
+    uint64_t y = (*(Etsoc1MinionCPU *const *)b)->parent_obj.env.mhartid;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The hang report at rest (docs/fabric.md, "Hang report at rest"), from
+ * the PU timers (etsoc1-pu-timer.c) when an expiry at @t finds the chip
+ * at rest: every CPU halted with nothing to wake it and every minion's
+ * clock below @t (etsoc1_sync_at_rest), so that the state is the one the
+ * chip reached on its own, in every run and TCG mode, however the host's
+ * ticks fell.  Lines in hart order (minion, lost ready: in minion order),
+ * each hart with its clock, which stands still in its wait: when it began
+ * to wait.  Nothing in it is host time, so a record holds it (HANG) and a
+ * replay compares it (etsoc1-rr.c).  Printed when it differs from the
+ * last one (a second launch that hangs the same way is not repeated);
+ * on-deadlock=hang prints nothing, =exit ends QEMU after it (status 3).
+ */
+void etsoc1_hang_at_rest(Etsoc1MachineState *s, uint64_t t)
+{
+    Etsoc1HangScan h;
+    g_autoptr(GString) r = g_string_new(NULL);
+    g_autofree Etsoc1MinionCPU **hung = NULL;
+    CPUState *cs;
+    Etsoc1MinionCPU *cpu;
+    unsigned n = 0, stuck = 0, i, gid;
+
+    if (!s->num_shires) {
+        return;
+    }
+    etsoc1_scan_hang_as(s, &h, true);
+    hung = g_new0(Etsoc1MinionCPU *, h.hung + 1);
+    ETSOC1_MINION_FOREACH(cs, cpu) {
+        if (h.hart[cs->cpu_index] == HART_HUNG && n < h.hung) {
+            hung[n++] = cpu;
+        }
+    }
+    for (gid = 0; gid < h.minions; gid++) {
+        stuck += h.stuck[gid] != ETSOC1_STUCK_NO;
+    }
+    if (!n && !stuck) {
+        etsoc1_hang_scan_free(&h);
+        return;
+    }
+    qsort(hung, n, sizeof(*hung), etsoc1_hart_cmp);
+    g_string_append_printf(r, "etsoc1: deadlock at rest (cycle %" PRIu64
+                           "): %u waiting hart%s can never be woken, %u "
+                           "transfer%s can never complete\n", t, n,
+                           n == 1 ? "" : "s", stuck, stuck == 1 ? "" : "s");
+    for (i = 0; i < n; i++) {
+        uint64_t hid, shire, minion, thread;
+        Etsoc1Reduce *op = etsoc1_reduce_of(hung[i]);
+        uint32_t wait = h.wait[CPU(hung[i])->cpu_index];
+
+        hid = hung[i]->parent_obj.env.mhartid;
+        etsoc1_hart_ids(hid, &shire, &minion, &thread);
+        g_string_append_printf(r, "  hart %" PRIu64 " (shire %" PRIu64
+                               " minion %" PRIu64 " thread %" PRIu64
+                               ") waits on %s", hid, shire, minion, thread,
+                               etsoc1_wait_name(wait, op));
+        if (wait == ETSOC1_WAIT_REDUCE) {
+            g_autofree char *why = etsoc1_stuck_why(s, &h, etsoc1_gid(hung[i]));
+
+            g_string_append_printf(r, " %s minion %u%s%s",
+                                   op->op == TR_SEND ? "to" : "from",
+                                   op->partner, *why ? ": " : "", why);
+        }
+        g_string_append_printf(r, " (clock %" PRIu64 ")\n",
+                               etsoc1_now(hung[i]));
+    }
+    for (gid = 0; gid < h.minions; gid++) {
+        Etsoc1MinionCPU *t0 = etsoc1_minion_hart(s, gid);
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+        g_autofree char *why = NULL;
+
+        if (h.stuck[gid] == ETSOC1_STUCK_NO ||
+            h.hart[CPU(t0)->cpu_index] == HART_HUNG) {
+            continue;
+        }
+        why = etsoc1_stuck_why(s, &h, gid);
+        g_string_append_printf(r, "  minion %u (hart %" PRIu64 ", %s) has a "
+                               "%s %s minion %u pending that can never "
+                               "complete: %s\n", gid,
+                               (uint64_t)t0->parent_obj.env.mhartid,
+                               h.hart[CPU(t0)->cpu_index] == HART_STOPPED ?
+                               "stopped" : "waiting",
+                               op->op == TR_SEND ? "tensor-send" :
+                               "tensor-recv", op->op == TR_SEND ? "to" : "from",
+                               op->partner, why);
+    }
+    for (gid = 0; gid < h.minions; gid++) {
+        Etsoc1Reduce *op = etsoc1_reduce_at(s, gid);
+
+        if (op->lost) {
+            g_string_append_printf(r, "  lost ready: minion %u took a ready "
+                                   "from minion %u, then the ready from "
+                                   "minion %u was lost\n", gid,
+                                   op->lost_first, op->lost_from);
+        }
+    }
+    etsoc1_hang_scan_free(&h);
+    /* the same hang seen at the next expiry is not news */
+    if (s->hang_rest && !strcmp(s->hang_rest, r->str)) {
+        return;
+    }
+    g_free(s->hang_rest);
+    s->hang_rest = g_strdup(r->str);
+    etsoc1_rr_note_hang(s->rr, t, r->str);
+    if (s->on_deadlock != ETSOC1_ON_DEADLOCK_HANG) {
+        error_printf("%s", r->str);
+        if (s->on_deadlock == ETSOC1_ON_DEADLOCK_EXIT) {
+            exit(ETSOC1_DEADLOCK_EXIT_STATUS);
+        }
+    }
+}
+
 /*
  * QOM property "deadlock" (qom-get): the same report as JSON, as of now
  * (a frozen machine is confirmed by the last tick, see etsoc1_scan_hang).
  * { "state": "running" | "idle" | "deadlocked",
  *   "deadlocked": bool,
- *   "waiting": [ { "hartid", "shire", "minion", "thread", "wait",
+ *   "waiting": [ { "hartid", "shire", "minion", "thread", "clock", "wait",
  *                  "partner"?, "hung", "why"? } ],
  *   "stuck-transfers": [ { "minion", "op", "partner", "why" } ],
  *   "lost-readies": [ { "minion", "ready-from", "lost-from" } ] }
@@ -1387,6 +1523,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
     visit_start_list(v, "waiting", NULL, 0, &error_abort);
     ETSOC1_MINION_FOREACH(cs, cpu) {
         uint64_t hid = cpu->parent_obj.env.mhartid, shire, minion, thread;
+        uint64_t clock = etsoc1_now(cpu);     /* at its wait: it stands */
         uint32_t wait;
         Etsoc1Reduce *op = etsoc1_reduce_of(cpu);
         char *what, *why;
@@ -1406,6 +1543,7 @@ void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
         visit_type_uint64(v, "shire", &shire, &error_abort);
         visit_type_uint64(v, "minion", &minion, &error_abort);
         visit_type_uint64(v, "thread", &thread, &error_abort);
+        visit_type_uint64(v, "clock", &clock, &error_abort);
         visit_type_str(v, "wait", &what, &error_abort);
         if (wait == ETSOC1_WAIT_REDUCE) {
             visit_type_int64(v, "partner", &partner, &error_abort);

@@ -79,6 +79,7 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
                        uint64_t start, uint64_t *wait);
 uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
+void etsoc1_hang_at_rest(Etsoc1MachineState *s, uint64_t t);
 void etsoc1_get_deadlock(Object *obj, Visitor *v, const char *name,
                          void *opaque, Error **errp);
 /* Trace a delivery (a credit, an IPI, a fabric event) */

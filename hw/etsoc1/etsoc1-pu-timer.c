@@ -39,6 +39,7 @@
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
+#include "hw/etsoc1/etsoc1-fabric.h"
 #include "hw/etsoc1/etsoc1-sync.h"
 #include "trace.h"
 
@@ -140,8 +141,22 @@ static bool pu_timer_emu_on(Etsoc1PuTimerState *s, unsigned n)
  */
 static void pu_timer_catch_up(Etsoc1PuTimerState *s, uint64_t now)
 {
+    uint64_t first = UINT64_MAX;
     unsigned n;
 
+    for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
+        if (pu_timer_emu_on(s, n) && s->timer[n].deadline <= now) {
+            first = MIN(first, s->timer[n].deadline);
+        }
+    }
+    /*
+     * Before the chip learns of an expiry that finds it at rest (the
+     * launch watchdog of a kernel whose harts wait for ever), what hangs
+     * is reported as of that rest: the model's state, not a host tick's.
+     */
+    if (first != UINT64_MAX && s->chip && etsoc1_sync_at_rest(first)) {
+        etsoc1_hang_at_rest(s->chip, first);
+    }
     for (n = 0; n < ETSOC1_PU_TIMERS; n++) {
         Etsoc1PuTimer *t = &s->timer[n];
         uint64_t p, k;

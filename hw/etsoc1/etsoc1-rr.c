@@ -63,8 +63,11 @@
 #include "trace.h"
 
 #define RR_MAGIC            "ETSOC1RR"
-/* 2: HOSTMEM events carry the channel, status and data (stage 3) */
-#define RR_FORMAT           2
+/*
+ * 2: HOSTMEM events carry the channel, status and data (stage 3)
+ * 3: HANG events, the hang report at rest (stage 4; END counts 10 kinds)
+ */
+#define RR_FORMAT           3
 #define RR_HDR_FIXED        16          /* magic, format, text length */
 #define RR_EV_HDR           24          /* kind .. T */
 #define RR_MAX_TEXT         (64 * KiB)
@@ -100,6 +103,7 @@ static const char *const rr_kind_name[ETSOC1_RR_KINDS] = {
     [ETSOC1_RR_HOSTMEM] = "HOSTMEM",
     [ETSOC1_RR_END] = "END",
     [ETSOC1_RR_DMA_END] = "DMA_END",
+    [ETSOC1_RR_HANG] = "HANG",
 };
 
 /* One event of a file being replayed: points into the file's buffer */
@@ -192,6 +196,7 @@ struct Etsoc1Rr {
     bool held;              /* the queue waits: rr_release */
     guint next_in;          /* the next input to apply (event index) */
     QEMUTimer *sp_timer;    /* looks for the SP idle while held */
+    guint hang_next;        /* the record's next HANG to compare */
     bool done;              /* the STOP is in: nothing more is checked */
     uint64_t stop_t;        /* the record's STOP (or END) time */
     Notifier iatu_notifier;
@@ -591,6 +596,98 @@ void etsoc1_rr_note_ready(Etsoc1Rr *rr, uint64_t bar0, uint64_t bar2)
     }
 }
 
+static G_NORETURN void rr_diverged_why(Etsoc1Rr *rr, guint idx, char *why);
+static G_NORETURN void G_GNUC_PRINTF(3, 4)
+rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...);
+
+/* The next HANG event at or after @from, or the event count */
+static guint rr_next_hang(Etsoc1Rr *rr, guint from)
+{
+    while (from < rr->ev->len &&
+           g_array_index(rr->ev, RrEvent, from).kind != ETSOC1_RR_HANG) {
+        from++;
+    }
+    return from;
+}
+
+/* Line @n (from 1) of @text, up to @len bytes, as a new string */
+static char *rr_line(const char *text, size_t len, unsigned n)
+{
+    const char *p = text, *end = text + len, *nl;
+
+    while (--n && p < end) {
+        nl = memchr(p, '\n', end - p);
+        p = nl ? nl + 1 : end;
+    }
+    nl = memchr(p, '\n', end - p);
+    return g_strndup(p, (nl ? nl : end) - p);
+}
+
+/*
+ * The hang report the model took at rest (etsoc1_hang_at_rest), at @t,
+ * the expiry that found the chip at rest: a record writes it, a replay
+ * compares it with the record's next one, naming the first line that
+ * differs.
+ */
+void etsoc1_rr_note_hang(Etsoc1Rr *rr, uint64_t t, const char *report)
+{
+    size_t len = strlen(report);
+    RrEvent *e;
+    unsigned n;
+    char *why;
+
+    if (!rr || !len) {
+        return;
+    }
+    if (!rr->replay) {
+        rr_put(rr, ETSOC1_RR_HANG, 0, 0, t, report, MIN(len, RR_MAX_PAYLOAD),
+               NULL, 0);
+        return;
+    }
+    if (rr->done || !rr->ev) {
+        return;
+    }
+    rr->hang_next = rr_next_hang(rr, rr->hang_next);
+    if (rr->hang_next >= rr->ev->len) {
+        char *first = rr_line(report, len, 1);
+
+        why = g_strdup_printf("this run reports a hang at T=%" PRIu64
+                              " that the record does not have: \"%s\"", t,
+                              first);
+        g_free(first);
+        rr_diverged_why(rr, rr->ev->len - 1, why);
+    }
+    e = &g_array_index(rr->ev, RrEvent, rr->hang_next);
+    for (n = 1;; n++) {
+        char *a = rr_line((const char *)e->p, e->len, n);
+        char *b = rr_line(report, len, n);
+        bool same = !strcmp(a, b), over = !*a && !*b;
+
+        /* the message is made, and both lines freed, before exit */
+        why = same ? NULL : g_strdup_printf("hang report line %u: \"%s\"; "
+                                            "the record has \"%s\"", n, b,
+                                            a);
+        g_free(a);
+        g_free(b);
+        if (why) {
+            rr_diverged_why(rr, rr->hang_next, why);
+        }
+        if (over) {
+            break;
+        }
+    }
+    if (e->t != t) {
+        rr_diverged(rr, rr->hang_next, "the hang report at T=%" PRIu64 "; "
+                    "the record's is at T=%" PRIu64, t, e->t);
+    }
+    rr->met[rr->hang_next] = 1;
+    trace_etsoc1_rr_check(rr->hang_next, "HANG", t);
+    info_report("etsoc1: replay=%s: the hang report at T=%" PRIu64
+                " matches the record's (event %u)", rr->path, t,
+                rr->hang_next);
+    rr->hang_next++;
+}
+
 /*
  * One access of an eDMA channel to host memory, in its stream (source =
  * the channel), at the channel's emulated time: in pieces of at most
@@ -810,6 +907,9 @@ static bool rr_len_ok(const RrEvent *e)
                !(e->flags & ~RR_DMA_ABORT);
     case ETSOC1_RR_READY:
         return e->len == 16;
+    case ETSOC1_RR_HANG:
+        /* the report's text, not NUL-terminated */
+        return e->len > 0 && !memchr(e->p, 0, e->len);
     case ETSOC1_RR_HOSTMEM:
         /* the content: rr_hm_ok */
         return e->len >= RR_HM_HDR &&
@@ -1139,6 +1239,17 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
                             m->source);
             }
         }
+    }
+    /* the record's hang reports before its STOP that this run did not take */
+    rr->hang_next = rr_next_hang(rr, rr->hang_next);
+    if (rr->hang_next < rr->ev->len) {
+        RrEvent *hg = &g_array_index(rr->ev, RrEvent, rr->hang_next);
+        char *first = rr_line((const char *)hg->p, hg->len, 1);
+        char *why = g_strdup_printf("the record has a hang report (\"%s\"); "
+                                    "this run did not take it", first);
+
+        g_free(first);
+        rr_diverged_why(rr, rr->hang_next, why);
     }
     if (!(flags & RR_END_IDLE)) {
         warn_report("etsoc1: replay=%s: the card was not idle when the "

@@ -46,6 +46,7 @@ typedef enum Etsoc1RrKind {
     ETSOC1_RR_HOSTMEM,          /* stream per eDMA channel: host data */
     ETSOC1_RR_END,              /* trailer: per-hart table, RAM digest */
     ETSOC1_RR_DMA_END,          /* stream per eDMA channel: DONE/ABORT at T */
+    ETSOC1_RR_HANG,             /* check: the hang report at rest, at T */
     ETSOC1_RR_KINDS
 } Etsoc1RrKind;
 
@@ -74,6 +75,7 @@ void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
                             bool write, uint64_t addr, uint64_t len,
                             const void *data, uint64_t done, bool ok);
 void etsoc1_rr_note_stop(Etsoc1Rr *rr, uint64_t t);
+void etsoc1_rr_note_hang(Etsoc1Rr *rr, uint64_t t, const char *report);
 /* An eDMA channel raised DONE (or ABORT, @abort) at @ctx->at */
 void etsoc1_rr_note_dma_end(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
                             bool abort);

@@ -320,6 +320,38 @@ uint64_t etsoc1_sync_horizon(bool *idle)
     return min;
 }
 
+/*
+ * Had the chip come to rest before @before, on its own?  Every CPU halted
+ * with nothing to wake it (the service processor too), whatever the host
+ * queue holds, and every minion's clock below @before.  The clocks make it
+ * a fact of the model, not of when the host looked: a hart that ran at a
+ * time >= @before could have been running when @before was reached, and
+ * its clock never goes back, so a chip at rest with every clock below
+ * @before was at rest there in every run (etsoc1_hang_at_rest).
+ */
+bool etsoc1_sync_at_rest(uint64_t before)
+{
+    Etsoc1MinionCPU *cpu;
+    CPUState *cs;
+    uint64_t t;
+    bool gated;
+
+    CPU_FOREACH(cs) {
+        cpu = etsoc1_minion_of(cs);
+        if (!cpu) {
+            if (!qatomic_read(&cs->halted) || cpu_has_work(cs)) {
+                return false;       /* the service processor runs */
+            }
+            continue;
+        }
+        if (etsoc1_next_act(cpu, &t, &gated) ||
+            etsoc1_clock_peek(cpu) >= before) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* One of etsoc1_others_mins: harts at the gate count if @gated. */
 static uint64_t etsoc1_others_min(Etsoc1MachineState *m,
                                   Etsoc1MinionCPU *self, bool gated)

@@ -68,6 +68,7 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_start(Etsoc1MachineState *s);
 uint64_t etsoc1_sync_horizon(bool *idle);
+bool etsoc1_sync_at_rest(uint64_t before);
 
 /*
  * Host inputs at a stamped time (etsoc1-sync.c, "Host inputs";

@@ -47,6 +47,7 @@ struct Etsoc1MachineState {
     bool *hang_seen;        /* hung harts reported, by cpu_index */
     uint8_t *hang_seen_minion;  /* stuck transfers, lost readies reported */
     bool idle_reported;
+    char *hang_rest;        /* the last report at rest (etsoc1_hang_at_rest) */
     bool quiet;             /* the last tick saw every hart asleep ... */
     uint64_t quiet_insns;   /* ... with this many instructions retired */
 
