@@ -1269,7 +1269,6 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
          */
         etsoc1_input_set_head(m);
     }
-    etsoc1_input_set_head(m);
     if (applied) {
         etsoc1_input_release(m);
         if (qatomic_read(&m->gate_waiting)) {
@@ -1287,13 +1286,27 @@ static void etsoc1_input_tick(void *opaque)
     etsoc1_input_apply_due(opaque);
 }
 
+/* Queue the input (@what, @addr, @len, @fn, @opaque) at @t, the latest */
+static void etsoc1_input_queue(Etsoc1MachineState *m, uint64_t t,
+                               const char *what, uint64_t addr, uint64_t len,
+                               Etsoc1InputFn *fn, void *opaque)
+{
+    Etsoc1Input *in = g_new0(Etsoc1Input, 1);
+
+    m->input_last_t = t;
+    *in = (Etsoc1Input) {
+        .t = t, .what = what, .addr = addr, .len = len, .fn = fn,
+        .opaque = opaque,
+    };
+    g_queue_push_tail(m->input_q, in);
+    trace_etsoc1_input_post(what, addr, len, t);
+    etsoc1_input_set_head(m);
+}
+
 bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
                        uint64_t addr, uint64_t len, Etsoc1InputFn *fn,
                        void *opaque)
 {
-    Etsoc1Input *in;
-    uint64_t t;
-
     if (!m || !m->input_q) {
         return false;
     }
@@ -1304,17 +1317,9 @@ bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
      */
     qatomic_set(&m->input_head_t, 0);
     smp_mb();
-    t = MAX(MAX(etsoc1_input_frontier(m), m->declared_t),
-            m->input_last_t) + 1;
-    m->input_last_t = t;
-    in = g_new0(Etsoc1Input, 1);
-    *in = (Etsoc1Input) {
-        .t = t, .what = what, .addr = addr, .len = len, .fn = fn,
-        .opaque = opaque,
-    };
-    g_queue_push_tail(m->input_q, in);
-    trace_etsoc1_input_post(what, addr, len, t);
-    etsoc1_input_set_head(m);
+    etsoc1_input_queue(m, MAX(MAX(etsoc1_input_frontier(m), m->declared_t),
+                              m->input_last_t) + 1,
+                       what, addr, len, fn, opaque);
     etsoc1_input_release(m);        /* the harts the 0 held */
     etsoc1_input_apply_due(m);      /* an idle chip: at once */
     return true;
@@ -1330,20 +1335,10 @@ bool etsoc1_input_post_at(Etsoc1MachineState *m, uint64_t t,
                           const char *what, uint64_t addr, uint64_t len,
                           Etsoc1InputFn *fn, void *opaque)
 {
-    Etsoc1Input *in;
-
     if (!m || !m->input_q || t < m->input_last_t) {
         return false;
     }
-    m->input_last_t = t;
-    in = g_new0(Etsoc1Input, 1);
-    *in = (Etsoc1Input) {
-        .t = t, .what = what, .addr = addr, .len = len, .fn = fn,
-        .opaque = opaque,
-    };
-    g_queue_push_tail(m->input_q, in);
-    trace_etsoc1_input_post(what, addr, len, t);
-    etsoc1_input_set_head(m);
+    etsoc1_input_queue(m, t, what, addr, len, fn, opaque);
     etsoc1_input_apply_due(m);
     return true;
 }
