@@ -101,9 +101,6 @@ REG64(BROADCAST, 0x1fff8)
  * L2 contents to operate on (stores reach memory at once), so an operation
  * is done the moment it is started, and the state field reads idle.
  */
-REG64(SC_L2_CACHE_CTL, 0x018)
-REG64(SC_L3_CACHE_CTL, 0x020)
-REG64(SC_SCP_CACHE_CTL, 0x028)
 REG64(SC_IDX_COP_SM_CTL, 0x030)
 REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
     FIELD(SC_IDX_COP_SM_CTL_USER, STATE, 24, 8)
@@ -117,6 +114,9 @@ REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
  * the rest is held.  Reset values: Esperanto's simulator's, the
  * firmware's default split (2.5 MiB scratchpad, 0.5 MiB L2, 1 MiB L3).
  */
+REG64(SC_L2_CACHE_CTL, 0x018)
+REG64(SC_L3_CACHE_CTL, 0x020)
+REG64(SC_SCP_CACHE_CTL, 0x028)
 FIELD(SC_CACHE_CTL, TAG_MASK, 0, 12)
 FIELD(SC_CACHE_CTL, SET_MASK, 16, 12)
 FIELD(SC_CACHE_CTL, SET_SIZE, 32, 13)
@@ -494,6 +494,14 @@ static uint64_t esr_sc_cop_sm_read(const Etsoc1EsrAt *at)
 
 static void esr_sc_cop_sm_write(const Etsoc1EsrAt *at, uint64_t val)
 {
+}
+
+/* Region @r's register at reset: the L2's set size is the l2-size's */
+static uint64_t sc_ctl_reset_value(Etsoc1ShireState *s, Etsoc1ScRegion r)
+{
+    return r == ETSOC1_SC_L2 ?
+           FIELD_DP64(sc_ctl_reset[r], SC_CACHE_CTL, SET_SIZE,
+                      s->l2_size / SC_SET_BYTES) : sc_ctl_reset[r];
 }
 
 /* The bytes of SRAM the L2 has: the sets of its four banks, 1 KiB each */
@@ -977,7 +985,7 @@ static void etsoc1_hart_reset(void *opaque)
 static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
 {
     Etsoc1ShireState *s = ETSOC1_SHIRE(obj);
-    unsigned n;
+    unsigned n, r;
 
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
         etsoc1_fcc_reset(&s->hart[n].et_state);
@@ -991,12 +999,10 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->port_free, 0, sizeof(s->port_free));
     memset(s->tload_free, 0, sizeof(s->tload_free));
     s->port_npend = 0;
-    for (n = 0; n < ETSOC1_SC_BANKS; n++) {
-        s->sc_ctl[ETSOC1_SC_SCP][n] = sc_ctl_reset[ETSOC1_SC_SCP];
-        s->sc_ctl[ETSOC1_SC_L2][n] = FIELD_DP64(sc_ctl_reset[ETSOC1_SC_L2],
-                                                SC_CACHE_CTL, SET_SIZE,
-                                                s->l2_size / SC_SET_BYTES);
-        s->sc_ctl[ETSOC1_SC_L3][n] = sc_ctl_reset[ETSOC1_SC_L3];
+    for (r = 0; r < ETSOC1_SC_REGIONS; r++) {
+        for (n = 0; n < ETSOC1_SC_BANKS; n++) {
+            s->sc_ctl[r][n] = sc_ctl_reset_value(s, r);
+        }
     }
     sc_l2_apply(s);
     for (n = 0; n < ETSOC1_HARTS_PER_SHIRE; n++) {
@@ -1286,24 +1292,18 @@ static bool etsoc1_hart_l2_needed(void *opaque)
     return cpu->et->l1.l2_clock != 0;
 }
 
-/* The copy comes with its size: allocated by the load (VMS_ALLOC) */
-static int etsoc1_hart_l2_pre_load(void *opaque)
-{
-    etsoc1_l2_forget(opaque);
-    return 0;
-}
-
 static const VMStateDescription vmstate_etsoc1_hart_l2 = {
     .name = "etsoc1-cpu-et/l2",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = etsoc1_hart_l2_needed,
-    .pre_load = etsoc1_hart_l2_pre_load,
     .fields = (VMStateField[]) {
         /*
          * The copy's size, as the source's L2 had it when the hart last
          * looked (a size the loaded sc_l2_cache_ctl changed since is
-         * taken at its next access, as on the source)
+         * taken at its next access, as on the source); the copy is
+         * allocated by the load (VMS_ALLOC), the shire's pre_load having
+         * freed the old one
          */
         VMSTATE_UINT32(l2_n, Etsoc1MinionCPU),
         VMSTATE_VARRAY_UINT32_ALLOC(l2_tag, Etsoc1MinionCPU, l2_n, 0,
@@ -1482,9 +1482,7 @@ static bool etsoc1_shire_sc_ctl_needed(void *opaque)
 
     for (r = 0; r < ETSOC1_SC_REGIONS; r++) {
         for (b = 0; b < ETSOC1_SC_BANKS; b++) {
-            if (s->sc_ctl[r][b] != (r == ETSOC1_SC_L2 ?
-                    FIELD_DP64(sc_ctl_reset[r], SC_CACHE_CTL, SET_SIZE,
-                               s->l2_size / SC_SET_BYTES) : sc_ctl_reset[r])) {
+            if (s->sc_ctl[r][b] != sc_ctl_reset_value(s, r)) {
                 return true;
             }
         }
