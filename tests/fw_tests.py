@@ -55,6 +55,22 @@ def die_with_parent():
         pass
 
 
+def elf_segments(path):
+    """The entry point of the ELF at @path and its PT_LOAD segments as
+    (p_paddr, bytes), each padded with zeros to p_memsz."""
+    elf = open(path, 'rb').read()
+    entry, phoff = struct.unpack_from('<QQ', elf, 24)
+    phentsize, phnum = struct.unpack_from('<HH', elf, 54)
+    segments = []
+    for i in range(phnum):
+        (ptype, _, off, _, paddr, filesz, memsz,
+         _) = struct.unpack_from('<IIQQQQQQ', elf, phoff + i * phentsize)
+        if ptype == 1 and memsz:
+            segments.append((paddr, elf[off:off + filesz] +
+                             bytes(memsz - filesz)))
+    return entry, segments
+
+
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
@@ -228,15 +244,8 @@ class Card:
 
     def load_elf(self, path):
         """Load the PT_LOAD segments at p_paddr by DMA; the entry point."""
-        elf = open(path, 'rb').read()
-        entry, phoff = struct.unpack_from('<QQ', elf, 24)
-        phentsize, phnum = struct.unpack_from('<HH', elf, 54)
-        for i in range(phnum):
-            (ptype, _, off, _, paddr, filesz, memsz,
-             _) = struct.unpack_from('<IIQQQQQQ', elf, phoff + i * phentsize)
-            if ptype != 1 or memsz == 0:
-                continue
-            data = elf[off:off + filesz] + bytes(memsz - filesz)
+        entry, segments = elf_segments(path)
+        for paddr, data in segments:
             st = self.to_card(paddr, data)
             assert st == 0, f'segment at {paddr:#x}: DMA status {st}'
         return entry

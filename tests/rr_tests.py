@@ -63,15 +63,9 @@ def card_args(root, d, machine_extra, bios=FW):
 
 def mmio_load_elf(card, path):
     """PT_LOAD segments written through BAR0 by MMIO (no DMA)."""
-    elf = open(path, 'rb').read()
-    entry, phoff = struct.unpack_from('<QQ', elf, 24)
-    phentsize, phnum = struct.unpack_from('<HH', elf, 54)
-    for i in range(phnum):
-        (ptype, _, off, _, paddr, filesz, memsz,
-         _) = struct.unpack_from('<IIQQQQQQ', elf, phoff + i * phentsize)
-        if ptype == 1 and memsz:
-            mmio_write(card, paddr, elf[off:off + filesz] +
-                       bytes(memsz - filesz))
+    entry, segments = fw_tests.elf_segments(path)
+    for paddr, data in segments:
+        mmio_write(card, paddr, data)
     return entry
 
 
@@ -80,20 +74,43 @@ def mmio_write(card, dev, data, chunk=16384):
         card.link.write(card.bar0 + dev - BAR0_DRAM + o, data[o:o + chunk])
 
 
+def settle(card):
+    """MM_READY, then, as a runtime does, the card settles (its harts
+    halt) before the host's first write."""
+    st = card.wait_status(8, 8)
+    assert st == 8, f'MM status {st}'
+    deadline = time.monotonic() + fw_tests.wall_bound(20)
+    while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
+            time.monotonic() < deadline:
+        pass
+
+
+def stop(card, seen):
+    """STOP the recording card: into @seen its answer (or what went wrong),
+    QEMU's exit status and its stderr."""
+    card.link.timeout = 30
+    try:
+        seen['stop'] = card.link.request(hl.STOP)[0]
+    except (hl.LinkError, OSError) as e:
+        seen['stop'] = str(e)
+    card.link.close()
+    card.link = None
+    try:
+        seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
+    except subprocess.TimeoutExpired:
+        card.proc.kill()
+        seen['rc'] = card.proc.wait()
+    seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
+    card.close()
+
+
 def record_session(root, path, log):
     """The session under record=@path: what the host saw (CQ replies, MSI
     events, vecadd's sums) and QEMU's exit status."""
     card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
     seen = {}
     try:
-        st = card.wait_status(8, 8)
-        assert st == 8, f'MM status {st}'
-        # as a runtime does after MM_READY: the card settles (its harts
-        # halt) before the host's first write
-        deadline = time.monotonic() + fw_tests.wall_bound(20)
-        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
-                time.monotonic() < deadline:
-            pass
+        settle(card)
         a = [i * 3 - 500 for i in range(N)]
         b = [7 - i * i for i in range(N)]
         va, vb, vr, vargs = (DEV_FREE + 0x10_0000 * k for k in range(1, 5))
@@ -115,20 +132,7 @@ def record_session(root, path, log):
                           for r in replies[1:]]
         seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
     finally:
-        t = time.monotonic()
-        card.link.timeout = 30
-        stop = card.link.request(hl.STOP)[0]
-        card.link.close()
-        card.link = None
-        try:
-            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
-        except subprocess.TimeoutExpired:
-            card.proc.kill()
-            seen['rc'] = card.proc.wait()
-        seen['stop'] = stop
-        seen['stop_wall'] = time.monotonic() - t
-        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
-        card.close()
+        stop(card, seen)
     return seen
 
 
@@ -271,12 +275,7 @@ def record_hang_session(root, path):
     card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
     seen = {}
     try:
-        st = card.wait_status(8, 8)
-        assert st == 8, f'MM status {st}'
-        deadline = time.monotonic() + fw_tests.wall_bound(20)
-        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
-                time.monotonic() < deadline:
-            pass
+        settle(card)
         entry = mmio_load_elf(card, os.path.join(root, 'guest',
                                                  'readyhang.elf'))
         t = time.monotonic()
@@ -284,20 +283,7 @@ def record_hang_session(root, path):
                                             timeout=fw_tests.wall_bound(60))
         seen['launch_wall'] = time.monotonic() - t
     finally:
-        card.link.timeout = 30
-        try:
-            seen['stop'] = card.link.request(hl.STOP)[0]
-        except (hl.LinkError, OSError) as e:
-            seen['stop'] = str(e)
-        card.link.close()
-        card.link = None
-        try:
-            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
-        except subprocess.TimeoutExpired:
-            card.proc.kill()
-            seen['rc'] = card.proc.wait()
-        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
-        card.close()
+        stop(card, seen)
     return seen
 
 
@@ -418,12 +404,7 @@ def record_dma_session(root, path):
     rnd = random.Random(293)
     fd = os.memfd_create('rr-test', os.MFD_ALLOW_SEALING)
     try:
-        st = card.wait_status(8, 8)
-        assert st == 8, f'MM status {st}'
-        deadline = time.monotonic() + fw_tests.wall_bound(20)
-        while card.cpu_share(0.3) > fw_tests.IDLE_CPU_MAX and \
-                time.monotonic() < deadline:
-            pass
+        settle(card)
         a = [i * 5 - 700 for i in range(N)]
         b = [11 - i * 3 for i in range(N)]
         va, vb, vr, vargs, vbig = (DEV_FREE + 0x10_0000 * k
@@ -471,20 +452,7 @@ def record_dma_session(root, path):
         seen['msi'] = [e[1] for e in card.link.events if e[0] == 'msi']
     finally:
         os.close(fd)
-        card.link.timeout = 30
-        try:
-            seen['stop'] = card.link.request(hl.STOP)[0]
-        except (hl.LinkError, OSError) as e:
-            seen['stop'] = str(e)
-        card.link.close()
-        card.link = None
-        try:
-            seen['rc'] = card.proc.wait(fw_tests.wall_bound(60))
-        except subprocess.TimeoutExpired:
-            card.proc.kill()
-            seen['rc'] = card.proc.wait()
-        seen['err'] = open(os.path.join(card.dir, 'qemu.err')).read()
-        card.close()
+        stop(card, seen)
     return seen
 
 
