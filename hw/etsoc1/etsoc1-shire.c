@@ -96,10 +96,11 @@ REG64(BROADCAST_DATA, 0x1fff0)
 REG64(BROADCAST, 0x1fff8)
 
 /*
- * Shire cache registers (offset within one bank).  Only the cache-op state
- * machine's control is modelled: the model has no coalescing buffer and no
- * L2 contents to operate on (stores reach memory at once), so an operation
- * is done the moment it is started, and the state field reads idle.
+ * Shire cache registers (offset within one bank): the SRAM's partition
+ * (below) and the cache-op state machine's control.  The model has no
+ * coalescing buffer and no L2 contents to operate on (stores reach memory
+ * at once), so an operation is done the moment it is started, and the
+ * state field reads idle.
  */
 REG64(SC_IDX_COP_SM_CTL, 0x030)
 REG64(SC_IDX_COP_SM_CTL_USER, 0x100)
