@@ -13,9 +13,14 @@
  *   own      shire s reads its own scratchpad (no mesh port)
  *   single   minion 0 of shire 0 alone reads shire S/2's scratchpad
  *            (the unloaded stream, for comparison)
+ *   dram     every minion reads DRAM: the memory shires take turns
+ *            (docs/timing.md, "TensorLoads from DRAM")
+ *   dram-shire  the 32 minions of shire 0 alone read DRAM (its in-port)
+ *   dram-single minion 0 of shire 0 alone reads DRAM (unloaded)
  *
- * Each minion reads its own 1 KiB of the source (rows m KiB into it), so
- * that the minions of a shire do not read the same lines.  The time is
+ * Each minion reads its own 1 KiB of the source (rows m KiB into it; in
+ * DRAM, gid KiB into dram_src), so that no two minions read the same
+ * lines; a KiB of DRAM is 16 lines, 2 in each memory shire (PA[8:6]).  The time is
  * the latest end less the earliest start over the minions that load, in
  * each one's own clock.  Lines, read by tests/etsoc1test/timing.py:
  *
@@ -32,6 +37,9 @@
 #define ROWS 16                 /* 16 lines of 64 B: 1 KiB a load */
 #define SRC_OFF 0x20000         /* rows of minion m at SRC_OFF + m KiB */
 #define MAX_MINIONS 1024
+
+/* the DRAM the dram cases read, 1 KiB a minion */
+static uint8_t dram_src[MAX_MINIONS * ROWS * 64] __attribute__((aligned(1024)));
 
 /* written by every minion, read by minion 0 after a chip barrier */
 static volatile uint64_t t_start[MAX_MINIONS], t_end[MAX_MINIONS];
@@ -109,6 +117,12 @@ int main(uint64_t hartid, const void *fdt)
             SCP_BASE + shire * SCP_WINDOW + rows);
     measure("single", gid, minions, k, mhz, gid == 0,
             SCP_BASE + far * SCP_WINDOW + rows);
+    measure("dram", gid, minions, k, mhz, true,
+            (uint64_t)&dram_src[gid * ROWS * 64]);
+    measure("dram-shire", gid, minions, k, mhz, shire == 0,
+            (uint64_t)&dram_src[gid * ROWS * 64]);
+    measure("dram-single", gid, minions, k, mhz, gid == 0,
+            (uint64_t)&dram_src[gid * ROWS * 64]);
     if (gid == 0) {
         print("probe tload-bw done, tensor_error 0x%lx\n",
               csr_read(CSR_TENSOR_ERROR));

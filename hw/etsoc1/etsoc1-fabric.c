@@ -486,6 +486,27 @@ static bool etsoc1_tload_take(Etsoc1MinionCPU *cpu, uint64_t *free,
 }
 
 /*
+ * The last leg of a TensorLoad from outside the shire: its data, let go
+ * by the first leg at et->tload_port.go, reaches the reader's in-port
+ * @transit later and holds it for @hold.  *@wait: what the load waited
+ * at both legs.  False: the hart halts at the gate (the first leg's turn
+ * is kept in et->tload_port).
+ */
+static bool etsoc1_tload_in(Etsoc1MinionCPU *cpu, uint64_t transit,
+                            uint64_t hold, uint64_t *wait)
+{
+    Etsoc1ShireState *in = &cpu->shire->chip->shire[cpu->shire->shire_id];
+    uint64_t t_in = cpu->et->tload_port.go + transit, go_in = t_in;
+
+    if (hold > 0 &&
+        !etsoc1_tload_take(cpu, &in->tload_free[1], t_in, hold, &go_in)) {
+        return false;
+    }
+    *wait = cpu->et->tload_port.go - cpu->et->tload_port.out + go_in - t_in;
+    return true;
+}
+
+/*
  * TensorLoad data through the mesh ports (docs/timing.md, "TensorLoads
  * through the ports").  A TensorLoad of @lines 64 B lines from the
  * scratchpad of shire @src, which the minion's load unit starts at
@@ -511,9 +532,7 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     Etsoc1MachineState *m = cpu->shire->chip;
     const Etsoc1Timing *tm = m->timing;
     unsigned s = cpu->shire->shire_id;
-    Etsoc1ShireState *out = &m->shire[src], *in = &m->shire[s];
     uint64_t hold = llround(lines * etsoc1_t(tm, ETSOC1_T_MESH_PORT_TLOAD));
-    uint64_t t_in, go_in;
 
     *wait = 0;
     if (hold == 0 || !etsoc1_sync_enabled(cpu)) {
@@ -522,19 +541,102 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     if (!cpu->et->tload_port.go) {
         uint64_t t_out = start + llround(etsoc1_port_leg(tm)), go;
 
-        if (!etsoc1_tload_take(cpu, &out->tload_free[0], t_out, hold, &go)) {
+        if (!etsoc1_tload_take(cpu, &m->shire[src].tload_free[0], t_out,
+                               hold, &go)) {
             return false;
         }
         cpu->et->tload_port.out = t_out;
         cpu->et->tload_port.go = go;
     }
-    t_in = cpu->et->tload_port.go + etsoc1_port_transit(tm, src, s);
-    if (!etsoc1_tload_take(cpu, &in->tload_free[1], t_in, hold, &go_in)) {
+    if (!etsoc1_tload_in(cpu, etsoc1_port_transit(tm, src, s), hold, wait)) {
         return false;
     }
-    *wait = cpu->et->tload_port.go - cpu->et->tload_port.out + go_in - t_in;
     trace_etsoc1_tload_port(cpu->parent_obj.env.mhartid, src, s, lines,
                             cpu->et->tload_port.out, *wait);
+    cpu->et->tload_port.go = 0;
+    return true;
+}
+
+/* From shire @s's mesh stop to memory shire @j's: the hops of one way */
+static uint64_t etsoc1_memshire_transit(const Etsoc1Timing *tm, unsigned s,
+                                        unsigned j)
+{
+    return llround(etsoc1_hops_to_memshire(s, j) *
+                   etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2);
+}
+
+/*
+ * TensorLoad data from DRAM (docs/timing.md, "TensorLoads from DRAM"): the
+ * load's @n lines, at the physical addresses @pa, which the minion's load
+ * unit starts at @start.  Each memory shire (PA[8:6]) passes its lines
+ * one at a time, dram.line each; the data then comes in through the
+ * reader's in-port, as a remote scratchpad's does.  *@wait is what the
+ * load waited at the two, which the caller adds to its end (the measured
+ * DRAM figures of timing.md 5 hold the unloaded path).
+ *
+ * The request leaves the shire's mesh stop the port leg after @start and
+ * reaches memory shire j its hops later.  All memory shires are one slot
+ * of the gate: loads from DRAM take their turns in the (time, hart) order
+ * of their requests, each at every memory shire it reads, which makes the
+ * figures the model's (a load's turn at memory shire j does not wait for
+ * a later request that reaches j first from a nearer shire: a limit).
+ * Its data reaches the in-port the farthest of its memory shires' round
+ * trips after the request, plus its wait there.
+ */
+bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
+                       uint64_t start, uint64_t *wait)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    const Etsoc1Timing *tm = m->timing;
+    unsigned s = cpu->shire->shire_id;
+    double line = etsoc1_t(tm, ETSOC1_T_DRAM_LINE);
+    uint64_t hold = llround(n * etsoc1_t(tm, ETSOC1_T_MESH_PORT_TLOAD));
+    unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
+    unsigned i, j;
+
+    *wait = 0;
+    if ((line <= 0 && hold == 0) || !etsoc1_sync_enabled(cpu)) {
+        return true;    /* no units, or no gate to order them (a limit) */
+    }
+    if (!cpu->et->tload_port.go) {
+        uint64_t t = start + llround(etsoc1_port_leg(tm)), far = 0, w = 0;
+        Etsoc1GateAccess a = { .slot = m->memshire };
+
+        for (i = 0; i < n; i++) {
+            lines[etsoc1_memshire_of(pa[i])]++;
+        }
+        if (line > 0 && !etsoc1_sync_gate(cpu, t, &a)) {
+            return false;
+        }
+        qemu_mutex_lock(&m->port_lock);
+        for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
+            Etsoc1MemShireState *ms = m->memshire[j];
+            uint64_t at = t + etsoc1_memshire_transit(tm, s, j), go;
+
+            if (!lines[j]) {
+                continue;
+            }
+            far = MAX(far, at - t);
+            if (line > 0) {
+                go = MAX(at * ETSOC1_MEMSHIRE_FX, ms->dram_free);
+                ms->dram_free = go + llround(lines[j] * line * ETSOC1_MEMSHIRE_FX);
+                w = MAX(w, DIV_ROUND_UP(go - at * ETSOC1_MEMSHIRE_FX, ETSOC1_MEMSHIRE_FX));
+            }
+        }
+        qemu_mutex_unlock(&m->port_lock);
+        if (line > 0) {
+            etsoc1_sync_done(cpu);      /* the next load from DRAM */
+        }
+        cpu->et->tload_port.out = t + 2 * far;
+        cpu->et->tload_port.go = t + 2 * far + w;
+    }
+    if (!etsoc1_tload_in(cpu, 0, hold, wait)) {
+        return false;
+    }
+    trace_etsoc1_tload_dram(cpu->parent_obj.env.mhartid, s, n,
+                            cpu->et->tload_port.out,
+                            cpu->et->tload_port.go - cpu->et->tload_port.out,
+                            *wait);
     cpu->et->tload_port.go = 0;
     return true;
 }

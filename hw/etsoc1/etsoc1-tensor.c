@@ -532,6 +532,29 @@ static int tload_remote_shire(Etsoc1MinionCPU *cpu, target_ulong va)
            ? (int)s : -1;
 }
 
+/*
+ * The DRAM lines a TensorLoad reads, in @pa (one per row: our choice, as
+ * for the mesh ports, also for the transforms); how many.  0 when it does
+ * not read DRAM.
+ */
+static unsigned tload_dram_lines(Etsoc1MinionCPU *cpu, uint64_t ctl,
+                                 uint64_t x31, hwaddr pa[16])
+{
+    target_ulong va = va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6);
+    target_ulong stride = va48(FIELD_EX64(x31, TLOAD, ADDR) << 6);
+    unsigned i, n = 0;
+
+    for (i = 0; i <= FIELD_EX64(ctl, TLOAD, ROWS); i++) {
+        if (etsoc1_minion_va_to_pa(cpu, va + i * stride, MMU_DATA_LOAD,
+                                   &pa[n]) &&
+            (etsoc1_in(ETSOC1_DRAM, pa[n]) ||
+             etsoc1_in(ETSOC1_DRAM_UC, pa[n]))) {
+            n++;
+        }
+    }
+    return n;
+}
+
 /* When a TensorLoad issued now starts in the minion's load unit */
 static uint64_t tload_start(Etsoc1MinionCPU *cpu)
 {
@@ -1036,10 +1059,18 @@ static RISCVException etsoc1_tensor_op(Etsoc1MinionCPU *cpu, int csrno,
         int src = tload_remote_shire(cpu,
                                      va48(FIELD_EX64(ctl, TLOAD, ADDR) << 6));
 
+        hwaddr pa[16];
+        unsigned n;
+
         /* our choice: a row is a line through the port, as in tload_cycles */
         if (src >= 0 &&
             !etsoc1_tload_port(cpu, src, FIELD_EX64(ctl, TLOAD, ROWS) + 1,
                                tload_start(cpu), &port_wait)) {
+            return (RISCVException)etsoc1_halt_cause(cpu);
+        }
+        n = src < 0 ? tload_dram_lines(cpu, ctl, env->gpr[31], pa) : 0;
+        if (n && !etsoc1_tload_dram(cpu, pa, n, tload_start(cpu),
+                                    &port_wait)) {
             return (RISCVException)etsoc1_halt_cause(cpu);
         }
     }

@@ -95,6 +95,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "time; fitted to the card's 0.96 TB/s of all 1,024 minions "
         "streaming TensorLoads from the scratchpad of the shire 16 IDs "
         "away (probes/tload-bw, src=remote); no other figure was used"),
+    ROW(ETSOC1_T_DRAM_LINE, "dram.line", 3.75, NS,
+        "our choice from public figures, not fitted (issue 28): a memory "
+        "shire's DRAM passes one 64 B line in this time; the chip's DRAM "
+        "is four 64-bit LPDDR4x-4267 interfaces, 136.5 GB/s (Hot Chips 33: "
+        "a card of six chips has 822 GB/s), shared by the 8 memory shires: "
+        "17.07 GB/s each"),
     ROW(ETSOC1_T_L2_HIT, "l2.hit", 47, CYC,
         "4: L2 hit / own L2 scratchpad"),
     ROW(ETSOC1_T_L2_RBUF, "l2.rbuf", 36, CYC,

@@ -787,6 +787,16 @@ static void etsoc1_machine_init(MachineState *ms)
         sysbus_realize_and_unref(SYS_BUS_DEVICE(l3), &error_fatal);
         s->l3[i] = ETSOC1_L3_SLICE(l3);
     }
+    /* The memory shires' DRAM, timing only (the chip's 8, as the L3's) */
+    for (i = 0; i < ETSOC1_MEMSHIRES; i++) {
+        DeviceState *dev = qdev_new(TYPE_ETSOC1_MEMSHIRE);
+        g_autofree char *name = g_strdup_printf("memshire[%u]", i);
+
+        object_property_add_child(OBJECT(s), name, OBJECT(dev));
+        qdev_prop_set_uint32(dev, "index", i);
+        sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+        s->memshire[i] = ETSOC1_MEMSHIRE(dev);
+    }
     /* the device tree gives the L3 slices' geometry */
     etsoc1_load_images(s, ms);
 

@@ -17,6 +17,7 @@
 #include "hw/boards.h"
 #include "hw/cpu/cluster.h"
 #include "hw/etsoc1/etsoc1-map.h"
+#include "hw/etsoc1/etsoc1-memshire.h"
 #include "hw/etsoc1/etsoc1-shire.h"
 #include "hw/etsoc1/etsoc1-rr.h"
 
@@ -30,6 +31,8 @@ struct Etsoc1MachineState {
     uint32_t num_shires;
     Etsoc1Timing *timing;   /* child "timing": this chip's table */
     Etsoc1L3SliceState *l3[ETSOC1_L3_SLICES];   /* children "l3[i]" */
+    /* children "memshire[i]": their DRAM, under port_lock */
+    Etsoc1MemShireState *memshire[ETSOC1_MEMSHIRES];
     MemoryRegion maxion;
     MemoryRegion scp_hole;
     MemoryRegion esr_hole;

@@ -167,6 +167,14 @@ TLOAD_CARD = 0.96
 # cache-model=off, within 5 % with it on.
 TLOAD_OWN_CYCLES = 5478
 TLOAD_SINGLE_CYCLES = 5136
+# From DRAM, before the memory shires took turns (8265e4a, the same
+# command): one minion alone, and the 32 of shire 0 alone (each bound by
+# its own load unit: 32 loads of 730 cycles)
+TLOAD_DRAM_SINGLE_CYCLES = 23376
+TLOAD_DRAM_SHIRE_CYCLES = 23487
+# All 1,024 minions from DRAM: the 8 memory shires' bound, a 64 B line
+# each per dram.line (3.75 ns, timing table), in GB/s
+TLOAD_DRAM_GBPS = 8 * 64 / 3.75
 
 
 def tload_bw_test():
@@ -175,32 +183,47 @@ def tload_bw_test():
     the card's 0.96 TB/s (the fitted figure); the own shire's stream and
     one minion alone cost what they did before the ports carried
     TensorLoads; the figures are the same under MTTCG twice and
-    thread=single (docs/timing.md, "TensorLoads through the ports")."""
+    thread=single (docs/timing.md, "TensorLoads through the ports").
+    From DRAM: all 1,024 minions within 5 % of the memory shires' bound
+    (8 x 64 B per dram.line), one minion alone as before, the 32 minions
+    of one shire within 5 % of before (their in-port is not the limit);
+    docs/timing.md, "TensorLoads from DRAM"."""
     runs, figs, same = three_runs('tload-bw', 300, lambda out: {
         s: (int(n), int(g), int(c)) for s, n, g, c in re.findall(
             r'^probe tload-bw src=(\S+) minions=(\d+) bytes=\d+ '
             r'gbps=(\d+) cycles=(\d+)$', out, re.M)})
     got = figs[0]
     ok = same and \
-        set(got) == {'remote', 'own', 'single'} and \
-        got['remote'][0] == got['own'][0] == 1024 and \
+        set(got) == {'remote', 'own', 'single', 'dram', 'dram-shire',
+                     'dram-single'} and \
+        got['remote'][0] == got['own'][0] == got['dram'][0] == 1024 and \
+        got['dram-shire'][0] == 32 and \
         abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
         abs(got['own'][2] / TLOAD_OWN_CYCLES - 1) <= 0.05 and \
-        abs(got['single'][2] / TLOAD_SINGLE_CYCLES - 1) <= 0.05
+        abs(got['single'][2] / TLOAD_SINGLE_CYCLES - 1) <= 0.05 and \
+        abs(got['dram'][1] / TLOAD_DRAM_GBPS - 1) <= 0.05 and \
+        abs(got['dram-single'][2] / TLOAD_DRAM_SINGLE_CYCLES - 1) <= 0.05 \
+        and abs(got['dram-shire'][2] / TLOAD_DRAM_SHIRE_CYCLES - 1) <= 0.05
     rc, out, _ = run(qemu_cmd('tload-bw', 32, machine=',cache-model=off'), 300)
     off = {s: int(c) for s, c in re.findall(
         r'^probe tload-bw src=(\S+) minions=\d+ bytes=\d+ gbps=\d+ '
         r'cycles=(\d+)$', out, re.M)}
     ok = ok and rc == 0 and off.get('own') == TLOAD_OWN_CYCLES and \
-        off.get('single') == TLOAD_SINGLE_CYCLES
+        off.get('single') == TLOAD_SINGLE_CYCLES and \
+        off.get('dram-single') == TLOAD_DRAM_SINGLE_CYCLES
     report(ok, f'timing: TensorLoad streams of 1,024 minions: '
            f'{got.get("remote", (0, 0))[1] / 1000} TB/s from 16 shires away '
            f'(card {TLOAD_CARD}, within 5 %), own shire '
            f'{got.get("own", (0, 0, 0))[2]} cycles and one minion '
            f'{got.get("single", (0, 0, 0))[2]} within 5 % of before '
            f'({TLOAD_OWN_CYCLES}, {TLOAD_SINGLE_CYCLES}; equal with '
-           f'cache-model=off: {off}); equal under MTTCG twice and '
-           f'thread=single',
+           f'cache-model=off: {off}); from DRAM '
+           f'{got.get("dram", (0, 0))[1]} GB/s (memory shires\' bound '
+           f'{TLOAD_DRAM_GBPS:.1f}, within 5 %), one shire '
+           f'{got.get("dram-shire", (0, 0, 0))[2]} and one minion '
+           f'{got.get("dram-single", (0, 0, 0))[2]} cycles within 5 % of '
+           f'before ({TLOAD_DRAM_SHIRE_CYCLES}, {TLOAD_DRAM_SINGLE_CYCLES}); '
+           f'equal under MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
 
 
