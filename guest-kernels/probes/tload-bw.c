@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Aggregate TensorLoad bandwidth (issue 28).  Thread 0 of every minion
- * streams TensorLoads of 16 rows (1 KiB) from an L2 scratchpad into its
- * L1 scratchpad, LOADS of them issued back to back, then tensor_wait 0;
- * a tree allreduce over all minions is the start barrier.  Three cases,
- * one after the other:
+ * Aggregate TensorLoad and DRAM bandwidth (issue 28).  Thread 0 of every
+ * minion streams TensorLoads of 16 rows (1 KiB) from an L2 scratchpad or
+ * DRAM into its L1 scratchpad, LOADS of them issued back to back, then
+ * tensor_wait 0, or moves 1 KiB of DRAM by cache ops LOADS times; a tree
+ * allreduce over all minions is the start barrier.  The cases, one after
+ * the other:
  *
  *   remote   shire s reads the scratchpad of shire s + S/2 (mod S, S
  *            shires: 16 IDs away on the full chip), the card's
@@ -17,6 +18,9 @@
  *            (docs/timing.md, "TensorLoads from DRAM")
  *   dram-shire  the 32 minions of shire 0 alone read DRAM (its in-port)
  *   dram-single minion 0 of shire 0 alone reads DRAM (unloaded)
+ *   prefetch every minion prefetches its lines from DRAM into the L3 and
+ *            evicts them to memory again, LOADS times (bytes: both ways)
+ *   prefetch-single  minion 0 of shire 0 alone does the same
  *
  * Each minion reads its own 1 KiB of the source (rows m KiB into it; in
  * DRAM, gid KiB into dram_src), so that no two minions read the same
@@ -55,20 +59,39 @@ static void stream(uint64_t src)
     csr_write(0x830, 0);        /* tensor_wait: load id 0 is done */
 }
 
-static void measure(const char *name, unsigned gid, unsigned minions,
-                    unsigned k, unsigned mhz, bool loads, uint64_t src)
+#define CACHE_L3  2ULL          /* cache op destination levels (isa.md 3) */
+#define CACHE_MEM 3ULL
+
+/*
+ * LOADS times, prefetch_va (0x81f) of the ROWS lines at @src into the L3
+ * and evict_va (0x89f) of them to memory, each waited for (tensor_wait
+ * 4, 6): each line read from DRAM and written back
+ */
+static void cacheops(uint64_t src)
+{
+    uint64_t lines = (src & 0xffffffffffc0ULL) | (ROWS - 1);
+    unsigned i;
+
+    for (i = 0; i < LOADS; i++) {
+        csr_write_x31(0x81f, CACHE_L3 << 58 | lines, 64);
+        csr_write(0x830, 4);
+        csr_write_x31(0x89f, CACHE_MEM << 58 | lines, 64);
+        csr_write(0x830, 6);
+    }
+}
+
+/*
+ * Minion 0, after a chip barrier: print a case's figures from every
+ * minion's start and end, @ways times LOADS KiB moved per minion that
+ * took part (t_end set)
+ */
+static void report(const char *name, unsigned gid, unsigned minions,
+                   unsigned mhz, unsigned ways)
 {
     uint64_t lo = ~0ull, hi = 0, cyc, bytes;
-    unsigned m, n = 0, shires = minions / MINIONS_PER_SHIRE;
+    unsigned m, n = 0;
 
-    FREG_SET(0, 1);
-    tree_allreduce(k, TR_IADD);         /* the start barrier */
-    t_start[gid] = cycles();
-    if (loads) {
-        stream(src);
-    }
-    t_end[gid] = loads ? cycles() : 0;
-    chip_barrier(gid, shires);
+    chip_barrier(gid, minions / MINIONS_PER_SHIRE);
     if (gid != 0) {
         return;
     }
@@ -81,10 +104,39 @@ static void measure(const char *name, unsigned gid, unsigned minions,
         hi = t_end[m] > hi ? t_end[m] : hi;
     }
     cyc = hi - lo;
-    bytes = (uint64_t)n * LOADS * ROWS * 64;
+    bytes = (uint64_t)n * LOADS * ROWS * 64 * ways;
     /* bytes / (cycles / MHz) = bytes x MHz / cycles in B/us = MB/s */
     print("probe tload-bw src=%s minions=%u bytes=%lu gbps=%lu cycles=%lu\n",
           name, n, bytes, (bytes * mhz / cyc + 500) / 1000, cyc);
+}
+
+/* A case of TensorLoads (stream), from the tree allreduce's barrier */
+static void measure(const char *name, unsigned gid, unsigned minions,
+                    unsigned k, unsigned mhz, bool loads, uint64_t src)
+{
+    FREG_SET(0, 1);
+    tree_allreduce(k, TR_IADD);         /* the start barrier */
+    t_start[gid] = cycles();
+    if (loads) {
+        stream(src);
+    }
+    t_end[gid] = loads ? cycles() : 0;
+    report(name, gid, minions, mhz, 1);
+}
+
+/* The same with cache ops, whose bytes go both ways */
+static void measure_cacheops(const char *name, unsigned gid,
+                             unsigned minions, unsigned k, unsigned mhz,
+                             bool ops, uint64_t src)
+{
+    FREG_SET(0, 1);
+    tree_allreduce(k, TR_IADD);
+    t_start[gid] = cycles();
+    if (ops) {
+        cacheops(src);
+    }
+    t_end[gid] = ops ? cycles() : 0;
+    report(name, gid, minions, mhz, 2);
 }
 
 int main(uint64_t hartid, const void *fdt)
@@ -122,6 +174,10 @@ int main(uint64_t hartid, const void *fdt)
     measure("dram-shire", gid, minions, k, mhz, shire == 0,
             (uint64_t)&dram_src[gid * ROWS * 64]);
     measure("dram-single", gid, minions, k, mhz, gid == 0,
+            (uint64_t)&dram_src[gid * ROWS * 64]);
+    measure_cacheops("prefetch", gid, minions, k, mhz, true,
+            (uint64_t)&dram_src[gid * ROWS * 64]);
+    measure_cacheops("prefetch-single", gid, minions, k, mhz, gid == 0,
             (uint64_t)&dram_src[gid * ROWS * 64]);
     if (gid == 0) {
         print("probe tload-bw done, tensor_error 0x%lx\n",

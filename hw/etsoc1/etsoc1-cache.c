@@ -13,6 +13,7 @@
 #include "hw/etsoc1/etsoc1-cache.h"
 #include "hw/etsoc1/etsoc1-shire.h"
 #include "hw/etsoc1/etsoc1-tensor.h"
+#include "hw/etsoc1/etsoc1-trace.h"
 #include "trace.h"
 
 #define UCACHE_MASK     0x7df   /* ucache_control's writable bits */
@@ -177,10 +178,15 @@ static RISCVException write_cacheop_va(Etsoc1MinionCPU *cpu, int csrno,
     uint64_t done;
     unsigned i;
 
+    if (!etsoc1_l3_cacheop_gate(cpu, op, val)) {
+        return (RISCVException)etsoc1_halt_cause(cpu);
+    }
+    etsoc1_trace_wait_end(etsoc1_hart(cpu), etsoc1_now(cpu));
     trace_etsoc1_minion_cacheop(cpu->parent_obj.env.mhartid, csrno, val);
     if (!etsoc1_l3_cacheop_va(cpu, op, val, &done, &lines)) {
         et->tensor.error |= ETSOC1_TENSOR_ERROR_FAULT;
     }
+    etsoc1_sync_done(cpu);      /* the next request to DRAM */
     for (i = 0; i < lines.n; i++) {     /* the L1 and L2 tags */
         done = MAX(done, lines.back[i] +
                          etsoc1_l1_cacheop(cpu, lines.pa[i], lines.dest, op));

@@ -565,23 +565,66 @@ static uint64_t etsoc1_memshire_transit(const Etsoc1Timing *tm, unsigned s,
                    etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2);
 }
 
+/* Do the memory shires take turns?  Not without dram.line or a gate. */
+static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
+{
+    return etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LINE) > 0 &&
+           etsoc1_sync_enabled(cpu);
+}
+
+/*
+ * Before @cpu makes requests that may reach DRAM, issued at @issue and
+ * asked at the port leg after it (past the gate's lookahead, so a hart
+ * that runs holds the gate for them): their turn at the memory shires.  All memory
+ * shires are one slot of the gate, so requests to DRAM take their turns
+ * in the (request time, hart) order, whatever the host ran first
+ * (docs/timing.md, "TensorLoads from DRAM").  The caller books its lines
+ * (etsoc1_dram_take), then calls etsoc1_sync_done.  False: the hart halts
+ * at the gate and the CSR write runs again when let go.
+ */
+bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t issue)
+{
+    Etsoc1GateAccess a = { .slot = cpu->shire->chip->memshire };
+
+    return !etsoc1_dram_timed(cpu) ||
+           etsoc1_sync_gate(cpu, issue + llround(etsoc1_port_leg(cpu->timing)),
+                            &a);
+}
+
+/*
+ * @n lines at @pa's memory shire, reaching it at @at, after
+ * etsoc1_dram_gate let @cpu go: how long they wait there.
+ */
+uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t at,
+                          unsigned n)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    uint64_t w;
+
+    if (!etsoc1_dram_timed(cpu)) {
+        return 0;
+    }
+    qemu_mutex_lock(&m->port_lock);
+    w = etsoc1_memshire_take(m->memshire[etsoc1_memshire_of(pa)], at, n,
+                             etsoc1_t(m->timing, ETSOC1_T_DRAM_LINE));
+    qemu_mutex_unlock(&m->port_lock);
+    return w;
+}
+
 /*
  * TensorLoad data from DRAM (docs/timing.md, "TensorLoads from DRAM"): the
  * load's @n lines, at the physical addresses @pa, which the minion's load
  * unit starts at @start.  Each memory shire (PA[8:6]) passes its lines
- * one at a time, dram.line each; the data then comes in through the
- * reader's in-port, as a remote scratchpad's does.  *@wait is what the
- * load waited at the two, which the caller adds to its end (the measured
- * DRAM figures of timing.md 5 hold the unloaded path).
+ * one at a time, dram.line each, in the order of etsoc1_dram_gate; the
+ * data then comes in through the reader's in-port, as a remote
+ * scratchpad's does.  *@wait is what the load waited at the two, which
+ * the caller adds to its end (the measured DRAM figures of timing.md 5
+ * hold the unloaded path).
  *
  * The request leaves the shire's mesh stop the port leg after @start and
- * reaches memory shire j its hops later.  All memory shires are one slot
- * of the gate: loads from DRAM take their turns in the (time, hart) order
- * of their requests, each at every memory shire it reads, which makes the
- * figures the model's (a load's turn at memory shire j does not wait for
- * a later request that reaches j first from a nearer shire: a limit).
- * Its data reaches the in-port the farthest of its memory shires' round
- * trips after the request, plus its wait there.
+ * reaches memory shire j its hops later; its data reaches the in-port
+ * the farthest of its memory shires' round trips after the request,
+ * plus its wait there.
  */
 bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
                        uint64_t start, uint64_t *wait)
@@ -589,44 +632,36 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
     Etsoc1MachineState *m = cpu->shire->chip;
     const Etsoc1Timing *tm = m->timing;
     unsigned s = cpu->shire->shire_id;
-    double line = etsoc1_t(tm, ETSOC1_T_DRAM_LINE);
     uint64_t hold = llround(n * etsoc1_t(tm, ETSOC1_T_MESH_PORT_TLOAD));
-    unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
     unsigned i, j;
 
     *wait = 0;
-    if ((line <= 0 && hold == 0) || !etsoc1_sync_enabled(cpu)) {
-        return true;    /* no units, or no gate to order them (a limit) */
+    if (!etsoc1_sync_enabled(cpu)) {
+        return true;    /* no gate to order them (a limit) */
     }
     if (!cpu->et->tload_port.go) {
         uint64_t t = start + llround(etsoc1_port_leg(tm)), far = 0, w = 0;
-        Etsoc1GateAccess a = { .slot = m->memshire };
+        unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
+        hwaddr first[ETSOC1_MEMSHIRES];
 
-        for (i = 0; i < n; i++) {
-            lines[etsoc1_memshire_of(pa[i])]++;
-        }
-        if (line > 0 && !etsoc1_sync_gate(cpu, t, &a)) {
+        if (!etsoc1_dram_gate(cpu, start)) {
             return false;
         }
-        qemu_mutex_lock(&m->port_lock);
+        for (i = 0; i < n; i++) {
+            j = etsoc1_memshire_of(pa[i]);
+            first[j] = pa[i];
+            lines[j]++;
+        }
         for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
-            Etsoc1MemShireState *ms = m->memshire[j];
-            uint64_t at = t + etsoc1_memshire_transit(tm, s, j), go;
+            uint64_t way = etsoc1_memshire_transit(tm, s, j);
 
-            if (!lines[j]) {
-                continue;
-            }
-            far = MAX(far, at - t);
-            if (line > 0) {
-                go = MAX(at * ETSOC1_MEMSHIRE_FX, ms->dram_free);
-                ms->dram_free = go + llround(lines[j] * line * ETSOC1_MEMSHIRE_FX);
-                w = MAX(w, DIV_ROUND_UP(go - at * ETSOC1_MEMSHIRE_FX, ETSOC1_MEMSHIRE_FX));
+            if (lines[j]) {
+                far = MAX(far, way);
+                w = MAX(w, etsoc1_dram_take(cpu, first[j], t + way,
+                                            lines[j]));
             }
         }
-        qemu_mutex_unlock(&m->port_lock);
-        if (line > 0) {
-            etsoc1_sync_done(cpu);      /* the next load from DRAM */
-        }
+        etsoc1_sync_done(cpu);      /* the next request to DRAM */
         cpu->et->tload_port.out = t + 2 * far;
         cpu->et->tload_port.go = t + 2 * far + w;
     }

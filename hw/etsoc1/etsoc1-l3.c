@@ -656,12 +656,13 @@ void etsoc1_l3_install(Etsoc1MachineState *m, hwaddr pa, uint64_t len)
  * leaves the L3 alone.
  */
 static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
-                         Etsoc1CacheLevel dest, Etsoc1CacheOp op)
+                         Etsoc1CacheLevel dest, Etsoc1CacheOp op, bool *dram)
 {
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
     bool hit = true;
 
     trace_etsoc1_l3_cacheop(pa, dest, op);
+    *dram = false;
     if (!etsoc1_l3_cacheable(pa) ||
         (op != ETSOC1_CACHEOP_PREFETCH && dest == ETSOC1_CACHE_L2)) {
         /* a scratchpad line too */
@@ -675,10 +676,22 @@ static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
             l3_invalidate(s, pa);
         }
     }
-    if (op == ETSOC1_CACHEOP_PREFETCH) {
-        return l3_path(cpu, pa, !hit);
-    }
-    return l3_path(cpu, pa, dest == ETSOC1_CACHE_MEM);
+    *dram = op == ETSOC1_CACHEOP_PREFETCH ? !hit : dest == ETSOC1_CACHE_MEM;
+    return l3_path(cpu, pa, *dram);
+}
+
+/*
+ * When a request from @cpu for the line at @pa, issued at @t, reaches the
+ * line's memory shire: half the L3 round trip (to the home slice), then
+ * the hops from the home to the memory shire (our choice: docs/timing.md,
+ * "TensorLoads from DRAM").
+ */
+static uint64_t l3_dram_arrival(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
+{
+    return t + etsoc1_cycles(l3_path(cpu, pa, false) / 2 +
+                             etsoc1_hops_to_memshire(etsoc1_l3_home(pa),
+                                                     etsoc1_memshire_of(pa)) *
+                             etsoc1_t(cpu->timing, ETSOC1_T_MESH_HOP_RTT) / 2);
 }
 
 /*
@@ -707,10 +720,29 @@ FIELD(CACHEOP_VA, TMASK, 63, 1)         /* only lines set in tensor_mask */
 FIELD(CACHEOP_X31, STRIDE, 6, 42)       /* bytes between lines, [47:6] */
 
 /*
- * A cache op by VA (CSR value @val, x31) issued by @cpu.  It runs in the
- * background, as on the chip: the lines leave one per cacheop.line
- * cycles, and *@done is when the last of them is back, for tensor_wait
- * to wait for.  An evict or flush to the L1, or a prefetch to memory,
+ * Before a cache op by VA (CSR value @val) that may reach DRAM (a
+ * prefetch that misses the L3, an evict or flush to memory): its turn at
+ * the memory shires (etsoc1_dram_gate).  False: the hart halts at the
+ * gate and the CSR write runs again.
+ */
+bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                            uint64_t val)
+{
+    Etsoc1CacheLevel dest = FIELD_EX64(val, CACHEOP_VA, DEST);
+
+    if (op == ETSOC1_CACHEOP_PREFETCH ? dest == ETSOC1_CACHE_MEM
+                                      : dest != ETSOC1_CACHE_MEM) {
+        return true;
+    }
+    return etsoc1_dram_gate(cpu, etsoc1_now(cpu));
+}
+
+/*
+ * A cache op by VA (CSR value @val, x31) issued by @cpu, after
+ * etsoc1_l3_cacheop_gate.  It runs in the background, as on the chip: the
+ * lines leave one per cacheop.line cycles, and *@done is when the last of
+ * them is back, for tensor_wait to wait for; a line that goes to DRAM
+ * takes its turn at its memory shire.  An evict or flush to the L1, or a prefetch to memory,
  * does nothing.  A line that does not translate or may not be named
  * (cacheop_target_ok) ends the op: the chip suppresses the fault and
  * reports it in tensor_error[7]; false here.  The lines done and when
@@ -740,6 +772,7 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     for (i = 0; i <= FIELD_EX64(val, CACHEOP_VA, LINES); i++) {
         uint64_t back;
         hwaddr pa;
+        bool dram;
 
         if (FIELD_EX64(val, CACHEOP_VA, TMASK) &&
             !(cpu->et->tensor.mask >> i & 1)) {
@@ -755,7 +788,13 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
             return false;
         }
         back = issue + etsoc1_cycles(i * line + l3_cacheop(cpu, pa, dest,
-                                                           op));
+                                                           op, &dram));
+        if (dram) {
+            back += etsoc1_dram_take(cpu, pa,
+                                     l3_dram_arrival(cpu, pa, issue +
+                                                     etsoc1_cycles(i * line)),
+                                     1);
+        }
         lines->pa[lines->n] = pa;
         lines->back[lines->n++] = back;
         *done = MAX(*done, back);

@@ -166,6 +166,8 @@ typedef struct Etsoc1CacheopLines {
     uint64_t back[ETSOC1_CACHEOP_MAX_LINES];
 } Etsoc1CacheopLines;
 
+bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
+                            uint64_t val);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                           uint64_t val, uint64_t *done,
                           Etsoc1CacheopLines *lines);

@@ -8,12 +8,24 @@
  */
 
 #include "qemu/osdep.h"
+#include <math.h>
 #include "qapi/error.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "hw/etsoc1/etsoc1-memshire.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "trace.h"
+
+uint64_t etsoc1_memshire_take(Etsoc1MemShireState *s, uint64_t at,
+                              unsigned lines, double line)
+{
+    uint64_t go = MAX(at * ETSOC1_MEMSHIRE_FX, s->dram_free);
+
+    s->dram_free = go + llround(lines * line * ETSOC1_MEMSHIRE_FX);
+    trace_etsoc1_memshire_take(s->index, at, lines,
+                               go / ETSOC1_MEMSHIRE_FX);
+    return DIV_ROUND_UP(go - at * ETSOC1_MEMSHIRE_FX, ETSOC1_MEMSHIRE_FX);
+}
 
 static void etsoc1_memshire_reset_enter(Object *obj, ResetType type)
 {

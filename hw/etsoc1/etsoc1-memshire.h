@@ -31,4 +31,14 @@ struct Etsoc1MemShireState {
     uint64_t dram_free;
 };
 
+/*
+ * Memory shire @s's DRAM passes @lines lines that reach it at @at (minion
+ * cycles), @line cycles each, after those it took before; returns how
+ * long they waited.  The caller orders the requests (the gate: one slot
+ * for all memory shires, etsoc1_dram_gate) and holds the machine's
+ * port_lock.
+ */
+uint64_t etsoc1_memshire_take(Etsoc1MemShireState *s, uint64_t at,
+                              unsigned lines, double line);
+
 #endif

@@ -172,6 +172,9 @@ TLOAD_SINGLE_CYCLES = 5136
 # its own load unit: 32 loads of 730 cycles)
 TLOAD_DRAM_SINGLE_CYCLES = 23376
 TLOAD_DRAM_SHIRE_CYCLES = 23487
+# ... and one minion prefetching 1 KiB of DRAM into the L3 and evicting
+# it to memory, 32 times
+TLOAD_PREFETCH_SINGLE_CYCLES = 21688
 # All 1,024 minions from DRAM: the 8 memory shires' bound, a 64 B line
 # each per dram.line (3.75 ns, timing table), in GB/s
 TLOAD_DRAM_GBPS = 8 * 64 / 3.75
@@ -195,13 +198,17 @@ def tload_bw_test():
     got = figs[0]
     ok = same and \
         set(got) == {'remote', 'own', 'single', 'dram', 'dram-shire',
-                     'dram-single'} and \
-        got['remote'][0] == got['own'][0] == got['dram'][0] == 1024 and \
+                     'dram-single', 'prefetch', 'prefetch-single'} and \
+        got['remote'][0] == got['own'][0] == got['dram'][0] == \
+        got['prefetch'][0] == 1024 and \
         got['dram-shire'][0] == 32 and \
         abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
         abs(got['own'][2] / TLOAD_OWN_CYCLES - 1) <= 0.05 and \
         abs(got['single'][2] / TLOAD_SINGLE_CYCLES - 1) <= 0.05 and \
         abs(got['dram'][1] / TLOAD_DRAM_GBPS - 1) <= 0.05 and \
+        abs(got['prefetch'][1] / TLOAD_DRAM_GBPS - 1) <= 0.05 and \
+        abs(got['prefetch-single'][2] / TLOAD_PREFETCH_SINGLE_CYCLES - 1) \
+        <= 0.05 and \
         abs(got['dram-single'][2] / TLOAD_DRAM_SINGLE_CYCLES - 1) <= 0.05 \
         and abs(got['dram-shire'][2] / TLOAD_DRAM_SHIRE_CYCLES - 1) <= 0.05
     rc, out, _ = run(qemu_cmd('tload-bw', 32, machine=',cache-model=off'), 300)
@@ -210,7 +217,8 @@ def tload_bw_test():
         r'cycles=(\d+)$', out, re.M)}
     ok = ok and rc == 0 and off.get('own') == TLOAD_OWN_CYCLES and \
         off.get('single') == TLOAD_SINGLE_CYCLES and \
-        off.get('dram-single') == TLOAD_DRAM_SINGLE_CYCLES
+        off.get('dram-single') == TLOAD_DRAM_SINGLE_CYCLES and \
+        off.get('prefetch-single') == TLOAD_PREFETCH_SINGLE_CYCLES
     report(ok, f'timing: TensorLoad streams of 1,024 minions: '
            f'{got.get("remote", (0, 0))[1] / 1000} TB/s from 16 shires away '
            f'(card {TLOAD_CARD}, within 5 %), own shire '
@@ -218,11 +226,15 @@ def tload_bw_test():
            f'{got.get("single", (0, 0, 0))[2]} within 5 % of before '
            f'({TLOAD_OWN_CYCLES}, {TLOAD_SINGLE_CYCLES}; equal with '
            f'cache-model=off: {off}); from DRAM '
-           f'{got.get("dram", (0, 0))[1]} GB/s (memory shires\' bound '
+           f'{got.get("dram", (0, 0))[1]} GB/s and by cache ops '
+           f'{got.get("prefetch", (0, 0))[1]} GB/s (memory shires\' bound '
            f'{TLOAD_DRAM_GBPS:.1f}, within 5 %), one shire '
            f'{got.get("dram-shire", (0, 0, 0))[2]} and one minion '
            f'{got.get("dram-single", (0, 0, 0))[2]} cycles within 5 % of '
-           f'before ({TLOAD_DRAM_SHIRE_CYCLES}, {TLOAD_DRAM_SINGLE_CYCLES}); '
+           f'before ({TLOAD_DRAM_SHIRE_CYCLES}, {TLOAD_DRAM_SINGLE_CYCLES}), '
+           f'one minion\'s cache ops '
+           f'{got.get("prefetch-single", (0, 0, 0))[2]} '
+           f'({TLOAD_PREFETCH_SINGLE_CYCLES}); '
            f'equal under MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
 
