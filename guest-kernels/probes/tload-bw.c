@@ -24,9 +24,9 @@
  *
  * Each minion reads its own 1 KiB of the source (rows m KiB into it; in
  * DRAM, gid KiB into dram_src), so that no two minions read the same
- * lines; a KiB of DRAM is 16 lines, 2 in each memory shire (PA[8:6]).  The time is
- * the latest end less the earliest start over the minions that load, in
- * each one's own clock.  Lines, read by tests/etsoc1test/timing.py:
+ * lines; a KiB of DRAM is 16 lines, 2 in each memory shire (PA[8:6]).
+ * The time is the latest end less the earliest start over the minions
+ * that load, in each one's own clock.  Lines, read by tests/etsoc1test/timing.py:
  *
  *   probe tload-bw src=R minions=N bytes=B gbps=G cycles=C
  *

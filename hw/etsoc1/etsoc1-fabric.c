@@ -574,10 +574,10 @@ static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
 
 /*
  * Before @cpu makes requests that may reach DRAM, issued at @issue and
- * asked at the port leg after it (past the gate's lookahead, so a hart
- * that runs holds the gate for them): their turn at the memory shires.  All memory
- * shires are one slot of the gate, so requests to DRAM take their turns
- * in the (request time, hart) order, whatever the host ran first
+ * asked the port leg after it (past the gate's lookahead, so a hart that
+ * runs holds the gate for them): their turn at the memory shires.  All
+ * memory shires are one slot of the gate, so requests to DRAM take their
+ * turns in the (request time, hart) order, whatever the host ran first
  * (docs/timing.md, "TensorLoads from DRAM").  The caller books its lines
  * (etsoc1_dram_take), then calls etsoc1_sync_done.  False: the hart halts
  * at the gate and the CSR write runs again when let go.
@@ -585,17 +585,16 @@ static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
 bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t issue)
 {
     Etsoc1GateAccess a = { .slot = cpu->shire->chip->memshire };
+    uint64_t t = issue + llround(etsoc1_port_leg(cpu->timing));
 
-    return !etsoc1_dram_timed(cpu) ||
-           etsoc1_sync_gate(cpu, issue + llround(etsoc1_port_leg(cpu->timing)),
-                            &a);
+    return !etsoc1_dram_timed(cpu) || etsoc1_sync_gate(cpu, t, &a);
 }
 
 /*
- * @n lines at @pa's memory shire, reaching it at @at, after
- * etsoc1_dram_gate let @cpu go: how long they wait there.
+ * @n lines at memory shire @j, reaching it at @at, after etsoc1_dram_gate
+ * let @cpu go: how long they wait there.
  */
-uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t at,
+uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
                           unsigned n)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
@@ -605,7 +604,7 @@ uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t at,
         return 0;
     }
     qemu_mutex_lock(&m->port_lock);
-    w = etsoc1_memshire_take(m->memshire[etsoc1_memshire_of(pa)], at, n,
+    w = etsoc1_memshire_take(m->memshire[j], at, n,
                              etsoc1_t(m->timing, ETSOC1_T_DRAM_LINE));
     qemu_mutex_unlock(&m->port_lock);
     return w;
@@ -642,23 +641,19 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
     if (!cpu->et->tload_port.go) {
         uint64_t t = start + llround(etsoc1_port_leg(tm)), far = 0, w = 0;
         unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
-        hwaddr first[ETSOC1_MEMSHIRES];
 
         if (!etsoc1_dram_gate(cpu, start)) {
             return false;
         }
         for (i = 0; i < n; i++) {
-            j = etsoc1_memshire_of(pa[i]);
-            first[j] = pa[i];
-            lines[j]++;
+            lines[etsoc1_memshire_of(pa[i])]++;
         }
         for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
             uint64_t way = etsoc1_memshire_transit(tm, s, j);
 
             if (lines[j]) {
                 far = MAX(far, way);
-                w = MAX(w, etsoc1_dram_take(cpu, first[j], t + way,
-                                            lines[j]));
+                w = MAX(w, etsoc1_dram_take(cpu, j, t + way, lines[j]));
             }
         }
         etsoc1_sync_done(cpu);      /* the next request to DRAM */

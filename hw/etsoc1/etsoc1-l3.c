@@ -742,11 +742,12 @@ bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
  * etsoc1_l3_cacheop_gate.  It runs in the background, as on the chip: the
  * lines leave one per cacheop.line cycles, and *@done is when the last of
  * them is back, for tensor_wait to wait for; a line that goes to DRAM
- * takes its turn at its memory shire.  An evict or flush to the L1, or a prefetch to memory,
- * does nothing.  A line that does not translate or may not be named
- * (cacheop_target_ok) ends the op: the chip suppresses the fault and
- * reports it in tensor_error[7]; false here.  The lines done and when
- * each is back go to @lines, for the L1 and L2 tags (etsoc1-l1.c).
+ * takes its turn at its memory shire.  An evict or flush to the L1, or a
+ * prefetch to memory, does nothing.  A line that does not translate or
+ * may not be named (cacheop_target_ok) ends the op: the chip suppresses
+ * the fault and reports it in tensor_error[7]; false here.  The lines
+ * done and when each is back go to @lines, for the L1 and L2 tags
+ * (etsoc1-l1.c).
  * Called from the hart's thread.
  */
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
@@ -790,7 +791,7 @@ bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
         back = issue + etsoc1_cycles(i * line + l3_cacheop(cpu, pa, dest,
                                                            op, &dram));
         if (dram) {
-            back += etsoc1_dram_take(cpu, pa,
+            back += etsoc1_dram_take(cpu, etsoc1_memshire_of(pa),
                                      l3_dram_arrival(cpu, pa, issue +
                                                      etsoc1_cycles(i * line)),
                                      1);
