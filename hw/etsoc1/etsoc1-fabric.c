@@ -565,51 +565,6 @@ static uint64_t etsoc1_memshire_transit(const Etsoc1Timing *tm, unsigned s,
                    etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2);
 }
 
-/* Do the memory shires take turns?  Not without dram.line or a gate. */
-static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
-{
-    return etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LINE) > 0 &&
-           etsoc1_sync_enabled(cpu);
-}
-
-/*
- * Before @cpu makes requests that may reach DRAM, issued at @issue and
- * asked the port leg after it (past the gate's lookahead, so a hart that
- * runs holds the gate for them): their turn at the memory shires.  All
- * memory shires are one slot of the gate, so requests to DRAM take their
- * turns in the (request time, hart) order, whatever the host ran first
- * (docs/timing.md, "TensorLoads from DRAM").  The caller books its lines
- * (etsoc1_dram_take), then calls etsoc1_sync_done.  False: the hart halts
- * at the gate and the CSR write runs again when let go.
- */
-bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t issue)
-{
-    Etsoc1GateAccess a = { .slot = cpu->shire->chip->memshire };
-    uint64_t t = issue + llround(etsoc1_port_leg(cpu->timing));
-
-    return !etsoc1_dram_timed(cpu) || etsoc1_sync_gate(cpu, t, &a);
-}
-
-/*
- * @n lines at memory shire @j, reaching it at @at, after etsoc1_dram_gate
- * let @cpu go: how long they wait there.
- */
-uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
-                          unsigned n)
-{
-    Etsoc1MachineState *m = cpu->shire->chip;
-    uint64_t w;
-
-    if (!etsoc1_dram_timed(cpu)) {
-        return 0;
-    }
-    qemu_mutex_lock(&m->port_lock);
-    w = etsoc1_memshire_take(m->memshire[j], at, n,
-                             etsoc1_t(m->timing, ETSOC1_T_DRAM_LINE));
-    qemu_mutex_unlock(&m->port_lock);
-    return w;
-}
-
 /*
  * TensorLoad data from DRAM (docs/timing.md, "TensorLoads from DRAM"): the
  * load's @n lines, at the physical addresses @pa, which the minion's load
@@ -642,7 +597,7 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
         uint64_t t = start + llround(etsoc1_port_leg(tm)), far = 0, w = 0;
         unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
 
-        if (!etsoc1_dram_gate(cpu, start)) {
+        if (!etsoc1_dram_gate(cpu, t)) {
             return false;
         }
         for (i = 0; i < n; i++) {

@@ -79,9 +79,6 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
                        uint64_t start, uint64_t *wait);
 bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
                        uint64_t start, uint64_t *wait);
-bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t issue);
-uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
-                          unsigned n);
 uint64_t etsoc1_reduce_done_at(Etsoc1MinionCPU *cpu);
 void etsoc1_deadlock_start(Etsoc1MachineState *s);
 void etsoc1_hang_at_rest(Etsoc1MachineState *s, uint64_t t);

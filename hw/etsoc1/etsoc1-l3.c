@@ -680,6 +680,53 @@ static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
     return l3_path(cpu, pa, *dram);
 }
 
+/* ---- the memory shires' DRAM ------------------------------------------ */
+
+/* Do the memory shires take turns?  Not without dram.line or a gate. */
+static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
+{
+    return etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LINE) > 0 &&
+           etsoc1_sync_enabled(cpu);
+}
+
+/*
+ * Before @cpu makes requests that may reach DRAM, asked at @t (when they
+ * leave for the mesh: past the gate's lookahead after the hart's clock,
+ * so a hart that runs holds the gate for them): their turn at the memory
+ * shires.  All memory shires are one slot of the gate, so requests to
+ * DRAM take their turns in the (request time, hart) order, whatever the
+ * host ran first (docs/timing.md, "TensorLoads from DRAM").  The caller
+ * books its lines (etsoc1_dram_take), then calls etsoc1_sync_done.
+ * False: the hart halts at the gate and the CSR write runs again when
+ * let go.
+ */
+bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t)
+{
+    Etsoc1GateAccess a = { .slot = cpu->shire->chip->memshire };
+
+    return !etsoc1_dram_timed(cpu) || etsoc1_sync_gate(cpu, t, &a);
+}
+
+/*
+ * @n lines at memory shire @j, reaching it at @at, after etsoc1_dram_gate
+ * let @cpu go: how long they wait there.
+ */
+uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
+                          unsigned n)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    uint64_t w;
+
+    if (!etsoc1_dram_timed(cpu)) {
+        return 0;
+    }
+    qemu_mutex_lock(&m->port_lock);
+    w = etsoc1_memshire_take(m->memshire[j], at, n,
+                             etsoc1_t(m->timing, ETSOC1_T_DRAM_LINE));
+    qemu_mutex_unlock(&m->port_lock);
+    return w;
+}
+
 /*
  * When a request from @cpu for the line at @pa, issued at @t, reaches the
  * line's memory shire: half the L3 round trip (to the home slice), then
@@ -734,7 +781,10 @@ bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                                       : dest != ETSOC1_CACHE_MEM) {
         return true;
     }
-    return etsoc1_dram_gate(cpu, etsoc1_now(cpu));
+    /* asked when the first line can reach its home slice, the nearest */
+    return etsoc1_dram_gate(cpu, etsoc1_now(cpu) +
+                            etsoc1_cycles(etsoc1_t(cpu->timing,
+                                                   ETSOC1_T_L3_HIT) / 2));
 }
 
 /*

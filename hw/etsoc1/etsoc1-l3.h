@@ -166,6 +166,9 @@ typedef struct Etsoc1CacheopLines {
     uint64_t back[ETSOC1_CACHEOP_MAX_LINES];
 } Etsoc1CacheopLines;
 
+bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t);
+uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
+                          unsigned n);
 bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
                             uint64_t val);
 bool etsoc1_l3_cacheop_va(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
