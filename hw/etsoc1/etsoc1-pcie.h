@@ -151,10 +151,9 @@ struct Etsoc1HostMemClass {
     /*
      * Optional: the channel of @ctx raises DONE (@abort false) or ABORT
      * at emulated time @ctx->at; return the time it takes.  A record
-     * keeps it; a replay returns the record's, because the channel's
-     * time follows the host's pace where channels overlap (they share
-     * the link by host-time overlap, design 2.5 of
-     * docs/research/record-replay-design.md).
+     * keeps it; a replay checks it and returns the record's, which
+     * differs only where the channel's pace followed the host (a STOP
+     * doorbell mid-list: docs/record-replay.md, Limits).
      */
     uint64_t (*end)(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
                     bool abort);
