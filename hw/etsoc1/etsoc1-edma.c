@@ -765,10 +765,12 @@ static void edma_link_run(void *opaque)
             break;
         }
         if (!edma_link_publish(s)) {
+            trace_etsoc1_edma_step(dir_name(c->write), c->index, c->at, false);
             timer_mod(s->link_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                      EDMA_LINK_LOOK_NS);
             return;
         }
+        trace_etsoc1_edma_step(dir_name(c->write), c->index, c->at, true);
         s->link_t = c->at;
         edma_step_one(c, 1);
         c->run_len = c->run_ok = 0;
