@@ -1805,24 +1805,34 @@ static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
 /*
  * May the channel's next event be served now: has everything the record
  * has before it happened here (its inputs applied, its MSIs sent, the
- * other channels' accesses and ends)?  The record's order is the one the
- * eDMA's steps took on the chip's time, among the record's inputs and
- * outputs; a request served before them could let a later one overtake a
- * DONE, an MSI or a host write here.  An event begun is served on.
+ * other channels' accesses and ends)?  A request served before them could
+ * let a later one overtake a DONE, an MSI or a host write here.  An event
+ * begun is served on.  Inputs and MSIs at a T after the request's step
+ * are not waited for: the eDMA takes a step only once no input at or
+ * before it is queued and the harts are past it (docs/timing.md "DMA"),
+ * so they cannot change it; and a hart behind the step at the gate, or
+ * an input waiting for that hart, may wait for it, as in the record (a
+ * socket's answer came after them there).
  */
 static bool rr_hm_ready(Etsoc1Rr *rr, RrHmStream *s)
 {
     guint idx;
+    uint64_t at;
 
     if (s->next >= s->idx->len || s->off) {
         return true;        /* the access says what is wrong, or goes on */
     }
     idx = g_array_index(s->idx, guint, s->next);
+    at = g_array_index(rr->ev, RrEvent, idx).t;
     for (; rr->scan_all < idx; rr->scan_all++) {
         RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->scan_all);
 
         switch (e->kind) {
         case ETSOC1_RR_MSI:
+            if (e->t <= at && !rr->met[rr->scan_all]) {
+                return false;
+            }
+            break;
         case ETSOC1_RR_HOSTMEM:
         case ETSOC1_RR_DMA_END:
             if (!rr->met[rr->scan_all]) {
@@ -1831,7 +1841,7 @@ static bool rr_hm_ready(Etsoc1Rr *rr, RrHmStream *s)
             break;
         case ETSOC1_RR_MMIO_WRITE:
         case ETSOC1_RR_STOP:
-            if (rr->next_in <= rr->scan_all) {
+            if (e->t <= at && rr->next_in <= rr->scan_all) {
                 return false;   /* not applied yet */
             }
             break;
