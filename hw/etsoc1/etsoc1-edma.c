@@ -731,7 +731,7 @@ static bool edma_link_publish(Etsoc1EdmaState *s)
     Etsoc1EdmaChan *c = edma_link_next(s);
 
     return etsoc1_dma_chip_link_turn(s->chip, c ? c->at : UINT64_MAX,
-                                     s->link_timer);
+                                     c && c->waiting, s->link_timer);
 }
 
 static void edma_link_kick(Etsoc1EdmaState *s)
@@ -1351,10 +1351,11 @@ void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t)
     }
 }
 
-bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, QEMUTimer *kick)
+bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, bool host_wait,
+                               QEMUTimer *kick)
 {
     return !chip || ETSOC1_DMA_CHIP_GET_CLASS(chip)->link_turn(
-                        ETSOC1_DMA_CHIP(chip), t, kick);
+                        ETSOC1_DMA_CHIP(chip), t, host_wait, kick);
 }
 
 /* ---- host memory backends ------------------------------------------------ */

@@ -255,10 +255,12 @@ struct Etsoc1DmaChipClass {
     void (*host_observe)(Etsoc1DmaChip *chip, uint64_t last_t);
     /*
      * The eDMA on the chip's time (etsoc1-sync.c, "The eDMA's steps"):
-     * its next step comes at @t (UINT64_MAX: none), and @kick is put due
-     * when the harts may have let it go.  True if it may be taken now.
+     * its next step comes at @t (UINT64_MAX: none), @host_wait if it
+     * waits for its host's answer, and @kick is put due when the harts
+     * may have let it go.  True if it may be taken now.
      */
-    bool (*link_turn)(Etsoc1DmaChip *chip, uint64_t t, QEMUTimer *kick);
+    bool (*link_turn)(Etsoc1DmaChip *chip, uint64_t t, bool host_wait,
+                      QEMUTimer *kick);
 };
 
 uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
@@ -271,7 +273,8 @@ bool etsoc1_dma_chip_input_post(Object *chip, const char *what,
                                 void *opaque);
 uint64_t etsoc1_dma_chip_input_time(Object *chip);
 void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t);
-bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, QEMUTimer *kick);
+bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, bool host_wait,
+                               QEMUTimer *kick);
 
 /* ---- eDMA ------------------------------------------------------------ */
 

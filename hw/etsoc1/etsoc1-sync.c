@@ -1212,16 +1212,33 @@ static uint64_t etsoc1_input_frontier(Etsoc1MachineState *m)
     return MAX(d, qatomic_read(&m->parked_max));
 }
 
-/* Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open) */
+/*
+ * Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open).
+ * A hart at the gate behind an eDMA step that waits for its host's answer
+ * does not hold the input: the host may answer only once this input is
+ * in (a host library waits for each write's reply), and the step, and so
+ * the hart, wait for the answer.  What that hart does through the gate
+ * still comes before what the input wakes (it is counted at the gate).
+ */
 static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
 {
+    uint64_t link = qatomic_read(&m->link_host_wait) ?
+                    qatomic_read(&m->link_head_t) : UINT64_MAX;
+    uint64_t running, any;
+    unsigned look;
+
     /*
      * The earliest time from which a hart not parked may act (at the gate
      * at its access's time, else at its clock; a WFI with its wake-up
      * pending counts: etsoc1_next_act)
      */
-    return etsoc1_others_min(m, NULL, true) >= t &&
-           etsoc1_others_min(m, NULL, true) >= t;
+    for (look = 0; look < 2; look++) {
+        etsoc1_others_mins(m, NULL, &running, &any);
+        if (running < t || (any < t && any < link)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /*
@@ -1509,13 +1526,15 @@ bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu)
  * rest), and its step times are declared as timer expiries are, so that
  * a host input is stamped after every step already taken.
  */
-bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, QEMUTimer *kick)
+bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, bool host_wait,
+                      QEMUTimer *kick)
 {
     uint64_t old = m->link_head_t, running, any;
     unsigned look;
 
     qatomic_set(&m->link_kick, kick);
     qatomic_set(&m->link_head_t, t);
+    qatomic_set(&m->link_host_wait, host_wait);
     smp_mb();       /* the head, then the looks at the harts */
     if (t > old && m->gate_waiting) {
         etsoc1_sync_scan(m, NULL);      /* what waited for the old one */

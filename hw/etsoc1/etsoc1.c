@@ -1188,9 +1188,9 @@ static void etsoc1_dma_host_observe(Etsoc1DmaChip *chip, uint64_t last_t)
 }
 
 static bool etsoc1_dma_link_turn(Etsoc1DmaChip *chip, uint64_t t,
-                                 QEMUTimer *kick)
+                                 bool host_wait, QEMUTimer *kick)
 {
-    return etsoc1_link_turn(ETSOC1_MACHINE(chip), t, kick);
+    return etsoc1_link_turn(ETSOC1_MACHINE(chip), t, host_wait, kick);
 }
 
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)

@@ -104,6 +104,7 @@ struct Etsoc1MachineState {
      * Set with the BQL held; read by the harts without it.
      */
     uint64_t link_head_t;
+    bool link_host_wait;    /* that step waits for its host's answer */
     QEMUTimer *link_kick;
     Etsoc1Rr *rr;           /* child "rr": record= or replay= */
 
