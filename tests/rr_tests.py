@@ -13,7 +13,7 @@ must diverge (exit status 5).  The issue's DMA session (vecadd.elf, its
 data and more by writelists over the socket and a shared buffer, a refused
 DMA, two launches, a readlist) replays the same way, with the record's
 host data; an edited HOSTMEM address or write crc diverges; two DMAs at
-once replay or stop naming the eDMA's pace.  Bad records and command
+once give the same figures in every run and replay exactly.  Bad records and command
 lines are refused at start with exit status 1 and their message.
 
     python3 tests/rr_tests.py BUILD_ROOT      standalone, prints TAP
@@ -602,47 +602,115 @@ def dma_test(report, root, d):
            out[-2000:])
 
 
-def overlap_test(report, root, d):
-    """Two writelists of 1 MiB on SQ0 and SQ1 at once: their channels
-    overlap in host time and share the link by that overlap (design 2.5,
-    stage 5a), so the record's figures follow the host.  The replay takes
-    each channel's end from the record and holds each eDMA request until
-    the record's events before it have happened; it matches, or stops at
-    the first check that differs, naming it (never silently)."""
-    rec = os.path.join(d, 'overlap.rr')
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={rec}'])
-    st = []
+def push_entry(card, q, data):
+    """The host's SQ push without its doorbell (fw_tests.Card.push)."""
+    head, length = card.r64(q), card.r64(q + 16)
+    first = min(len(data), length - head)
+    card.link.write(card.bar2 + q + 32 + head, data[:first])
+    if first < len(data):
+        card.link.write(card.bar2 + q + 32, data[first:])
+    card.w64(q, (head + len(data)) % length)
+
+
+def record_overlap(root, path, single):
+    """Under record=@path (and -accel tcg,thread=single if @single): two
+    writelists of 1 MiB at once, on SQ0 and SQ1, then one alone on SQ0.
+    The pair's SQ entries are written before one doorbell, on a card at
+    rest, so that their stamps follow no host timing: the dispatcher hands
+    both out, and the two channels overlap in emulated time.  The lone
+    one's stamp follows the host (the host's CQ-tail writes before it are
+    stamped while the workers finish), its duration does not.  What the
+    host saw: the pair's (start, duration, status), the lone one's
+    (duration, status), and the record's DMA_END (channel, T), the
+    pair's first."""
+    extra = ['-M', f'record={path}']
+    if single:
+        extra += ['-accel', 'tcg,thread=single']
+    card = fw_tests.Card(root, fw=FW, extra=extra)
+    n = 1 << 20
+    seen = {}
     try:
-        card.wait_status(8, 8)
-        n = 1 << 20
-        card.link.mem[0:2 * n] = os.urandom(2 * n)
-        tags = [card.send(MSG['writelist'], struct.pack(
-            '<QQQII', fw_tests.HOST_MEM + k * n, fw_tests.HOST_MEM + k * n,
-            DEV_FREE + k * 0x20_0000, n, 0), sq=sq)
-            for k, sq in enumerate((MM_SQ0, fw_tests.MM_SQ1))]
-        st = [struct.unpack_from('<I', card.wait(t)[1], 32)[0] for t in tags]
-        card.link.request(hl.STOP)
-        card.proc.wait(fw_tests.wall_bound(60))
-    except (hl.LinkError, AssertionError, OSError,
-            subprocess.TimeoutExpired) as e:
-        st = f'stopped: {e}'
+        settle(card)
+        card.link.mem[0:2 * n] = random.Random(29).randbytes(2 * n)
+        lists = [struct.pack('<QQQII', fw_tests.HOST_MEM + k * n,
+                             fw_tests.HOST_MEM + k * n,
+                             DEV_FREE + k * 0x20_0000, n, 0) for k in (0, 1)]
+        tags = []
+        for k, sq in enumerate((MM_SQ0, fw_tests.MM_SQ1)):
+            card.tag = (card.tag + 1) & 0xffff
+            push_entry(card, sq, struct.pack('<HHHH', 8 + len(lists[k]),
+                                             card.tag, MSG['writelist'], 0) +
+                       lists[k])
+            tags.append(card.tag)
+        card.link.write32(card.bar2 + fw_tests.MM_DOORBELL, 1)
+        rsp = [card.wait(t)[1] for t in tags]
+        rsp.append(card.wait(card.send(MSG['writelist'], lists[0]))[1])
+        figs = [struct.unpack_from('<QQI', r, 8) for r in rsp]
+        seen['figures'] = figs[:2] + [figs[2][1:]]
+    except (hl.LinkError, AssertionError, OSError) as e:
+        seen['error'] = str(e)
     finally:
-        card.close()
+        stop(card, seen)
     try:
-        _, _, events = rrdump.parse(open(rec, 'rb').read())
-        ends = [e['t'] for e in events if e['kind'] == 'DMA_END']
+        _, _, events = rrdump.parse(open(path, 'rb').read())
+        seen['ends'] = [(e['source'], e['t']) for e in events
+                        if e['kind'] == 'DMA_END'][:2]
     except (rrdump.BadFile, OSError) as e:
-        ends = f'record: {e}'
-    rc, out, wall = run_replay(root, rec)
-    matched = rc == 0 and 'END matches' in out
-    stopped = rc == DIVERGED and 'replay diverged at record event' in out
-    report(st == [0, 0] and isinstance(ends, list) and len(ends) == 2 and
-           (matched or stopped),
-           f'rr: two 1 MiB writelists at once on SQ0 and SQ1 (DMA status '
-           f'{st}, the record\'s channels end at T={ends}): the replay '
-           f'{"matches" if matched else "stops at a named event"} '
-           f'(exit status {rc}, {wall:.1f} s): '
-           f'"{_line(out, "diverged" if rc else "END")}"', out[-2000:])
+        seen['error'] = f'record: {e}'
+    return seen
+
+
+AT_OTHER_T = re.compile(r'(\d+) HOSTMEM events served \(\d+ bytes, (\d+) at '
+                        r'another T\); (\d+) DMA ends \((\d+) at another T')
+
+
+def overlap_test(report, root, d):
+    """Two writelists of 1 MiB at once on SQ0 and SQ1 (then one alone): on
+    the chip's time their channels share the link by their overlap in
+    emulated time (docs/timing.md "DMA"), so every figure is the same in
+    every run: five records, three under MTTCG and two under
+    thread=single, give the same responses and DMA ends, the pair's
+    durations longer than the lone one's (they shared the link); each
+    record replays twice under each mode with END matching and every
+    eDMA request and end at the record's T."""
+    runs = []
+    t = time.monotonic()
+    for i, single in enumerate((False, False, False, True, True)):
+        rec = os.path.join(d, f'overlap{i}.rr')
+        runs.append((rec, single, record_overlap(root, rec, single)))
+    wall = time.monotonic() - t
+    first = runs[0][2]
+    figs = first.get('figures', [])
+    same = all(r[2].get('figures') == figs and
+               r[2].get('ends') == first.get('ends') for r in runs)
+    ok = (not any('error' in r[2] for r in runs) and len(figs) == 3 and
+          [f[-1] for f in figs] == [0, 0, 0] and
+          len(first.get('ends', [])) == 2 and
+          all(f[1] > figs[2][0] for f in figs[:2]))
+    report(ok and same,
+           f'rr: two 1 MiB writelists at once on SQ0 and SQ1, then one alone, '
+           f'recorded 5 times (3 MTTCG, 2 thread=single; {wall:.0f} s): the '
+           f'pair\'s (start, duration, status) and the lone one\'s (duration, '
+           f'status) {figs} and the pair\'s DMA ends (channel, T) '
+           f'{first.get("ends")} in every run {same}, the pair longer than '
+           f'the lone one (they share the link)',
+           '\n'.join(f'{r[0]} single={r[1]}: {r[2]}' for r in runs))
+    bad, n, t = [], 0, time.monotonic()
+    for rec, _, _ in runs:
+        for extra in ((), ('-accel', 'tcg,thread=single')) * 2:
+            rc, out, _ = run_replay(root, rec, extra=extra)
+            m = AT_OTHER_T.search(out)
+            n += 1
+            if not (rc == 0 and 'END matches' in out and m and
+                    m.group(2) == '0' and m.group(4) == '0'):
+                bad.append(f'{os.path.basename(rec)} {extra}: exit status '
+                           f'{rc}: {_line(out, "diverged" if rc else "END")}')
+    report(not bad,
+           f'rr: the 5 overlap records replayed {n} times (each twice under '
+           f'MTTCG and twice under thread=single, '
+           f'{time.monotonic() - t:.0f} s): {n - len(bad)} end "END matches" '
+           f'with every HOSTMEM request and DMA end at the record\'s T',
+           '\n'.join(bad))
 
 
 def _lines(out, words):

@@ -5,10 +5,14 @@
  *
  * 4 write channels (card -> host) and 4 read channels (host -> card), in
  * linked-list mode (or single-block with LLE clear).  A doorbell only
- * arms the channel's timer: the list is walked in steps of at most
- * "step-bytes" on QEMU_CLOCK_VIRTUAL, each step taking the time its bytes
- * take at the channel's share of the link (timing.md 6, rows dma.* in
- * etsoc1-timing.c).  Host memory is reached through the "host-mem" link
+ * arms a timer: the list is walked in steps of at most "step-bytes", each
+ * step taking the time its bytes take at the channel's share of the link
+ * (timing.md 6, rows dma.* in etsoc1-timing.c).  A channel a hart starts
+ * is on the chip's time: its steps go in emulated-time order with the
+ * other such channels', each once no hart can still act before it
+ * (etsoc1_link_turn), so its figures depend on emulated times only
+ * (docs/timing.md "DMA").  One started from outside (qtest) steps on
+ * QEMU_CLOCK_VIRTUAL.  Host memory is reached through the "host-mem" link
  * (interface etsoc1-host-mem); card memory is DRAM and the L2 scratchpads
  * only, checked before any byte moves.  docs/host-interface.md has the
  * register and error model.
@@ -95,6 +99,7 @@ REG32(CH_LLP_HI, 0x20)
 
 #define EDMA_MMIO_SIZE  0x80000
 #define EDMA_CATCH_UP   64      /* pieces one late timer may move */
+#define EDMA_LINK_LOOK_NS   (1 * SCALE_MS)  /* the harts looked at again */
 #define WR 0
 #define RD 1
 
@@ -159,14 +164,34 @@ static bool edma_card_ok(Etsoc1EdmaState *s, uint64_t addr, uint64_t len)
 }
 
 /*
- * Link bandwidth in bytes per ns (= GB/s) of one running channel, from the
- * rules of timing.md 6 (docs/host-interface.md, "Timing"): a direction
- * alone moves at its rate; two or more channels of one direction share
- * dma.pair (or dma.same-stream with the same-stream property) times that
- * rate; both directions at once share dma.duplex times the faster one.
+ * Does @x use the link when @c's next piece starts?  On the chip's time
+ * that is a fact of emulated time: @x, on it too, started no later and
+ * had not ended then (its work [start, at)).  The steps go in that time's
+ * order (edma_link_run), so a channel still running has not come to its
+ * end before @c's piece, and one that starts later cannot start before
+ * it.  On host time, whether @x runs at this host instant.
  */
-static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
+static bool edma_busy(const Etsoc1EdmaChan *x, const Etsoc1EdmaChan *c)
 {
+    if (!c->on_chip) {
+        return x->state == EDMA_CS_RUNNING;
+    }
+    return x->on_chip && x->state != EDMA_CS_IDLE && x->start <= c->at &&
+           (x->state == EDMA_CS_RUNNING || c->at < x->at);
+}
+
+/*
+ * Link bandwidth in bytes per ns (= GB/s) of channel @c's next piece,
+ * from the rules of timing.md 6 (docs/host-interface.md, "Timing"): a
+ * direction alone moves at its rate; two or more channels of one
+ * direction share dma.pair (or dma.same-stream with the same-stream
+ * property) times that rate; both directions at once share dma.duplex
+ * times the faster one.  The channels that count are edma_busy's.
+ */
+static double edma_chan_rate(Etsoc1EdmaChan *c)
+{
+    Etsoc1EdmaState *s = c->engine;
+    bool write = c->write;
     double agg[2] = { 0, 0 };
     unsigned busy[2] = { 0, 0 };
     unsigned side, n;
@@ -174,7 +199,7 @@ static double edma_chan_rate(Etsoc1EdmaState *s, bool write)
 
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
-            busy[side] += s->ch[side][n].state == EDMA_CS_RUNNING;
+            busy[side] += edma_busy(&s->ch[side][n], c);
         }
         if (busy[side]) {
             double rate = etsoc1_t(s->timing, side == RD ? ETSOC1_T_DMA_H2D
@@ -394,9 +419,11 @@ static bool edma_fetch(Etsoc1EdmaChan *c)
 
 /*
  * The piece of the element in progress (c->req_len bytes) has moved: the
- * channel now waits the time those bytes take on the link.  A piece the
- * host answered @at_once follows the previous one on the link, from
- * c->due on; one answered later starts when the answer came.
+ * channel now waits the time those bytes take on the link.  On the chip's
+ * time its next step comes that much later in emulated time, however
+ * long the host took to answer.  On host time, a piece the host answered
+ * @at_once follows the previous one on the link, from c->due on; one
+ * answered later starts when the answer came.
  */
 static void edma_moved(Etsoc1EdmaChan *c, bool at_once)
 {
@@ -410,10 +437,12 @@ static void edma_moved(Etsoc1EdmaChan *c, bool at_once)
     c->e_dar += n;
     c->e_left -= n;
     c->pending = true;
-    ns = n / edma_chan_rate(c->engine, c->write);
+    ns = n / edma_chan_rate(c);
     c->at += etsoc1_ns_to_cycles(c->engine->timing, ns);
-    c->due = start + (int64_t)ceil(ns);
-    timer_mod(c->timer, c->due);
+    if (!c->on_chip) {
+        c->due = start + (int64_t)ceil(ns);
+        timer_mod(c->timer, c->due);
+    }
 }
 
 /*
@@ -446,10 +475,17 @@ static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
     edma_moved(c, at_once);
 }
 
+static void edma_link_kick(Etsoc1EdmaState *s);
+
 static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 {
-    edma_host_answer(opaque, tag, res, false, false);
-    edma_install_flush(opaque, true);
+    Etsoc1EdmaChan *c = opaque;
+
+    edma_host_answer(c, tag, res, false, false);
+    edma_install_flush(c, true);
+    if (c->on_chip) {
+        edma_link_kick(c->engine);      /* the steps after it may go */
+    }
 }
 
 /*
@@ -463,7 +499,7 @@ static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 static uint64_t edma_run_bytes(Etsoc1EdmaChan *c, unsigned pieces)
 {
     Etsoc1EdmaState *s = c->engine;
-    double rate = edma_chan_rate(s, c->write);
+    double rate = edma_chan_rate(c);
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     int64_t due = c->due;
     uint64_t len = 0;
@@ -669,6 +705,83 @@ static void edma_step(void *opaque)
     edma_install_flush(c, true);
 }
 
+/* The running channel on the chip's time whose next step comes first */
+static Etsoc1EdmaChan *edma_link_next(Etsoc1EdmaState *s)
+{
+    Etsoc1EdmaChan *best = NULL;
+    unsigned side, n;
+
+    /* equal times: write channels first, then by number */
+    for (side = WR; side <= RD; side++) {
+        for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
+            Etsoc1EdmaChan *c = &s->ch[side][n];
+
+            if (c->on_chip && c->state == EDMA_CS_RUNNING &&
+                (!best || c->at < best->at)) {
+                best = c;
+            }
+        }
+    }
+    return best;
+}
+
+/* Tell the chip when the next step comes; true if it may be taken now. */
+static bool edma_link_publish(Etsoc1EdmaState *s)
+{
+    Etsoc1EdmaChan *c = edma_link_next(s);
+
+    return etsoc1_dma_chip_link_turn(s->chip, c ? c->at : UINT64_MAX,
+                                     c && c->waiting, s->link_timer);
+}
+
+static void edma_link_kick(Etsoc1EdmaState *s)
+{
+    timer_mod_anticipate(s->link_timer,
+                         qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+}
+
+/*
+ * The channels on the chip's time take their steps (edma_step_one: a
+ * piece onto the link, or the end of an element or list) one at a time,
+ * the earliest in emulated time first, each once no hart or host input
+ * can act before it any more (etsoc1_link_turn): then no doorbell can
+ * still start a channel that shares the link with it (edma_busy), and a
+ * DONE is seen by harts that are all past it.  A step whose host has not
+ * answered yet holds the later ones.  Each piece is one host access (the
+ * spans of edma_run_bytes plan by host time).  Bounded work per run; the
+ * harts kick the timer when they may have let a step go, and it looks
+ * again every EDMA_LINK_LOOK_NS of QEMU_CLOCK_VIRTUAL (which stands still
+ * while the VM is stopped, as the steps then do).
+ */
+static void edma_link_run(void *opaque)
+{
+    Etsoc1EdmaState *s = opaque;
+    Etsoc1EdmaChan *c;
+    unsigned k;
+
+    for (k = 0; k < EDMA_CATCH_UP; k++) {
+        c = edma_link_next(s);
+        if (!c || c->waiting) {
+            break;
+        }
+        if (!edma_link_publish(s)) {
+            trace_etsoc1_edma_step(dir_name(c->write), c->index, c->at, false);
+            timer_mod(s->link_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                     EDMA_LINK_LOOK_NS);
+            return;
+        }
+        trace_etsoc1_edma_step(dir_name(c->write), c->index, c->at, true);
+        s->link_t = c->at;
+        edma_step_one(c, 1);
+        c->run_len = c->run_ok = 0;
+        edma_install_flush(c, true);
+    }
+    if (k == EDMA_CATCH_UP) {
+        edma_link_kick(s);      /* the main loop runs in between */
+    }
+    edma_link_publish(s);
+}
+
 static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
 {
     unsigned n = FIELD_EX32(val, DOORBELL, CH);
@@ -687,6 +800,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
     if (FIELD_EX32(val, DOORBELL, STOP)) {
         if (c->state == EDMA_CS_RUNNING) {
             edma_abort(c, EDMA_ERR_STOP, c->llp);
+            edma_link_publish(s);
         }
         return;
     }
@@ -704,7 +818,15 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         qemu_log_mask(LOG_GUEST_ERROR, "etsoc1-edma: no host attached\n");
     }
     c->state = EDMA_CS_RUNNING;
-    c->at = etsoc1_dma_chip_requester_time(s->chip);
+    c->on_chip = etsoc1_dma_chip_requester_time(s->chip, &c->at);
+    if (c->on_chip) {
+        /*
+         * A hart behind the link's last step (one a device interrupt woke
+         * at its old clock) cannot start the channel in its past.
+         */
+        c->at = MAX(c->at, s->link_t);
+    }
+    c->start = c->at;
     c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     etsoc1_trace_dma_start(c->write, n, c->at);
     c->pending = false;
@@ -726,8 +848,13 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
             return;
         }
     }
-    /* The walk runs from the timer, never inside this MMIO write. */
-    timer_mod(c->timer, c->due);
+    /* The walk runs from a timer, never inside this MMIO write. */
+    if (c->on_chip) {
+        edma_link_publish(s);
+        edma_link_kick(s);
+    } else {
+        timer_mod(c->timer, c->due);
+    }
 }
 
 static void edma_engine_en(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -744,6 +871,7 @@ static void edma_engine_en(Etsoc1EdmaState *s, unsigned side, uint32_t val)
             edma_finish(&s->ch[side][n], EDMA_CS_STOPPED);
         }
     }
+    edma_link_publish(s);
 }
 
 static void edma_int_clear(Etsoc1EdmaState *s, unsigned side, uint32_t val)
@@ -1006,6 +1134,8 @@ static void edma_reset(DeviceState *dev)
             c->ins_lo = c->ins_hi = 0;
             c->skip_lo = c->skip_hi = 0;
             c->run_len = c->run_ok = 0;
+            c->on_chip = false;
+            c->start = 0;
         }
         s->engine_en[side] = 0;
         s->doorbell[side] = 0;
@@ -1015,6 +1145,9 @@ static void edma_reset(DeviceState *dev)
     }
     s->rd_err_high = 0;
     memset(s->arb, 0, sizeof(s->arb));
+    s->link_t = 0;
+    timer_del(s->link_timer);
+    edma_link_publish(s);
     edma_update_irq(s);
 }
 
@@ -1037,6 +1170,7 @@ static void edma_realize(DeviceState *dev, Error **errp)
     sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->mmio);
     address_space_init(&s->dma_as, s->dma_mr, "etsoc1-edma");
     qdev_init_gpio_out(dev, s->irq, ARRAY_SIZE(s->irq));
+    s->link_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, edma_link_run, s);
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
             Etsoc1EdmaChan *c = &s->ch[side][n];
@@ -1056,6 +1190,7 @@ static void edma_unrealize(DeviceState *dev)
     unsigned side, n;
 
     address_space_destroy(&s->dma_as);
+    timer_free(s->link_timer);
     for (side = WR; side <= RD; side++) {
         for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
             timer_free(s->ch[side][n].timer);
@@ -1076,7 +1211,7 @@ static int edma_chan_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_edma_chan = {
     .name = "etsoc1-edma-chan",
-    .version_id = 2,
+    .version_id = 3,
     .minimum_version_id = 1,
     .post_load = edma_chan_post_load,
     .fields = (VMStateField[]) {
@@ -1096,14 +1231,27 @@ static const VMStateDescription vmstate_edma_chan = {
         VMSTATE_UINT64(e_dar, Etsoc1EdmaChan),
         VMSTATE_UINT64(e_left, Etsoc1EdmaChan),
         VMSTATE_UINT64_V(at, Etsoc1EdmaChan, 2),
+        VMSTATE_BOOL_V(on_chip, Etsoc1EdmaChan, 3),
+        VMSTATE_UINT64_V(start, Etsoc1EdmaChan, 3),
         VMSTATE_END_OF_LIST()
     }
 };
 
+/* The chip learns the restored link's next step, which then runs. */
+static int edma_post_load(void *opaque, int version_id)
+{
+    Etsoc1EdmaState *s = opaque;
+
+    edma_link_publish(s);
+    edma_link_kick(s);
+    return 0;
+}
+
 static const VMStateDescription vmstate_edma = {
     .name = TYPE_ETSOC1_EDMA,
-    .version_id = 2,
+    .version_id = 3,
     .minimum_version_id = 1,
+    .post_load = edma_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_STRUCT_2DARRAY(ch, Etsoc1EdmaState, 2, ETSOC1_EDMA_CHANNELS,
                                1, vmstate_edma_chan, Etsoc1EdmaChan),
@@ -1114,6 +1262,7 @@ static const VMStateDescription vmstate_edma = {
         VMSTATE_UINT32_ARRAY(err_low, Etsoc1EdmaState, 2),
         VMSTATE_UINT32(rd_err_high, Etsoc1EdmaState),
         VMSTATE_UINT32_ARRAY(arb, Etsoc1EdmaState, 4),
+        VMSTATE_UINT64_V(link_t, Etsoc1EdmaState, 3),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1164,10 +1313,11 @@ uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
                       ETSOC1_DMA_CHIP(chip), pa, len, more) : pa;
 }
 
-uint64_t etsoc1_dma_chip_requester_time(Object *chip)
+bool etsoc1_dma_chip_requester_time(Object *chip, uint64_t *t)
 {
-    return chip ? ETSOC1_DMA_CHIP_GET_CLASS(chip)->requester_time(
-                      ETSOC1_DMA_CHIP(chip)) : 0;
+    *t = 0;
+    return chip && ETSOC1_DMA_CHIP_GET_CLASS(chip)->requester_time(
+                       ETSOC1_DMA_CHIP(chip), t);
 }
 
 void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t)
@@ -1199,6 +1349,13 @@ void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t)
         ETSOC1_DMA_CHIP_GET_CLASS(chip)->host_observe(ETSOC1_DMA_CHIP(chip),
                                                       last_t);
     }
+}
+
+bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, bool host_wait,
+                               QEMUTimer *kick)
+{
+    return !chip || ETSOC1_DMA_CHIP_GET_CLASS(chip)->link_turn(
+                        ETSOC1_DMA_CHIP(chip), t, host_wait, kick);
 }
 
 /* ---- host memory backends ------------------------------------------------ */

@@ -151,10 +151,9 @@ struct Etsoc1HostMemClass {
     /*
      * Optional: the channel of @ctx raises DONE (@abort false) or ABORT
      * at emulated time @ctx->at; return the time it takes.  A record
-     * keeps it; a replay returns the record's, because the channel's
-     * time follows the host's pace where channels overlap (they share
-     * the link by host-time overlap, design 2.5 of
-     * docs/research/record-replay-design.md).
+     * keeps it; a replay checks it and returns the record's, which
+     * differs only where the channel's pace followed the host (a STOP
+     * doorbell mid-list: docs/record-replay.md, Limits).
      */
     uint64_t (*end)(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
                     bool abort);
@@ -232,8 +231,11 @@ struct Etsoc1DmaChipClass {
      */
     uint64_t (*lines_written)(Etsoc1DmaChip *chip, uint64_t pa, uint64_t len,
                               uint64_t more);
-    /* The clock of the hart making the current access; 0 for none. */
-    uint64_t (*requester_time)(Etsoc1DmaChip *chip);
+    /*
+     * The clock of the hart making the current access into *@t; false
+     * (and 0) if no hart makes it.
+     */
+    bool (*requester_time)(Etsoc1DmaChip *chip, uint64_t *t);
     /* The hart making the current access learns of an event at @t. */
     void (*requester_sees)(Etsoc1DmaChip *chip, uint64_t t);
     /*
@@ -251,11 +253,19 @@ struct Etsoc1DmaChipClass {
                        void *opaque);
     uint64_t (*input_time)(Etsoc1DmaChip *chip);
     void (*host_observe)(Etsoc1DmaChip *chip, uint64_t last_t);
+    /*
+     * The eDMA on the chip's time (etsoc1-sync.c, "The eDMA's steps"):
+     * its next step comes at @t (UINT64_MAX: none), @host_wait if it
+     * waits for its host's answer, and @kick is put due when the harts
+     * may have let it go.  True if it may be taken now.
+     */
+    bool (*link_turn)(Etsoc1DmaChip *chip, uint64_t t, bool host_wait,
+                      QEMUTimer *kick);
 };
 
 uint64_t etsoc1_dma_chip_written(Object *chip, uint64_t pa, uint64_t len,
                                  uint64_t more);
-uint64_t etsoc1_dma_chip_requester_time(Object *chip);
+bool etsoc1_dma_chip_requester_time(Object *chip, uint64_t *t);
 void etsoc1_dma_chip_requester_sees(Object *chip, uint64_t t);
 bool etsoc1_dma_chip_input_post(Object *chip, const char *what,
                                 uint64_t addr, uint64_t len,
@@ -263,6 +273,8 @@ bool etsoc1_dma_chip_input_post(Object *chip, const char *what,
                                 void *opaque);
 uint64_t etsoc1_dma_chip_input_time(Object *chip);
 void etsoc1_dma_chip_host_observe(Object *chip, uint64_t last_t);
+bool etsoc1_dma_chip_link_turn(Object *chip, uint64_t t, bool host_wait,
+                               QEMUTimer *kick);
 
 /* ---- eDMA ------------------------------------------------------------ */
 
@@ -297,6 +309,16 @@ typedef struct Etsoc1EdmaChan {
      * sees DONE or ABORT in INT_STATUS takes at least this time.
      */
     uint64_t at;
+    /*
+     * On the chip's time (a hart rang the doorbell; docs/timing.md
+     * "DMA"): the channel's pieces go in emulated-time order with the
+     * other such channels' (the engine's link_timer), and it shares the
+     * link with those whose emulated work [start, at) overlaps.  Else
+     * (qtest) on QEMU_CLOCK_VIRTUAL, sharing with the channels that run
+     * at that host instant.
+     */
+    bool on_chip;
+    uint64_t start;         /* emulated time of the doorbell */
     /*
      * QEMU_CLOCK_VIRTUAL time at which the last piece has crossed the
      * link (the timer's deadline); not migrated: post_load takes it from
@@ -336,6 +358,12 @@ struct Etsoc1EdmaState {
     uint32_t err_low[2];    /* WR_ERR_STATUS, RD_ERR_STATUS_LOW */
     uint32_t rd_err_high;
     uint32_t arb[4];        /* arbitration weights: stored, no effect */
+    /*
+     * The channels on the chip's time: their steps run from this timer,
+     * in (at, channel) order; link_t is the time of the last one taken.
+     */
+    QEMUTimer *link_timer;
+    uint64_t link_t;
 
     /* properties */
     Object *host_mem;

@@ -731,8 +731,9 @@ void etsoc1_rr_note_hostmem(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
 
 /*
  * An eDMA channel raised DONE or ABORT at its emulated time: in its
- * stream, so that a replay ends it at that time (the channel's pace
- * follows the host where channels overlap, design 2.5).
+ * stream, so that a replay checks it, and ends the channel at that time
+ * where the pace still followed the host (a STOP doorbell or an abort
+ * mid-list: docs/record-replay.md, Limits).
  */
 void etsoc1_rr_note_dma_end(Etsoc1Rr *rr, const Etsoc1HostMemCtx *ctx,
                             bool abort)
@@ -1182,11 +1183,11 @@ rr_diverged(Etsoc1Rr *rr, guint idx, const char *fmt, ...)
 
 /*
  * Why the card's figures may not be the record's although it replays the
- * same inputs and host data, or NULL: the eDMA's pace is host time until
- * stage 5a (design 2.5): channels that overlap in host time share the
- * link by that overlap, so a request or a channel's end can come at
- * another emulated time (the ends are then the record's, the requests
- * are counted).
+ * same inputs and host data, or NULL: a request or a channel's end came
+ * at another emulated time (the ends are then the record's, the requests
+ * are counted).  Since stage 5a the eDMA steps on the chip's time and
+ * this is left to its limits (docs/record-replay.md): a channel stopped
+ * or aborted where the host's pace had its steps.
  */
 static char *rr_dma_pacing(Etsoc1Rr *rr)
 {
@@ -1205,8 +1206,9 @@ static char *rr_dma_pacing(Etsoc1Rr *rr)
     return g_strdup_printf("the eDMA's pace was not the record's: %" PRIu64
                            " of %" PRIu64 " HOSTMEM requests and %" PRIu64
                            " of %" PRIu64 " DMA ends came at other emulated "
-                           "times%s (channels that overlap share the link "
-                           "by host time until stage 5a, design 2.5)",
+                           "times%s (a channel stopped or aborted at a "
+                           "host-timed point? docs/record-replay.md, "
+                           "Limits)",
                            rr->hm_late, rr->hm_events, rr->dma_late,
                            rr->dma_ends, first ? first : "");
 }
@@ -1292,7 +1294,7 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
             rr_diverged_why(rr, idx, g_steal_pointer(&why));
         }
         /*
-         * The eDMA's pace was not the record's (stage 5a): the clocks
+         * The eDMA's pace was not the record's (its limits): the clocks
          * cannot be expected equal then; said, not hidden.
          */
         warn_report("etsoc1: replay=%s: END: %s; %s: the clocks are not "
@@ -1344,9 +1346,9 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
  * produced yet, or -1: an MSI written at a time before the input's T, a
  * HOSTMEM event not served in full, a channel's DONE or ABORT.  The
  * record's host may have acted on any of them (it read the CQ after an
- * MSI; the eDMA's DONE came after its host accesses), and the eDMA's pace
- * is host time (design 2.5): an input waits for them, as the record's
- * host did, not only for its T.
+ * MSI; the eDMA's DONE came after its host accesses), and the eDMA is no
+ * actor that the input's apply waits for: an input waits for them, as
+ * the record's host did, not only for its T.
  * An MSI at or after the input's T is not waited for: the input holds
  * its writer at T (the gate), so the record's could not have come first.
  */
@@ -1716,7 +1718,7 @@ static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
                         h.len - s->off);
         }
         if (s->off == 0) {
-            /* the eDMA's pace is host time (stage 5a): counted, said */
+            /* the eDMA's pace (its limits): counted, said at END */
             rr->hm_events++;
             if (moved == 0 && e->t != at && !rr->hm_late++) {
                 rr->hm_late_idx = idx;
@@ -1752,8 +1754,8 @@ static MemTxResult rr_host_access(Etsoc1Rr *rr, bool write, uint64_t addr,
 /*
  * The card's channel raises DONE or ABORT: the record's must have, at
  * this point of its stream; the channel takes the record's time (it
- * differs where channels overlapped in the record's host time: counted,
- * said at END).
+ * differs only where the pace followed the host, docs/record-replay.md
+ * Limits: counted, said at END).
  */
 static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
                             bool abort)
@@ -1789,8 +1791,9 @@ static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
     if (e->t != ctx->at && !rr->dma_late++) {
         warn_report("etsoc1: replay=%s: event %u: eDMA channel %u ends at "
                     "T=%" PRIu64 " here, at T=%" PRIu64 " in the record: "
-                    "it takes the record's (channels that overlap share "
-                    "the link by host time, design 2.5)", rr->path, idx,
+                    "it takes the record's (a channel stopped or aborted "
+                    "at a host-timed point? docs/record-replay.md, Limits)",
+                    rr->path, idx,
                     ctx->chan, ctx->at, e->t);
     }
     trace_etsoc1_rr_check(idx, "DMA_END", e->t);
@@ -1802,25 +1805,34 @@ static uint64_t rr_host_end(Etsoc1HostMem *hm, const Etsoc1HostMemCtx *ctx,
 /*
  * May the channel's next event be served now: has everything the record
  * has before it happened here (its inputs applied, its MSIs sent, the
- * other channels' accesses and ends)?  The record's order is the host's:
- * channels that overlap share the link by host time (design 2.5), and a
- * DMA whose data came after another channel's DONE, an MSI or a host
- * write must not overtake them here, or the harts it wakes see another
- * order.  An event begun is served on.
+ * other channels' accesses and ends)?  A request served before them could
+ * let a later one overtake a DONE, an MSI or a host write here.  An event
+ * begun is served on.  Inputs and MSIs at a T after the request's step
+ * are not waited for: the eDMA takes a step only once no input at or
+ * before it is queued and the harts are past it (docs/timing.md "DMA"),
+ * so they cannot change it; and a hart behind the step at the gate, or
+ * an input waiting for that hart, may wait for it, as in the record (a
+ * socket's answer came after them there).
  */
 static bool rr_hm_ready(Etsoc1Rr *rr, RrHmStream *s)
 {
     guint idx;
+    uint64_t at;
 
     if (s->next >= s->idx->len || s->off) {
         return true;        /* the access says what is wrong, or goes on */
     }
     idx = g_array_index(s->idx, guint, s->next);
+    at = g_array_index(rr->ev, RrEvent, idx).t;
     for (; rr->scan_all < idx; rr->scan_all++) {
         RrEvent *e = &g_array_index(rr->ev, RrEvent, rr->scan_all);
 
         switch (e->kind) {
         case ETSOC1_RR_MSI:
+            if (e->t <= at && !rr->met[rr->scan_all]) {
+                return false;
+            }
+            break;
         case ETSOC1_RR_HOSTMEM:
         case ETSOC1_RR_DMA_END:
             if (!rr->met[rr->scan_all]) {
@@ -1829,7 +1841,7 @@ static bool rr_hm_ready(Etsoc1Rr *rr, RrHmStream *s)
             break;
         case ETSOC1_RR_MMIO_WRITE:
         case ETSOC1_RR_STOP:
-            if (rr->next_in <= rr->scan_all) {
+            if (e->t <= at && rr->next_in <= rr->scan_all) {
                 return false;   /* not applied yet */
             }
             break;

@@ -99,6 +99,20 @@ static bool etsoc1_parks(uint32_t why)
     }
 }
 
+/*
+ * The eDMA's next step waits for the harts (etsoc1_link_turn): one that
+ * halts behind it or parks may have let it go, so put its timer due now
+ * rather than at its next look.  Thread-safe (timer_mod_anticipate).
+ */
+static void etsoc1_link_kick(Etsoc1MachineState *m)
+{
+    QEMUTimer *kick = qatomic_read(&m->link_kick);
+
+    if (kick && qatomic_read(&m->link_head_t) != UINT64_MAX) {
+        timer_mod_anticipate(kick, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    }
+}
+
 /* *@p = MAX(*@p, @v), atomically */
 static void etsoc1_input_max(uint64_t *p, uint64_t v)
 {
@@ -145,6 +159,8 @@ void etsoc1_sync_park(Etsoc1MinionCPU *cpu)
         if (riscv_cpu_all_pending(&cpu->parent_obj.env) ||
             etsoc1_minion_wait_over(cpu, why)) {
             qatomic_or(&m->awake[BIT_WORD(i)], bit);
+        } else {
+            etsoc1_link_kick(m);
         }
     }
 }
@@ -317,6 +333,11 @@ uint64_t etsoc1_sync_horizon(bool *idle)
         min = MIN(min, qatomic_read(&m->input_head_t));
         *idle = false;
     }
+    /* so does the eDMA's next step (etsoc1_link_turn) */
+    if (m && qatomic_read(&m->link_head_t) != UINT64_MAX) {
+        min = MIN(min, qatomic_read(&m->link_head_t));
+        *idle = false;
+    }
     return min;
 }
 
@@ -344,7 +365,9 @@ bool etsoc1_sync_at_rest(uint64_t before)
             }
             continue;
         }
-        if (etsoc1_next_act(cpu, &t, &gated) ||
+        /* a DMA still to take a step will raise its DONE */
+        if (qatomic_read(&cpu->shire->chip->link_head_t) != UINT64_MAX ||
+            etsoc1_next_act(cpu, &t, &gated) ||
             etsoc1_clock_peek(cpu) >= before) {
             return false;
         }
@@ -495,6 +518,20 @@ static bool etsoc1_gate_host_before(Etsoc1MachineState *m,
 }
 
 /*
+ * Does the eDMA's next step come at or before @t?  Then an access at @t
+ * waits at the gate until it is taken (etsoc1_link_turn), and the eDMA is
+ * told: the harts it waited for may be past it now.
+ */
+static bool etsoc1_gate_link_before(Etsoc1MachineState *m, uint64_t t)
+{
+    if (qatomic_read(&m->link_head_t) > t) {
+        return false;
+    }
+    etsoc1_link_kick(m);
+    return true;
+}
+
+/*
  * Remember @val as what @cpu last saw at @pa through a global operation;
  * count the reads in a row that saw it.
  */
@@ -588,7 +625,8 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
     if (!a) {
         a = &credit;
     }
-    if (!etsoc1_gate_host_before(m, cpu, t) && etsoc1_gate_open(cpu, t, a)) {
+    if (!etsoc1_gate_host_before(m, cpu, t) &&
+        !etsoc1_gate_link_before(m, t) && etsoc1_gate_open(cpu, t, a)) {
         return true;
     }
     et->gate.access = *a;
@@ -815,8 +853,12 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
 static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
                                 Etsoc1GateEntry *e, unsigned n)
 {
-    /* a host input still to come goes first (etsoc1_gate_host_before) */
-    uint64_t head = qatomic_read(&m->input_head_t);
+    /*
+     * a host input or an eDMA step still to come goes first
+     * (etsoc1_gate_host_before, etsoc1_gate_link_before)
+     */
+    uint64_t head = MIN(qatomic_read(&m->input_head_t),
+                        qatomic_read(&m->link_head_t));
     unsigned i, first = 0, k = 0;
     uint64_t t0;
 
@@ -1170,16 +1212,33 @@ static uint64_t etsoc1_input_frontier(Etsoc1MachineState *m)
     return MAX(d, qatomic_read(&m->parked_max));
 }
 
-/* Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open) */
+/*
+ * Can no hart act before @t any more?  Looked at twice (etsoc1_gate_open).
+ * A hart at the gate behind an eDMA step that waits for its host's answer
+ * does not hold the input: the host may answer only once this input is
+ * in (a host library waits for each write's reply), and the step, and so
+ * the hart, wait for the answer.  What that hart does through the gate
+ * still comes before what the input wakes (it is counted at the gate).
+ */
 static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
 {
+    uint64_t link = qatomic_read(&m->link_host_wait) ?
+                    qatomic_read(&m->link_head_t) : UINT64_MAX;
+    uint64_t running, any;
+    unsigned look;
+
     /*
      * The earliest time from which a hart not parked may act (at the gate
      * at its access's time, else at its clock; a WFI with its wake-up
      * pending counts: etsoc1_next_act)
      */
-    return etsoc1_others_min(m, NULL, true) >= t &&
-           etsoc1_others_min(m, NULL, true) >= t;
+    for (look = 0; look < 2; look++) {
+        etsoc1_others_mins(m, NULL, &running, &any);
+        if (running < t || (any < t && any < link)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /*
@@ -1454,6 +1513,51 @@ bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu)
 }
 
 /*
+ * ---- The eDMA's steps -------------------------------------------------------
+ *
+ * The eDMA on the chip's time (etsoc1-edma.c, docs/timing.md "DMA") takes
+ * its steps (a piece onto the link; the end of a list, DONE) one at a
+ * time in emulated-time order across its channels, and a step at t only
+ * once no hart and no host input can still act at or before t: no
+ * doorbell can then still start a channel that would share the link with
+ * that piece, and every hart that could see its DONE at a point between
+ * two steps is past it.  Until then the eDMA is one more actor at the
+ * gate, as a host input is (its head bounds the gate, the horizon and a
+ * rest), and its step times are declared as timer expiries are, so that
+ * a host input is stamped after every step already taken.
+ */
+bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, bool host_wait,
+                      QEMUTimer *kick)
+{
+    uint64_t old = m->link_head_t, running, any;
+    unsigned look;
+
+    qatomic_set(&m->link_kick, kick);
+    qatomic_set(&m->link_head_t, t);
+    qatomic_set(&m->link_host_wait, host_wait);
+    smp_mb();       /* the head, then the looks at the harts */
+    if (t > old && m->gate_waiting) {
+        etsoc1_sync_scan(m, NULL);      /* what waited for the old one */
+    }
+    /* without the gate (poll-halt=off) the host's order: at once */
+    if (t == UINT64_MAX || !m->poll_halt || !m->awake) {
+        return true;
+    }
+    if (qatomic_read(&m->input_head_t) <= t) {
+        return false;
+    }
+    /* twice, for a hart woken between the looks: see etsoc1_gate_open */
+    for (look = 0; look < 2; look++) {
+        etsoc1_others_mins(m, NULL, &running, &any);
+        if (running <= t || any < t) {
+            return false;
+        }
+    }
+    etsoc1_input_declare(m, t);
+    return true;
+}
+
+/*
  * The lookahead: nothing a hart does reaches another line or hart sooner
  * than this after its clock.  A global request reaches its line half a
  * round trip after it leaves (an L3 hit on the hart's own mesh stop, or
@@ -1514,6 +1618,7 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     qemu_mutex_init(&s->port_lock);
 
     s->input_head_t = UINT64_MAX;
+    s->link_head_t = UINT64_MAX;
     /*
      * The gate and the polls order the inputs: without them, no stamps.
      * Nor without TCG: under qtest the harts never run (nor park), so no

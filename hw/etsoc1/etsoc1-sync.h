@@ -89,6 +89,18 @@ void etsoc1_input_hold(Etsoc1MachineState *m, bool hold);
 void etsoc1_input_apply_due(Etsoc1MachineState *m);
 void etsoc1_input_declare(Etsoc1MachineState *m, uint64_t t);
 bool etsoc1_host_observe(Etsoc1MinionCPU *cpu, uint64_t last_t);
+
+/*
+ * The eDMA on the chip's time (etsoc1-sync.c, "The eDMA's steps";
+ * docs/timing.md "DMA"): @t is the emulated time of its next step
+ * (UINT64_MAX: none), until which an access through the gate at or after
+ * @t waits and no timer passes @t; @host_wait: that step waits for its
+ * host's answer; @kick is put due when a hart may have let it go.  True
+ * if the step may be taken now: no hart and no host input can still act
+ * at or before @t (then later inputs are stamped after it).
+ */
+bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, bool host_wait,
+                      QEMUTimer *kick);
 bool etsoc1_host_wait_over(Etsoc1MinionCPU *cpu);
 void etsoc1_host_hold(Etsoc1MinionCPU *cpu);
 

@@ -1151,11 +1151,12 @@ static uint64_t etsoc1_dma_lines_written(Etsoc1DmaChip *chip, uint64_t pa,
     return etsoc1_l3_install_ahead(ETSOC1_MACHINE(chip), pa, len, more);
 }
 
-static uint64_t etsoc1_dma_requester_time(Etsoc1DmaChip *chip)
+static bool etsoc1_dma_requester_time(Etsoc1DmaChip *chip, uint64_t *t)
 {
     Etsoc1MinionCPU *cpu = etsoc1_current_minion();
 
-    return cpu ? etsoc1_now(cpu) : 0;
+    *t = cpu ? etsoc1_now(cpu) : 0;
+    return cpu;
 }
 
 static void etsoc1_dma_requester_sees(Etsoc1DmaChip *chip, uint64_t t)
@@ -1196,6 +1197,12 @@ static void etsoc1_dma_host_observe(Etsoc1DmaChip *chip, uint64_t last_t)
     }
 }
 
+static bool etsoc1_dma_link_turn(Etsoc1DmaChip *chip, uint64_t t,
+                                 bool host_wait, QEMUTimer *kick)
+{
+    return etsoc1_link_turn(ETSOC1_MACHINE(chip), t, host_wait, kick);
+}
+
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -1209,6 +1216,7 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     dc->input_post = etsoc1_dma_input_post;
     dc->input_time = etsoc1_dma_input_time;
     dc->host_observe = etsoc1_dma_host_observe;
+    dc->link_turn = etsoc1_dma_link_turn;
     mc->max_cpus = ETSOC1_MAX_HARTS + 1;     /* + the service processor */
     mc->min_cpus = ETSOC1_HARTS_PER_SHIRE;
     mc->default_cpus = ETSOC1_HARTS_PER_SHIRE;

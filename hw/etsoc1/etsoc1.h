@@ -100,6 +100,15 @@ struct Etsoc1MachineState {
     void (*input_catch_up)(void *opaque, uint64_t t);
     void *input_catch_up_opaque;
     bool input_hold;        /* apply nothing yet (a replay's start) */
+    /*
+     * The eDMA on the chip's time (etsoc1-sync.c, "The eDMA's steps"):
+     * the emulated time of its next step (UINT64_MAX: none), an actor at
+     * the gate as a host input is, and the timer that runs its steps.
+     * Set with the BQL held; read by the harts without it.
+     */
+    uint64_t link_head_t;
+    bool link_host_wait;    /* that step waits for its host's answer */
+    QEMUTimer *link_kick;
     Etsoc1Rr *rr;           /* child "rr": record= or replay= */
 
     /* properties */
