@@ -40,6 +40,7 @@ import fw_tests  # noqa: E402
 from fw_tests import MSG, MM_SQ0, MM_CQ, DEV_FREE, BAR0_DRAM  # noqa: E402
 
 rrdump = __import__('rr-dump')
+tracecanon = __import__('trace-canon')
 
 FW = 'etsoc1-fw-short-timeout.elf'      # the 20 ms launch watchdog
 DIVERGED = 5
@@ -104,10 +105,17 @@ def stop(card, seen):
     card.close()
 
 
-def record_session(root, path, log):
-    """The session under record=@path: what the host saw (CQ replies, MSI
-    events, vecadd's sums) and QEMU's exit status."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+def recording(path, trace):
+    """The command line's additions to record into @path, with the
+    trace-json timeline into @trace."""
+    return ['-M', f'record={path},trace-json={trace}']
+
+
+def record_session(root, path, trace):
+    """The session under record=@path (and trace-json=@trace): what the
+    host saw (CQ replies, MSI events, vecadd's sums) and QEMU's exit
+    status."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, trace))
     seen = {}
     try:
         settle(card)
@@ -153,6 +161,65 @@ def run_replay(root, path, extra=(), machine_extra='', timeout=240):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def traced(rec, mode):
+    """The replay's command line addition for its trace-json, beside the
+    record @rec's (REC.json) as REC.MODE.json."""
+    return ['-M', f'trace-json={rec}.{mode.replace("=", "-")}.json']
+
+
+def same_trace(report, what, rec, mode):
+    """The replay of @rec under @mode drew the record's timeline: the
+    canonical forms (tools/trace-canon.py) of REC.json and of the replay's
+    trace-json (traced()) are equal."""
+    mine = traced(rec, mode)[1].split('=', 1)[1]
+    try:
+        a, b = tracecanon.load(rec + '.json'), tracecanon.load(mine)
+        d = tracecanon.diff(a, b)
+    except tracecanon.NotComparable as e:
+        report(False, f'rr: {what}\'s trace-json under {mode}: {e}')
+        return
+    report(d is None and len(a) > 100,
+           f'rr: {what} replayed under {mode} draws the record\'s '
+           f'trace-json ({len(a) - 1} events in canonical form, '
+           f'{"equal" if d is None else "different"})',
+           d and '\n'.join(['< ' + x[:300] for x in d['only_a']] +
+                           ['> ' + x[:300] for x in d['only_b']]))
+
+
+def canon_test(report, d, trace):
+    """tools/trace-canon.py ignores what is the host's (the file's order of
+    events, flow ids) and sees what is emulated time: one event's ts
+    changed makes the forms differ, and the tool exits 1 naming it."""
+    import json
+    rnd = random.Random(29)
+    t = json.load(open(trace))
+    evs = t['traceEvents']
+    ids = sorted({e['id'] for e in evs if 'id' in e})
+    perm = dict(zip(ids, rnd.sample(ids, len(ids))))
+    shuffled = [dict(e, id=perm[e['id']]) if 'id' in e else e for e in evs]
+    rnd.shuffle(shuffled)
+    moved = [dict(e) for e in evs]
+    k = next(i for i, e in enumerate(moved) if e.get('cat') == 'host')
+    moved[k]['ts'] += 1 / t['otherData']['clock_mhz']
+    out = {}
+    for name, events in (('shuffled', shuffled), ('moved', moved)):
+        path = os.path.join(d, f'{name}.json')
+        json.dump(dict(t, traceEvents=events), open(path, 'w'))
+        p = subprocess.run([sys.executable, os.path.join(
+            HERE, '..', 'tools', 'trace-canon.py'), '--diff', trace, path],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out[name] = (p.returncode, p.stdout)
+    report(out['shuffled'][0] == 0 and out['moved'][0] == 1 and
+           out['moved'][1].startswith('differ: 1 events only in') and
+           f'"ts":{moved[k]["ts"]}' in out['moved'][1],
+           f'rr: tools/trace-canon.py: the record\'s trace with its events '
+           f'shuffled and {len(ids)} flow ids permuted is equal (exit '
+           f'{out["shuffled"][0]}); with one host write\'s ts a cycle later '
+           f'it differs (exit {out["moved"][0]}): '
+           f'"{out["moved"][1].splitlines()[0]}"',
+           out['shuffled'][1][-1500:] + out['moved'][1][-1500:])
+
+
 def end_of(path):
     _, _, events = rrdump.parse(open(path, 'rb').read())
     return rrdump.end_info(events[-1]['payload']), events
@@ -174,7 +241,7 @@ def _rr_tests(report, root, d):
     rec = os.path.join(d, 'session.rr')
     t = time.monotonic()
     try:
-        seen = record_session(root, rec, None)
+        seen = record_session(root, rec, rec + '.json')
     except (hl.LinkError, AssertionError, OSError) as e:
         report(False, f'rr: the recorded session ran ({e})')
         return
@@ -230,7 +297,7 @@ def _rr_tests(report, root, d):
 
     # ---- replay, both TCG modes ----
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\)", out)
         report(rc == 0 and m is not None and m.group(1) == '2112',
@@ -238,6 +305,8 @@ def _rr_tests(report, root, d):
                f'{m.group(1) if m else "?"} harts\' clocks ('
                f'{m.group(2) if m else "?"} with equal instret), the RAM '
                f'digest, every MSI ({wall:.1f} s)', out[-2000:])
+        same_trace(report, 'the MMIO session', rec, mode)
+    canon_test(report, d, rec + '.json')
 
     # ---- a replay that diverges ----
     data = bytearray(open(rec, 'rb').read())
@@ -390,15 +459,15 @@ def shm_map(link, addr, fd, n):
         return link.replies.pop(seq)[1] if seq in link.replies else None
 
 
-def record_dma_session(root, path):
+def record_dma_session(root, path, trace):
     """The issue's session under record=@path, all data by DMA through the
     host link (tests/hostlink.py serves HOSTMEM from its buffer):
     vecadd.elf, its vectors and arguments, and 256 KiB of other data by
     writelists; 128 KiB to and from a buffer the host shared (SHM_MAP: a
     copy, no frame); a writelist from host memory no one serves (it
     fails); two launches; the result and the 256 KiB back by one
-    readlist; STOP.  What the host saw."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'],
+    readlist; STOP.  What the host saw.  trace-json into @trace."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, trace),
                          options=hl.OPT_HOSTMEM | hl.OPT_SHM)
     seen = {}
     rnd = random.Random(293)
@@ -477,7 +546,7 @@ def dma_test(report, root, d):
     rec = os.path.join(d, 'dma.rr')
     t = time.monotonic()
     try:
-        seen = record_dma_session(root, rec)
+        seen = record_dma_session(root, rec, rec + '.json')
     except (hl.LinkError, AssertionError, OSError) as e:
         report(False, f'rr: the recorded DMA session ran ({e})')
         return
@@ -540,7 +609,7 @@ def dma_test(report, root, d):
 
     ends = sum(1 for e in events if e['kind'] == 'DMA_END')
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\), the RAM digest, every MSI; "
                       r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
@@ -558,6 +627,7 @@ def dma_test(report, root, d):
                f'{m.group(6) if m else "?"} DMA ends of {ends}, '
                f'{m.group(7) if m else "?"} at another T ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
+        same_trace(report, 'the DMA session', rec, mode)
 
     # an edited HOSTMEM address: the card asks for what the record does
     # not hold; the message names the event

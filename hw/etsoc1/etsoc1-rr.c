@@ -2129,7 +2129,11 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
             g_free(in);
             break;
         }
-        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1), rr_name(e->kind),
+        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1),
+                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
+                                  ETSOC1_INPUT_MMIO_WRITE :
+                                  e->kind == ETSOC1_RR_STOP ?
+                                  ETSOC1_INPUT_STOP : rr_name(e->kind),
                                   e->kind == ETSOC1_RR_MMIO_WRITE ?
                                   ldq_le_p(e->p) : 0,
                                   e->kind == ETSOC1_RR_MMIO_WRITE ?
