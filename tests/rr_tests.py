@@ -144,13 +144,14 @@ def record_session(root, path, trace):
     return seen
 
 
-def run_replay(root, path, extra=(), machine_extra='', timeout=240):
+def run_replay(root, path, extra=(), machine_extra='', timeout=240,
+               bios=FW):
     """Replay @path; (exit status, stderr, wall seconds)."""
     d = tempfile.mkdtemp(prefix='etsoc1-rr-')
     t = time.monotonic()
     try:
         p = subprocess.run(card_args(root, d, f',replay={path}' +
-                                     machine_extra) + list(extra),
+                                     machine_extra, bios) + list(extra),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            timeout=fw_tests.wall_bound(timeout))
@@ -326,6 +327,7 @@ def _rr_tests(report, root, d):
     blocker_test(report, root, d, rec)
     hang_test(report, root, d)
     dma_test(report, root, d)
+    host_session_test(report, root, d)
     overlap_test(report, root, d)
     bad_input_tests(report, root, d, rec)
 
@@ -670,6 +672,80 @@ def dma_test(report, root, d):
            f'rr: a record with a HOSTMEM write\'s crc edited diverges: exit '
            f'status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
            out[-2000:])
+
+
+LIB_DRAM_MIB = 2048
+# The card's RAM as libetsoc1-host gives it (host/src/start.c): a backend
+# of its own, whose name the END's RAM digest covers, so its replay needs
+# it too
+LIB_RAM = (['-object', f'memory-backend-ram,id=etsoc1-dram,size='
+            f'{LIB_DRAM_MIB}M,reserve=off'], ',memory-backend=etsoc1-dram')
+FIGURES = re.compile(r'^# figures (.+?): status (\d+) start_ts (\d+) '
+                     r'execute_dur (\d+) wait_dur (\d+)$', re.M)
+
+
+def host_session_test(report, root, d):
+    """The issue's test: a libetsoc1-host program (etsoc1-host-test
+    --session: vecadd.elf and its inputs by DMA, a launch on shire 0, the
+    sums back, a new input, a launch on shires 0-1, the sums back, each
+    checked) under record=, replayed under MTTCG and thread=single to the
+    same END (clocks, RAM digest with the CQ, MSIs) and trace-json.  The
+    figures the program printed (each response's start_ts and
+    execute_dur) are the card's: each command ends before the MSI that
+    told the host of it, and those MSIs are the replay's too."""
+    rec = os.path.join(d, 'host.rr')
+    g = os.path.join(root, 'guest')
+    env = dict(os.environ, ETSOC1_QEMU=qemu_bin(root), ETSOC1_GUEST_DIR=g,
+               ETSOC1_DRAM_MIB=str(LIB_DRAM_MIB))
+    t = time.monotonic()
+    try:
+        p = subprocess.run([os.path.join(g, 'etsoc1-host-test'), '--session']
+                           + recording(rec, rec + '.json'), env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           timeout=fw_tests.wall_bound(300))
+        rc, out = p.returncode, p.stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        rc, out = None, str(e)
+    wall = time.monotonic() - t
+    figures = [(w, int(st), int(t0), int(dur))
+               for w, st, t0, dur, _ in FIGURES.findall(out)]
+    report(rc == 0 and 'not ok' not in out and len(figures) == 6 and
+           all(f[1] == 0 and f[3] > 0 for f in figures),
+           f'rr: a libetsoc1-host session under record= (etsoc1-host-test '
+           f'--session: vecadd.elf by DMA, two launches, the sums back by '
+           f'DMA and checked): exit status {rc}, {len(figures)} commands\' '
+           f'figures ({wall:.1f} s)', out[-3000:])
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the libetsoc1-host record reads back ({e})')
+        return
+    # the MM CQ's MSI (vector 3) that told the host of each response
+    cq = [e['t'] for e in events if e['kind'] == 'MSI' and
+          struct.unpack_from('<I', e['payload'])[0] & 0x8]
+    told = [next((x for x in cq if x >= t0 + dur), None)
+            for _, _, t0, dur in figures]
+    ends = ', '.join(f'{w} at T={t0 + dur}' for w, _, t0, dur in figures)
+    report(flags == 3 and None not in told and len(set(told)) == 6 and
+           told == sorted(told),
+           f'rr: the program\'s figures are the record\'s card\'s: each '
+           f'command ends ({ends}) before its own CQ MSI (T={told})')
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra + LIB_RAM[0] +
+                                   traced(rec, mode), LIB_RAM[1],
+                                   bios='etsoc1-fw.elf')
+        m = re.search(r"END matches: (\d+) harts' clocks .* every MSI; "
+                      r"(\d+) HOSTMEM events served", out)
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == str(sum(e['kind'] == 'HOSTMEM'
+                                     for e in events)),
+               f'rr: the libetsoc1-host session replayed under {mode}: exit '
+               f'status {rc}, END matches: {m.group(1) if m else "?"} '
+               f'harts\' clocks, the RAM digest, every MSI, '
+               f'{m.group(2) if m else "?"} HOSTMEM events ({wall:.1f} s)',
+               _lines(out, ('etsoc1',)) or out[-2000:])
+        same_trace(report, 'the libetsoc1-host session', rec, mode)
 
 
 def overlap_test(report, root, d):
