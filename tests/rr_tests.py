@@ -135,6 +135,8 @@ def record_session(root, path, trace):
         got = struct.unpack(f'<{N}i', card.link.read(
             card.bar0 + vr - BAR0_DRAM, 4 * N))
         seen['sums'] = list(got) == [x + y for x, y in zip(a, b)]
+        # refused: the record holds no reset (and the card goes on)
+        seen['reset'] = card.qmp('system_reset')
         seen['replies'] = replies
         seen['status'] = [struct.unpack_from('<I', r[1], 32)[0]
                           for r in replies[1:]]
@@ -255,6 +257,9 @@ def _rr_tests(report, root, d):
            f'{seen["sums"]}, launch status {seen["status"]}, exit status '
            f'{seen["rc"]}, a record of {size} bytes ({wall:.1f} s)',
            seen['err'][-2000:])
+    reset = str(seen.get('reset', {}).get('error', {}).get('desc', seen))
+    report(reset_refused('record') in reset,
+           f'rr: system_reset during the recording is refused: "{reset}"')
     try:
         (flags, rows, digest), events = end_of(rec)
     except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
@@ -796,9 +801,17 @@ def _lines(out, words):
                      if any(w in x for w in words))[-2000:]
 
 
+def reset_refused(mode):
+    """The reset blocker's message under @mode (record, replay)."""
+    return (f'etsoc1: a session under {mode}= cannot be reset (the record '
+            f'holds no reset: quit and start again)')
+
+
 def blocker_test(report, root, d, rec):
     """savevm and migrate during a replay (stopped at its start, -S) are
-    refused by the migration blocker: the record would lose its place."""
+    refused by the migration blocker: the record would lose its place;
+    system_reset (QMP and HMP) by the reset blocker: the record holds no
+    reset."""
     from qmp import Qmp
     sock = os.path.join(d, 'qmp.sock')
     p = subprocess.Popen(card_args(root, d, f',replay={rec}') +
@@ -811,18 +824,27 @@ def blocker_test(report, root, d, rec):
             mig = q.cmd('migrate', uri='exec:cat >/dev/null')
             sv = q.get('human-monitor-command', **{'command-line':
                                                    'savevm rr-test'})
+            reset = q.cmd('system_reset')
+            hmp_reset = q.get('human-monitor-command',
+                              **{'command-line': 'system_reset'})
             q.cmd('quit')
         out = p.communicate(timeout=fw_tests.wall_bound(30))[0]
     except (OSError, subprocess.TimeoutExpired) as e:
         p.kill()
         out = p.communicate()[0]
         mig, sv = {'error': str(e)}, ''
+        reset, hmp_reset = mig, ''
     want = 'cannot be saved or migrated'
     report(want in str(mig.get('error', {}).get('desc', '')) and
            want in str(sv),
            f'rr: migrate and savevm during a replay are refused: '
            f'"{mig.get("error", {}).get("desc", mig)}"; savevm: '
            f'"{str(sv).strip()[:120]}"', out[-1500:])
+    desc = str(reset.get('error', {}).get('desc', reset))
+    report(reset_refused('replay') in desc and
+           reset_refused('replay') in str(hmp_reset),
+           f'rr: system_reset during a replay is refused (QMP: "{desc}"; '
+           f'HMP: "{str(hmp_reset).strip()[:120]}")', out[-1500:])
 
 
 def _line(out, word):

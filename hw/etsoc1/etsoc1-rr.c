@@ -162,6 +162,7 @@ struct Etsoc1Rr {
     bool replay;
     char *path;
     Error *migration_blocker;
+    Error *reset_blocker;
 
     char *text;             /* record: the header's text, less dev.* */
     char *rec_text;         /* replay: the record's header text */
@@ -2002,6 +2003,14 @@ Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
         error_reportf_err(err, "etsoc1: ");
         exit(1);
     }
+    /*
+     * The record holds no reset (the card would restart where the record
+     * goes on): system_reset is refused (qemu-patches/0015).
+     */
+    error_setg(&rr->reset_blocker, "etsoc1: a session under %s= cannot be "
+               "reset (the record holds no reset: quit and start again)",
+               replay ? "replay" : "record");
+    qemu_system_reset_add_blocker(rr->reset_blocker);
     if (replay) {
         if (!rr_load(rr, text, &err)) {
             error_reportf_err(err, "etsoc1: replay: ");
