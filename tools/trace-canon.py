@@ -42,8 +42,9 @@ def _cycles(ev, mhz):
 
 def _flb_rounds(events):
     """Each FLB barrier round's members' windows: {(pid, tid): [(from,
-    to, arg)]} in cycles, from the member's arrival to the leader's credit
-    that releases it (to is None if that never arrived)."""
+    to, arg, leader)]}, from the member's arrival to the arrival of the
+    leader's credit that releases it, in cycles (to is None if that never
+    arrived)."""
     flb = {}
     for ev in events:
         if ev.get('ph') == 'X' and ev['name'].startswith('FLB barrier'):
@@ -73,7 +74,8 @@ def _flb_rounds(events):
                     release[dst] = froms.get((dst, lead['tid'], sent))
             for m in members:
                 windows.setdefault((pid, m['tid']), []).append(
-                    (m['args']['start'], release.get(m['tid']), arg))
+                    (m['args']['start'], release.get(m['tid']), arg,
+                     lead['tid']))
     return windows
 
 
@@ -87,28 +89,34 @@ def _flb_roles(events, mhz):
     arrival, etsoc1_flb); who did what in between is the host's.  So each
     member's events from its arrival to the leader's credit's arrival
     (both included) are replaced by one "FLB barrier round" event that
-    keeps those two times; a flow with an end inside goes too."""
+    keeps those two times, and by that credit's arrival with its sender
+    left out; the flows with an end inside go too."""
     windows = _flb_rounds(events)
-    out, gone, fid_gone = [], 0, set()
+    out, fid_gone = [], set()
 
-    def inside(ev):
-        for lo, hi, _ in windows.get((ev.get('pid'), ev.get('tid')), ()):
+    def window(ev):
+        for w in windows.get((ev.get('pid'), ev.get('tid')), ()):
             c = _cycles(ev, mhz)
-            if lo <= c and (hi is None or c <= hi):
-                return True
-        return False
+            if w[0] <= c and (w[1] is None or c <= w[1]):
+                return w
+        return None
 
     for ev in events:
-        if ev.get('ph') != 'M' and 'ts' in ev and inside(ev):
-            gone += 1
-            if ev.get('ph') in ('s', 'f'):
-                fid_gone.add(ev['id'])
-        else:
+        w = window(ev) if ev.get('ph') != 'M' and 'ts' in ev else None
+        if w is None:
             out.append(ev)
+        elif ev.get('ph') == 'X' and ev['args'].get('src') == w[3] and \
+                ev['name'].startswith('credit from ') and \
+                _cycles(ev, mhz) == w[1]:
+            args = {k: v for k, v in ev['args'].items() if k != 'src'}
+            out.append(dict(ev, name='credit from the FLB round\'s leader',
+                            args=args))
+        elif ev.get('ph') in ('s', 'f'):
+            fid_gone.add(ev['id'])
     out = [e for e in out if e.get('ph') not in ('s', 'f') or
            e['id'] not in fid_gone]
     for (pid, tid), ws in windows.items():
-        for lo, hi, arg in ws:
+        for lo, hi, arg, _ in ws:
             out.append({'ph': 'X', 'name': 'FLB barrier round',
                         'cat': 'canon', 'pid': pid, 'tid': tid,
                         'ts': round(lo / mhz, 6),
