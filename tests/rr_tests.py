@@ -347,8 +347,9 @@ REST_HART = re.compile(r'^  hart (\d+) \(shire \d+ minion (\d+) thread \d+\) '
 def record_hang_session(root, path):
     """Under record=@path: readyhang.elf (the naive 2D array) written by
     MMIO and launched on shire 0 with handshake=rtl; it hangs on a lost
-    ready, the launch watchdog answers it; STOP.  What the host saw."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    ready, the launch watchdog answers it; STOP.  What the host saw.
+    trace-json into PATH.json."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
     seen = {}
     try:
         settle(card)
@@ -411,7 +412,7 @@ def hang_test(report, root, d):
     if not hangs:
         return
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = REST.search(out)
         end = re.search(r"END matches: (\d+) harts' clocks", out)
         report(rc == 0 and m is not None and m.group(0) == text and
@@ -423,6 +424,7 @@ def hang_test(report, root, d):
                f'END matches (clocks, the RAM digest with the CQ\'s launch '
                f'status, every MSI) {bool(end)} ({wall:.1f} s)',
                out[-3000:])
+        same_trace(report, 'the hang session', rec, mode)
     # the report edited in the record: the replay names the line
     data = bytearray(open(rec, 'rb').read())
     h = hangs[0]
