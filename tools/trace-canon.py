@@ -10,11 +10,12 @@ and its record's (docs/record-replay.md).
 The form is one JSON object per line, keys sorted, the events sorted by a
 total key (time, track, then the whole event).  Every rule below removes
 or normalises something that follows the host (the order in which QEMU's
-threads reached the writer), docs/trace.md "Choices"; nothing that is
-the model's emulated time is touched.  --diff exits 0 if the forms are
-equal, 1 (printing the first lines that differ and the counts) if not,
-2 if a file cannot be read or is not comparable.  canon() and diff() are
-also a module for the tests (tests/rr_tests.py).
+threads reached the writer, docs/trace.md "Choices"), and one thing the
+model leaves to the host: which hart leads an FLB round (_flb_roles).
+Every other emulated time and argument is kept.  --diff exits 0 if the
+forms are equal, 1 (printing the first lines that differ and the counts)
+if not, 2 if a file cannot be read or written or is not comparable.
+canon() and diff() are also a module for the tests (tests/rr_tests.py).
 """
 
 import json
@@ -221,13 +222,15 @@ def main(argv):
                 print(f'> {x}')
             return 1
         if len(argv) in (2, 4) and not argv[1].startswith('-'):
-            lines = load(argv[1])
-            out = sys.stdout
-            if len(argv) == 4 and argv[2] == '-o':
-                out = open(argv[3], 'w')
-            out.write('\n'.join(lines) + '\n')
-            return 0
-    except NotComparable as e:
+            text = '\n'.join(load(argv[1])) + '\n'
+            if len(argv) == 2:
+                sys.stdout.write(text)
+                return 0
+            if argv[2] == '-o':
+                with open(argv[3], 'w') as out:
+                    out.write(text)
+                return 0
+    except (NotComparable, OSError) as e:
         print(f'trace-canon: {e}', file=sys.stderr)
         return 2
     print(__doc__.split('\n\n')[1], file=sys.stderr)

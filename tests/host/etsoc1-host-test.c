@@ -1036,6 +1036,41 @@ static int launch_status(uint16_t tag, unsigned timeout_ms)
  */
 #define VEC_N 4096
 
+/*
+ * The last response's figures (its start_ts, execute_dur and wait_dur,
+ * the card's cycles) on a "# figures" line.
+ */
+static void figures(const char *what)
+{
+    diag("figures %s: status %u start_ts %" PRIu64 " execute_dur %" PRIu64
+         " wait_dur %" PRIu64, what, last_rsp.status, last_rsp.start_ts,
+         last_rsp.exec_dur, last_rsp.wait_dur);
+}
+
+/*
+ * vecadd's c back from the card by DMA (its figures printed as @what, if
+ * any): 0 if c == a + b, else -1 (DMA failed) or the first wrong + 1.
+ */
+static int vecadd_check(const uint32_t *ha, const uint32_t *hb, uint32_t *hc,
+                        uint64_t c, const char *what)
+{
+    int i;
+
+    memset(hc, 0, VEC_N * 4);
+    if (dma(false, hc, c, VEC_N * 4)) {
+        return -1;
+    }
+    if (what) {
+        figures(what);
+    }
+    for (i = 0; i < VEC_N; i++) {
+        if (hc[i] != ha[i] + hb[i]) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 static void test_vecadd(void)
 {
     uint64_t entry = load_elf("vecadd.elf");
@@ -1061,13 +1096,7 @@ static void test_vecadd(void)
         s3 = dma(true, hc, c, VEC_N * 4);
         s4 = dma(true, args, args_dev, 32);
         st = launch_status(launch(entry, args_dev, 1), 60000);
-        memset(hc, 0, VEC_N * 4);
-        if (dma(false, hc, c, VEC_N * 4)) {
-            bad = -1;
-        }
-        for (i = 0; i < VEC_N && !bad; i++) {
-            bad = hc[i] != ha[i] + hb[i] ? i + 1 : 0;
-        }
+        bad = vecadd_check(ha, hb, hc, c, NULL);
     }
     report(entry && !s1 && !s2 && !s3 && !s4 && st == 0 && !bad,
            "kernel launch vecadd.elf (entry 0x%" PRIx64 ", %d ints): status "
@@ -1143,35 +1172,8 @@ static int demo(void)
  * --session (tests/rr_tests.py records it): vecadd.elf and its inputs by
  * DMA, a launch on shire 0, its sums back by DMA and checked; a new b by
  * DMA, a second launch on shires 0-1, the sums back and checked.  Each
- * command's figures (the response's start_ts, execute_dur and wait_dur,
- * the card's cycles) on a "# figures" line, in order.
+ * command's figures on a "# figures" line, in order (figures()).
  */
-static void figures(const char *what)
-{
-    diag("figures %s: status %u start_ts %" PRIu64 " execute_dur %" PRIu64
-         " wait_dur %" PRIu64, what, last_rsp.status, last_rsp.start_ts,
-         last_rsp.exec_dur, last_rsp.wait_dur);
-}
-
-/* DMA c back from the card, then c == a + b (0) or the first wrong + 1 */
-static int vecadd_check(const uint32_t *ha, const uint32_t *hb, uint32_t *hc,
-                        uint64_t c, const char *what)
-{
-    int i;
-
-    memset(hc, 0, VEC_N * 4);
-    if (dma(false, hc, c, VEC_N * 4)) {
-        return -1;
-    }
-    figures(what);
-    for (i = 0; i < VEC_N; i++) {
-        if (hc[i] != ha[i] + hb[i]) {
-            return i + 1;
-        }
-    }
-    return 0;
-}
-
 static void session(void)
 {
     uint64_t entry = load_elf("vecadd.elf");
@@ -1191,8 +1193,9 @@ static void session(void)
         args[1] = b;
         args[2] = c;
         args[3] = VEC_N;
-        in = dma(true, ha, a, VEC_N * 4) | dma(true, hb, b, VEC_N * 4) |
-             dma(true, args, args_dev, 32);
+        in = dma(true, ha, a, VEC_N * 4);
+        in |= dma(true, hb, b, VEC_N * 4);
+        in |= dma(true, args, args_dev, 32);
         figures("writelist args");
         st[0] = launch_status(launch(entry, args_dev, 0x1), 60000);
         figures("launch 1");
