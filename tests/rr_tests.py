@@ -753,6 +753,12 @@ def host_session_test(report, root, d):
                f'{m.group(2) if m else "?"} HOSTMEM events ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
         same_trace(report, 'the libetsoc1-host session', rec, mode)
+    # the board's own RAM instead of the library's backend: refused at
+    # start (the digest at END would differ)
+    refused(report, root, d, 'the libetsoc1-host record replayed without '
+            'the library\'s RAM backend', rec,
+            r'machine\.memory-backend=etsoc1-dram in the record, \S+ here',
+            bios='etsoc1-fw.elf')
 
 
 def overlap_test(report, root, d):
@@ -859,8 +865,8 @@ def _line(out, word):
 def refused(report, root, d, name, path, want, machine_extra='', extra=(),
             bios=FW):
     """QEMU refuses at start: exit status 1, @want in its one message."""
-    rc, out, wall = run_replay(root, path, extra, machine_extra,
-                               timeout=60) if path else (None, '', 0)
+    rc, out, wall = run_replay(root, path, extra, machine_extra, timeout=60,
+                               bios=bios) if path else (None, '', 0)
     if path is None:
         p = subprocess.run(card_args(root, d, machine_extra, bios) +
                            list(extra), stdin=subprocess.DEVNULL,

@@ -288,6 +288,9 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
     g_autoptr(GDateTime) now = g_date_time_new_now_utc();
     g_autofree char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
     g_autofree char *timing = rr_timing_sha256(m->timing);
+    /* END's RAM digest covers the RAM blocks' names: the backend's id */
+    const char *memdev = ms->memdev ?
+        object_get_canonical_path_component(OBJECT(ms->memdev)) : NULL;
     struct utsname u;
     GString *text;
     unsigned i;
@@ -309,6 +312,8 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
     g_ptr_array_add(kv, g_strdup_printf("machine.smp=%u", ms->smp.cpus));
     g_ptr_array_add(kv, g_strdup_printf("machine.ram-size=%" PRIu64,
                                         (uint64_t)ms->ram_size));
+    g_ptr_array_add(kv, g_strdup_printf("machine.memory-backend=%s",
+                                        memdev ? memdev : "none"));
     g_ptr_array_add(kv, g_strdup_printf("machine.clock-mhz=%u",
                                         m->clock_mhz));
     g_ptr_array_add(kv, g_strdup_printf("machine.reset-pc=0x%" PRIx64,
