@@ -23,6 +23,7 @@ import os
 import random
 import re
 import fcntl
+import json
 import mmap
 import shutil
 import socket
@@ -194,9 +195,9 @@ def canon_test(report, d, trace):
     events, flow ids) and sees what is emulated time: one event's ts
     changed makes the forms differ, and the tool exits 1 naming it.  A
     trace cut by trace-json-max-events is not comparable (exit 2)."""
-    import json
     rnd = random.Random(29)
-    t = json.load(open(trace))
+    with open(trace) as f:
+        t = json.load(f)
     evs = t['traceEvents']
     ids = sorted({e['id'] for e in evs if 'id' in e})
     perm = dict(zip(ids, rnd.sample(ids, len(ids))))
@@ -211,8 +212,8 @@ def canon_test(report, d, trace):
                                 ('moved', moved, t['otherData']),
                                 ('cut', evs, cut)):
         path = os.path.join(d, f'{name}.json')
-        json.dump(dict(t, traceEvents=events, otherData=other),
-                  open(path, 'w'))
+        with open(path, 'w') as f:
+            json.dump(dict(t, traceEvents=events, otherData=other), f)
         p = subprocess.run([sys.executable, os.path.join(
             HERE, '..', 'tools', 'trace-canon.py'), '--diff', trace, path],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
