@@ -315,7 +315,9 @@ def _rr_tests(report, root, d):
         rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\)", out)
-        report(rc == 0 and m is not None and m.group(1) == '2112',
+        # every hart's instret too: the FLB's leader is the record's
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == '2112',
                f'rr: replay under {mode}: exit status {rc}, END matches: '
                f'{m.group(1) if m else "?"} harts\' clocks ('
                f'{m.group(2) if m else "?"} with equal instret), the RAM '
@@ -635,11 +637,13 @@ def dma_test(report, root, d):
         served = int(m.group(4)) if m else 0
         # one DMA at a time: the eDMA's emulated times are the record's
         report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == '2112' and
                served == rbytes + wbytes and m.group(5) == '0' and
                m.group(6) == str(ends) and m.group(7) == '0',
                f'rr: the DMA session replayed under {mode}: exit status '
                f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
-               f'clocks, the RAM digest, every MSI; HOSTMEM served '
+               f'clocks ({m.group(2) if m else "?"} with equal instret), the '
+               f'RAM digest, every MSI; HOSTMEM served '
                f'{m.group(3) if m else "?"} events, {served} bytes of '
                f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T; '
                f'{m.group(6) if m else "?"} DMA ends of {ends}, '
@@ -751,15 +755,18 @@ def host_session_test(report, root, d):
         rc, out, wall = run_replay(root, rec, extra + LIB_RAM[0] +
                                    traced(rec, mode), LIB_RAM[1],
                                    bios='etsoc1-fw.elf')
-        m = re.search(r"END matches: (\d+) harts' clocks .* every MSI; "
+        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
+                      r"record's instret too\), the RAM digest, every MSI; "
                       r"(\d+) HOSTMEM events served", out)
         report(rc == 0 and m is not None and m.group(1) == '2112' and
-               m.group(2) == str(sum(e['kind'] == 'HOSTMEM'
+               m.group(2) == '2112' and
+               m.group(3) == str(sum(e['kind'] == 'HOSTMEM'
                                      for e in events)),
                f'rr: the libetsoc1-host session replayed under {mode}: exit '
                f'status {rc}, END matches: {m.group(1) if m else "?"} '
-               f'harts\' clocks, the RAM digest, every MSI, '
-               f'{m.group(2) if m else "?"} HOSTMEM events ({wall:.1f} s)',
+               f'harts\' clocks ({m.group(2) if m else "?"} with equal '
+               f'instret), the RAM digest, every MSI, '
+               f'{m.group(3) if m else "?"} HOSTMEM events ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
         same_trace(report, 'the libetsoc1-host session', rec, mode)
     # the board's own RAM instead of the library's backend: refused at

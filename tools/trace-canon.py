@@ -10,9 +10,10 @@ and its record's (docs/record-replay.md).
 The form is one JSON object per line, keys sorted, the events sorted by a
 total key (time, track, then the whole event).  Every rule below removes
 or normalises something that follows the host (the order in which QEMU's
-threads reached the writer, docs/trace.md "Choices"), and one thing the
-model leaves to the host: which hart leads an FLB round (_flb_roles).
-Every other emulated time and argument is kept.  --diff exits 0 if the
+threads reached the writer, docs/trace.md "Choices"); every emulated time
+and argument is kept.  Outside record= and replay=, which hart leads an
+FLB round is the host's too (docs/timing.md), so two plain runs may
+differ there.  --diff exits 0 if the
 forms are equal, 1 (printing the first lines that differ and the counts)
 if not, 2 if a file cannot be read or written or is not comparable.
 canon() and diff() are also a module for the tests (tests/rr_tests.py).
@@ -27,6 +28,10 @@ class NotComparable(Exception):
     pass
 
 
+# the waits drawn from a halt that only the host's order makes
+HALT_DRAWN = ('read gate', 'poll')
+
+
 def _dumps(ev):
     return json.dumps(ev, sort_keys=True, separators=(',', ':'))
 
@@ -35,94 +40,6 @@ def _order(ev):
     """The total key: metadata first, then by time, track, the event."""
     return (ev.get('ph') != 'M', ev.get('ts', 0), ev.get('pid', 0),
             ev.get('tid', 0), _dumps(ev))
-
-
-def _cycles(ev, mhz):
-    return round(ev['ts'] * mhz)
-
-
-def _flb_rounds(events):
-    """Each FLB barrier round's members' windows: {(pid, tid): [(from,
-    to, arg, leader)]}, from the member's arrival to the arrival of the
-    leader's credit that releases it, in cycles (to is None if that never
-    arrived)."""
-    flb = {}
-    for ev in events:
-        if ev.get('ph') == 'X' and ev['name'].startswith('FLB barrier'):
-            flb.setdefault((ev['pid'], ev['args']['arg']), []).append(ev)
-    sends, froms = {}, {}
-    for ev in events:
-        if ev.get('ph') == 'X' and ev['name'].startswith('send credit to '):
-            sends.setdefault((ev['pid'], ev['tid']), []).append(ev)
-        elif ev.get('ph') == 'X' and ev['name'].startswith('credit from '):
-            froms[(ev['tid'], ev['args']['src'], ev['args']['sent'])] = \
-                ev['args']['arrival']
-    windows = {}
-    for (pid, arg), slices in flb.items():
-        slices.sort(key=lambda e: e['args']['start'])
-        prev = -1
-        for lead in sorted((e for e in slices if e['name'].endswith(
-                '(last)')), key=lambda e: e['args']['end']):
-            end = lead['args']['end']
-            members = [e for e in slices if prev < e['args']['start'] <= end]
-            prev = end
-            # the leader's first credit to each member after the round
-            release = {}
-            for snd in sorted(sends.get((pid, lead['tid']), []),
-                              key=lambda e: e['args']['sent']):
-                dst, sent = snd['args']['dst'], snd['args']['sent']
-                if sent >= end and dst not in release:
-                    release[dst] = froms.get((dst, lead['tid'], sent))
-            for m in members:
-                windows.setdefault((pid, m['tid']), []).append(
-                    (m['args']['start'], release.get(m['tid']), arg,
-                     lead['tid']))
-    return windows
-
-
-def _flb_roles(events, mhz):
-    """Which hart of an FLB round reads 1 (the leader, "FLB barrier
-    (last)") is the one the host ran last among arrivals within the gate's
-    lookahead, not the latest in emulated time (docs/record-replay.md
-    "Limits", docs/timing.md "Determinism"): the leader then waits at the
-    read gate and sends every member its credit, the others wait for it.
-    The time the round releases its members is the model's (the latest
-    arrival, etsoc1_flb); who did what in between is the host's.  So each
-    member's events from its arrival to the leader's credit's arrival
-    (both included) are replaced by one "FLB barrier round" event that
-    keeps those two times, and by that credit's arrival with its sender
-    left out; the flows with an end inside go too."""
-    windows = _flb_rounds(events)
-    out, fid_gone = [], set()
-
-    def window(ev):
-        for w in windows.get((ev.get('pid'), ev.get('tid')), ()):
-            c = _cycles(ev, mhz)
-            if w[0] <= c and (w[1] is None or c <= w[1]):
-                return w
-        return None
-
-    for ev in events:
-        w = window(ev) if ev.get('ph') != 'M' and 'ts' in ev else None
-        if w is None:
-            out.append(ev)
-        elif ev.get('ph') == 'X' and ev['args'].get('src') == w[3] and \
-                ev['name'].startswith('credit from ') and \
-                _cycles(ev, mhz) == w[1]:
-            args = {k: v for k, v in ev['args'].items() if k != 'src'}
-            out.append(dict(ev, name='credit from the FLB round\'s leader',
-                            args=args))
-        elif ev.get('ph') in ('s', 'f'):
-            fid_gone.add(ev['id'])
-    out = [e for e in out if e.get('ph') not in ('s', 'f') or
-           e['id'] not in fid_gone]
-    for (pid, tid), ws in windows.items():
-        for lo, hi, arg, _ in ws:
-            out.append({'ph': 'X', 'name': 'FLB barrier round',
-                        'cat': 'canon', 'pid': pid, 'tid': tid,
-                        'ts': round(lo / mhz, 6),
-                        'args': {'arg': arg, 'start': lo, 'release': hi}})
-    return out
 
 
 def canon(trace):
@@ -138,14 +55,16 @@ def canon(trace):
     other.pop('events', None)
     events = []
     flows = {}
-    for ev in _flb_roles(trace['traceEvents'], other['clock_mhz']):
+    for ev in trace['traceEvents']:
         ev = dict(ev)
-        if ev.get('ph') == 'X' and ev['name'] == 'read gate':
-            # Drawn only when the host made the hart halt at the gate (the
-            # gate was still closed when its thread got there): a hart
-            # whose thread came later passes the open gate with the same
-            # clocks and draws nothing.  The read's time is the model's
-            # either way; whether it is drawn is the host's.
+        if ev.get('ph') == 'X' and ev['name'] in HALT_DRAWN:
+            # Drawn only when the host made the hart halt (etsoc1_sync_halt):
+            # at the gate, if it was still closed when the hart's thread got
+            # there; on a poll, if the write was not made yet.  A thread
+            # that came later passes with the same clocks (the poll sees
+            # the write as if it had polled all along) and draws nothing.
+            # The time is the model's either way; whether it is drawn is
+            # the host's.
             continue
         if ev.get('ph') == 'C' and ev.get('cat') == 'credit':
             # A credit counter's value is written after each delivery and
