@@ -23,6 +23,7 @@ import os
 import random
 import re
 import fcntl
+import json
 import mmap
 import shutil
 import socket
@@ -40,6 +41,7 @@ import fw_tests  # noqa: E402
 from fw_tests import MSG, MM_SQ0, MM_CQ, DEV_FREE, BAR0_DRAM  # noqa: E402
 
 rrdump = __import__('rr-dump')
+tracecanon = __import__('trace-canon')
 
 FW = 'etsoc1-fw-short-timeout.elf'      # the 20 ms launch watchdog
 DIVERGED = 5
@@ -104,10 +106,17 @@ def stop(card, seen):
     card.close()
 
 
-def record_session(root, path, log):
-    """The session under record=@path: what the host saw (CQ replies, MSI
-    events, vecadd's sums) and QEMU's exit status."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+def recording(path, trace):
+    """The command line's additions to record into @path, with the
+    trace-json timeline into @trace."""
+    return ['-M', f'record={path},trace-json={trace}']
+
+
+def record_session(root, path, trace):
+    """The session under record=@path (and trace-json=@trace): what the
+    host saw (CQ replies, MSI events, vecadd's sums) and QEMU's exit
+    status."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, trace))
     seen = {}
     try:
         settle(card)
@@ -127,6 +136,8 @@ def record_session(root, path, log):
         got = struct.unpack(f'<{N}i', card.link.read(
             card.bar0 + vr - BAR0_DRAM, 4 * N))
         seen['sums'] = list(got) == [x + y for x, y in zip(a, b)]
+        # refused: the record holds no reset (and the card goes on)
+        seen['reset'] = card.qmp('system_reset')
         seen['replies'] = replies
         seen['status'] = [struct.unpack_from('<I', r[1], 32)[0]
                           for r in replies[1:]]
@@ -136,13 +147,14 @@ def record_session(root, path, log):
     return seen
 
 
-def run_replay(root, path, extra=(), machine_extra='', timeout=240):
+def run_replay(root, path, extra=(), machine_extra='', timeout=240,
+               bios=FW):
     """Replay @path; (exit status, stderr, wall seconds)."""
     d = tempfile.mkdtemp(prefix='etsoc1-rr-')
     t = time.monotonic()
     try:
         p = subprocess.run(card_args(root, d, f',replay={path}' +
-                                     machine_extra) + list(extra),
+                                     machine_extra, bios) + list(extra),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            timeout=fw_tests.wall_bound(timeout))
@@ -151,6 +163,73 @@ def run_replay(root, path, extra=(), machine_extra='', timeout=240):
         return None, f'timed out: {e}', time.monotonic() - t
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def traced(rec, mode):
+    """The replay's command line addition for its trace-json, beside the
+    record @rec's (REC.json) as REC.MODE.json."""
+    return ['-M', f'trace-json={rec}.{mode.replace("=", "-")}.json']
+
+
+def same_trace(report, what, rec, mode):
+    """The replay of @rec under @mode drew the record's timeline: the
+    canonical forms (tools/trace-canon.py) of REC.json and of the replay's
+    trace-json (traced()) are equal."""
+    mine = traced(rec, mode)[1].split('=', 1)[1]
+    try:
+        a, b = tracecanon.load(rec + '.json'), tracecanon.load(mine)
+        d = tracecanon.diff(a, b)
+    except tracecanon.NotComparable as e:
+        report(False, f'rr: {what}\'s trace-json under {mode}: {e}')
+        return
+    report(d is None and len(a) > 100,
+           f'rr: {what} replayed under {mode} draws the record\'s '
+           f'trace-json ({len(a) - 1} events in canonical form, '
+           f'{"equal" if d is None else "different"})',
+           d and '\n'.join(['< ' + x[:300] for x in d['only_a']] +
+                           ['> ' + x[:300] for x in d['only_b']]))
+
+
+def canon_test(report, d, trace):
+    """tools/trace-canon.py ignores what is the host's (the file's order of
+    events, flow ids) and sees what is emulated time: one event's ts
+    changed makes the forms differ, and the tool exits 1 naming it.  A
+    trace cut by trace-json-max-events is not comparable (exit 2)."""
+    rnd = random.Random(29)
+    with open(trace) as f:
+        t = json.load(f)
+    evs = t['traceEvents']
+    ids = sorted({e['id'] for e in evs if 'id' in e})
+    perm = dict(zip(ids, rnd.sample(ids, len(ids))))
+    shuffled = [dict(e, id=perm[e['id']]) if 'id' in e else e for e in evs]
+    rnd.shuffle(shuffled)
+    moved = [dict(e) for e in evs]
+    k = next(i for i, e in enumerate(moved) if e.get('cat') == 'host')
+    moved[k]['ts'] += 1 / t['otherData']['clock_mhz']
+    cut = dict(t['otherData'], cut=True)
+    out = {}
+    for name, events, other in (('shuffled', shuffled, t['otherData']),
+                                ('moved', moved, t['otherData']),
+                                ('cut', evs, cut)):
+        path = os.path.join(d, f'{name}.json')
+        with open(path, 'w') as f:
+            json.dump(dict(t, traceEvents=events, otherData=other), f)
+        p = subprocess.run([sys.executable, os.path.join(
+            HERE, '..', 'tools', 'trace-canon.py'), '--diff', trace, path],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out[name] = (p.returncode, p.stdout)
+    report(out['shuffled'][0] == 0 and out['moved'][0] == 1 and
+           out['moved'][1].startswith('differ: 1 events only in') and
+           f'"ts":{moved[k]["ts"]}' in out['moved'][1],
+           f'rr: tools/trace-canon.py: the record\'s trace with its events '
+           f'shuffled and {len(ids)} flow ids permuted is equal (exit '
+           f'{out["shuffled"][0]}); with one host write\'s ts a cycle later '
+           f'it differs (exit {out["moved"][0]}): '
+           f'"{out["moved"][1].splitlines()[0]}"',
+           out['shuffled'][1][-1500:] + out['moved'][1][-1500:])
+    report(out['cut'][0] == 2 and 'was cut after' in out['cut'][1],
+           f'rr: tools/trace-canon.py refuses a cut trace: exit '
+           f'{out["cut"][0]} (2), "{out["cut"][1].strip()[:200]}"')
 
 
 def end_of(path):
@@ -174,7 +253,7 @@ def _rr_tests(report, root, d):
     rec = os.path.join(d, 'session.rr')
     t = time.monotonic()
     try:
-        seen = record_session(root, rec, None)
+        seen = record_session(root, rec, rec + '.json')
     except (hl.LinkError, AssertionError, OSError) as e:
         report(False, f'rr: the recorded session ran ({e})')
         return
@@ -187,6 +266,9 @@ def _rr_tests(report, root, d):
            f'{seen["sums"]}, launch status {seen["status"]}, exit status '
            f'{seen["rc"]}, a record of {size} bytes ({wall:.1f} s)',
            seen['err'][-2000:])
+    reset = str(seen.get('reset', {}).get('error', {}).get('desc', seen))
+    report(reset_refused('record') in reset,
+           f'rr: system_reset during the recording is refused: "{reset}"')
     try:
         (flags, rows, digest), events = end_of(rec)
     except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
@@ -230,14 +312,18 @@ def _rr_tests(report, root, d):
 
     # ---- replay, both TCG modes ----
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\)", out)
-        report(rc == 0 and m is not None and m.group(1) == '2112',
+        # every hart's instret too: the FLB's leader is the record's
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == '2112',
                f'rr: replay under {mode}: exit status {rc}, END matches: '
                f'{m.group(1) if m else "?"} harts\' clocks ('
                f'{m.group(2) if m else "?"} with equal instret), the RAM '
                f'digest, every MSI ({wall:.1f} s)', out[-2000:])
+        same_trace(report, 'the MMIO session', rec, mode)
+    canon_test(report, d, rec + '.json')
 
     # ---- a replay that diverges ----
     data = bytearray(open(rec, 'rb').read())
@@ -257,6 +343,7 @@ def _rr_tests(report, root, d):
     blocker_test(report, root, d, rec)
     hang_test(report, root, d)
     dma_test(report, root, d)
+    host_session_test(report, root, d)
     overlap_test(report, root, d)
     bad_input_tests(report, root, d, rec)
 
@@ -271,8 +358,9 @@ REST_HART = re.compile(r'^  hart (\d+) \(shire \d+ minion (\d+) thread \d+\) '
 def record_hang_session(root, path):
     """Under record=@path: readyhang.elf (the naive 2D array) written by
     MMIO and launched on shire 0 with handshake=rtl; it hangs on a lost
-    ready, the launch watchdog answers it; STOP.  What the host saw."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'])
+    ready, the launch watchdog answers it; STOP.  What the host saw.
+    trace-json into PATH.json."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
     seen = {}
     try:
         settle(card)
@@ -335,7 +423,7 @@ def hang_test(report, root, d):
     if not hangs:
         return
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = REST.search(out)
         end = re.search(r"END matches: (\d+) harts' clocks", out)
         report(rc == 0 and m is not None and m.group(0) == text and
@@ -347,6 +435,7 @@ def hang_test(report, root, d):
                f'END matches (clocks, the RAM digest with the CQ\'s launch '
                f'status, every MSI) {bool(end)} ({wall:.1f} s)',
                out[-3000:])
+        same_trace(report, 'the hang session', rec, mode)
     # the report edited in the record: the replay names the line
     data = bytearray(open(rec, 'rb').read())
     h = hangs[0]
@@ -390,15 +479,15 @@ def shm_map(link, addr, fd, n):
         return link.replies.pop(seq)[1] if seq in link.replies else None
 
 
-def record_dma_session(root, path):
+def record_dma_session(root, path, trace):
     """The issue's session under record=@path, all data by DMA through the
     host link (tests/hostlink.py serves HOSTMEM from its buffer):
     vecadd.elf, its vectors and arguments, and 256 KiB of other data by
     writelists; 128 KiB to and from a buffer the host shared (SHM_MAP: a
     copy, no frame); a writelist from host memory no one serves (it
     fails); two launches; the result and the 256 KiB back by one
-    readlist; STOP.  What the host saw."""
-    card = fw_tests.Card(root, fw=FW, extra=['-M', f'record={path}'],
+    readlist; STOP.  What the host saw.  trace-json into @trace."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, trace),
                          options=hl.OPT_HOSTMEM | hl.OPT_SHM)
     seen = {}
     rnd = random.Random(293)
@@ -477,7 +566,7 @@ def dma_test(report, root, d):
     rec = os.path.join(d, 'dma.rr')
     t = time.monotonic()
     try:
-        seen = record_dma_session(root, rec)
+        seen = record_dma_session(root, rec, rec + '.json')
     except (hl.LinkError, AssertionError, OSError) as e:
         report(False, f'rr: the recorded DMA session ran ({e})')
         return
@@ -540,7 +629,7 @@ def dma_test(report, root, d):
 
     ends = sum(1 for e in events if e['kind'] == 'DMA_END')
     for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra)
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
                       r"record's instret too\), the RAM digest, every MSI; "
                       r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
@@ -548,16 +637,19 @@ def dma_test(report, root, d):
         served = int(m.group(4)) if m else 0
         # one DMA at a time: the eDMA's emulated times are the record's
         report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == '2112' and
                served == rbytes + wbytes and m.group(5) == '0' and
                m.group(6) == str(ends) and m.group(7) == '0',
                f'rr: the DMA session replayed under {mode}: exit status '
                f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
-               f'clocks, the RAM digest, every MSI; HOSTMEM served '
+               f'clocks ({m.group(2) if m else "?"} with equal instret), the '
+               f'RAM digest, every MSI; HOSTMEM served '
                f'{m.group(3) if m else "?"} events, {served} bytes of '
                f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T; '
                f'{m.group(6) if m else "?"} DMA ends of {ends}, '
                f'{m.group(7) if m else "?"} at another T ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
+        same_trace(report, 'the DMA session', rec, mode)
 
     # an edited HOSTMEM address: the card asks for what the record does
     # not hold; the message names the event
@@ -600,6 +692,89 @@ def dma_test(report, root, d):
            f'rr: a record with a HOSTMEM write\'s crc edited diverges: exit '
            f'status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
            out[-2000:])
+
+
+LIB_DRAM_MIB = 2048
+# The card's RAM as libetsoc1-host gives it (host/src/start.c): a backend
+# of its own, whose name the END's RAM digest covers, so its replay needs
+# it too
+LIB_RAM = (['-object', f'memory-backend-ram,id=etsoc1-dram,size='
+            f'{LIB_DRAM_MIB}M,reserve=off'], ',memory-backend=etsoc1-dram')
+FIGURES = re.compile(r'^# figures (.+?): status (\d+) start_ts (\d+) '
+                     r'execute_dur (\d+) wait_dur (\d+)$', re.M)
+
+
+def host_session_test(report, root, d):
+    """The issue's test: a libetsoc1-host program (etsoc1-host-test
+    --session: vecadd.elf and its inputs by DMA, a launch on shire 0, the
+    sums back, a new input, a launch on shires 0-1, the sums back, each
+    checked) under record=, replayed under MTTCG and thread=single to the
+    same END (clocks, RAM digest with the CQ, MSIs) and trace-json.  The
+    figures the program printed (each response's start_ts and
+    execute_dur) are the card's: each command ends before the MSI that
+    told the host of it, and those MSIs are the replay's too."""
+    rec = os.path.join(d, 'host.rr')
+    g = os.path.join(root, 'guest')
+    env = dict(os.environ, ETSOC1_QEMU=qemu_bin(root), ETSOC1_GUEST_DIR=g,
+               ETSOC1_DRAM_MIB=str(LIB_DRAM_MIB))
+    t = time.monotonic()
+    try:
+        p = subprocess.run([os.path.join(g, 'etsoc1-host-test'), '--session']
+                           + recording(rec, rec + '.json'), env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           timeout=fw_tests.wall_bound(300))
+        rc, out = p.returncode, p.stdout
+    except (OSError, subprocess.TimeoutExpired) as e:
+        rc, out = None, str(e)
+    wall = time.monotonic() - t
+    figures = [(w, int(st), int(t0), int(dur))
+               for w, st, t0, dur, _ in FIGURES.findall(out)]
+    report(rc == 0 and 'not ok' not in out and len(figures) == 6 and
+           all(f[1] == 0 and f[3] > 0 for f in figures),
+           f'rr: a libetsoc1-host session under record= (etsoc1-host-test '
+           f'--session: vecadd.elf by DMA, two launches, the sums back by '
+           f'DMA and checked): exit status {rc}, {len(figures)} commands\' '
+           f'figures ({wall:.1f} s)', out[-3000:])
+    try:
+        (flags, rows, digest), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the libetsoc1-host record reads back ({e})')
+        return
+    # the MM CQ's MSI (vector 3) that told the host of each response
+    cq = [e['t'] for e in events if e['kind'] == 'MSI' and
+          struct.unpack_from('<I', e['payload'])[0] & 0x8]
+    told = [next((x for x in cq if x >= t0 + dur), None)
+            for _, _, t0, dur in figures]
+    ends = ', '.join(f'{w} at T={t0 + dur}' for w, _, t0, dur in figures)
+    report(flags == 3 and None not in told and len(set(told)) == 6 and
+           told == sorted(told),
+           f'rr: the program\'s figures are the record\'s card\'s: each '
+           f'command ends ({ends}) before its own CQ MSI (T={told})')
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra + LIB_RAM[0] +
+                                   traced(rec, mode), LIB_RAM[1],
+                                   bios='etsoc1-fw.elf')
+        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
+                      r"record's instret too\), the RAM digest, every MSI; "
+                      r"(\d+) HOSTMEM events served", out)
+        report(rc == 0 and m is not None and m.group(1) == '2112' and
+               m.group(2) == '2112' and
+               m.group(3) == str(sum(e['kind'] == 'HOSTMEM'
+                                     for e in events)),
+               f'rr: the libetsoc1-host session replayed under {mode}: exit '
+               f'status {rc}, END matches: {m.group(1) if m else "?"} '
+               f'harts\' clocks ({m.group(2) if m else "?"} with equal '
+               f'instret), the RAM digest, every MSI, '
+               f'{m.group(3) if m else "?"} HOSTMEM events ({wall:.1f} s)',
+               _lines(out, ('etsoc1',)) or out[-2000:])
+        same_trace(report, 'the libetsoc1-host session', rec, mode)
+    # the board's own RAM instead of the library's backend: refused at
+    # start (the digest at END would differ)
+    refused(report, root, d, 'the libetsoc1-host record replayed without '
+            'the library\'s RAM backend', rec,
+            r'machine\.memory-backend=etsoc1-dram in the record, \S+ here',
+            bios='etsoc1-fw.elf')
 
 
 def push_entry(card, q, data):
@@ -718,9 +893,17 @@ def _lines(out, words):
                      if any(w in x for w in words))[-2000:]
 
 
+def reset_refused(mode):
+    """The reset blocker's message under @mode (record, replay)."""
+    return (f'etsoc1: a session under {mode}= cannot be reset (the record '
+            f'holds no reset: quit and start again)')
+
+
 def blocker_test(report, root, d, rec):
     """savevm and migrate during a replay (stopped at its start, -S) are
-    refused by the migration blocker: the record would lose its place."""
+    refused by the migration blocker: the record would lose its place;
+    system_reset (QMP and HMP) by the reset blocker: the record holds no
+    reset."""
     from qmp import Qmp
     sock = os.path.join(d, 'qmp.sock')
     p = subprocess.Popen(card_args(root, d, f',replay={rec}') +
@@ -733,18 +916,27 @@ def blocker_test(report, root, d, rec):
             mig = q.cmd('migrate', uri='exec:cat >/dev/null')
             sv = q.get('human-monitor-command', **{'command-line':
                                                    'savevm rr-test'})
+            reset = q.cmd('system_reset')
+            hmp_reset = q.get('human-monitor-command',
+                              **{'command-line': 'system_reset'})
             q.cmd('quit')
         out = p.communicate(timeout=fw_tests.wall_bound(30))[0]
     except (OSError, subprocess.TimeoutExpired) as e:
         p.kill()
         out = p.communicate()[0]
         mig, sv = {'error': str(e)}, ''
+        reset, hmp_reset = mig, ''
     want = 'cannot be saved or migrated'
     report(want in str(mig.get('error', {}).get('desc', '')) and
            want in str(sv),
            f'rr: migrate and savevm during a replay are refused: '
            f'"{mig.get("error", {}).get("desc", mig)}"; savevm: '
            f'"{str(sv).strip()[:120]}"', out[-1500:])
+    desc = str(reset.get('error', {}).get('desc', reset))
+    report(reset_refused('replay') in desc and
+           reset_refused('replay') in str(hmp_reset),
+           f'rr: system_reset during a replay is refused (QMP: "{desc}"; '
+           f'HMP: "{str(hmp_reset).strip()[:120]}")', out[-1500:])
 
 
 def _line(out, word):
@@ -757,8 +949,8 @@ def _line(out, word):
 def refused(report, root, d, name, path, want, machine_extra='', extra=(),
             bios=FW):
     """QEMU refuses at start: exit status 1, @want in its one message."""
-    rc, out, wall = run_replay(root, path, extra, machine_extra,
-                               timeout=60) if path else (None, '', 0)
+    rc, out, wall = run_replay(root, path, extra, machine_extra, timeout=60,
+                               bios=bios) if path else (None, '', 0)
     if path is None:
         p = subprocess.run(card_args(root, d, machine_extra, bios) +
                            list(extra), stdin=subprocess.DEVNULL,

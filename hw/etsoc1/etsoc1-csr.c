@@ -109,8 +109,13 @@ static RISCVException etsoc1_csr_swap(CPURISCVState *env, int csrno,
         return RISCV_EXCP_ILLEGAL_INST;
     }
     if (mask && !env->debugger) {
+        RISCVException e;
+
         trace_etsoc1_minion_csr_write(env->mhartid, csrno, new_val);
-        old = r->swap(cpu, new_val);
+        e = r->swap(cpu, new_val, &old);
+        if (e != RISCV_EXCP_NONE) {
+            return e;
+        }
     }
     if (ret) {
         *ret = old;

@@ -24,8 +24,12 @@ typedef struct Etsoc1CsrReg {
     uint64_t (*read)(Etsoc1MinionCPU *cpu, int csrno);
     /* NULL: read-only.  May halt the hart (etsoc1_block) */
     RISCVException (*write)(Etsoc1MinionCPU *cpu, int csrno, uint64_t val);
-    /* instead of both: a write whose result csrrw returns (flb) */
-    uint64_t (*swap)(Etsoc1MinionCPU *cpu, uint64_t val);
+    /*
+     * Instead of both: a write whose result (*@old) csrrw returns (flb).
+     * May halt the hart, as a write may (*@old is not set then).
+     */
+    RISCVException (*swap)(Etsoc1MinionCPU *cpu, uint64_t val,
+                           uint64_t *old);
 } Etsoc1CsrReg;
 
 /* A row: number, name, predicate, read and write functions */

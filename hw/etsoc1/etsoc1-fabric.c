@@ -874,9 +874,13 @@ static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
  * travels to the unit (half of flb.rtt), waits for its turn, is served
  * (flb.service: one access at a time) and its answer travels back (the
  * other half).  Which hart reads 1 is the host's order (the one the host
- * runs last), as is which accesses of a round the unit has seen when an
- * access comes; so that the figures are the model's, whatever the host's
- * order (docs/timing.md, "Fast local barrier"):
+ * runs last), except under record= or replay=: there the accesses to one
+ * counter take it through the gate in (arrival, hart) order, so that the
+ * replay's leader is the record's (the latest arrival; a gate pass per
+ * access, which plain runs do not pay).
+ * Which accesses of a round the unit has seen when an access comes is
+ * the host's either way; so that the figures are the model's, whatever
+ * the host's order (docs/timing.md, "Fast local barrier"):
  *  - the access that completes the barrier answers when the unit has
  *    served every access of the round in their time order: by then they
  *    have all arrived, in the host's time too, so the unit knows them all;
@@ -885,7 +889,8 @@ static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
  *    has not run yet; it is at most (arrivals before it in the round) x
  *    flb.service early.
  */
-static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
+static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
+                                 uint64_t *ret)
 {
     Etsoc1ShireState *sh = cpu->shire;
     unsigned n = extract64(val, 0, 5);
@@ -894,9 +899,13 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
     double service = etsoc1_t(cpu->timing, ETSOC1_T_FLB_SERVICE);
     /* when this access reaches the unit, and when the unit is done */
     uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), done;
+    Etsoc1GateAccess a = { .slot = &sh->flb[n] };
     unsigned count;
     bool last;
 
+    if (sh->chip->rr && !etsoc1_sync_gate(cpu, own, &a)) {
+        return (RISCVException)etsoc1_halt_cause(cpu);
+    }
     qemu_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
@@ -920,6 +929,7 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
         done = own + llround(service);
     }
     qemu_mutex_unlock(&sh->flb_lock);
+    etsoc1_sync_done(cpu);      /* the next access to this counter */
 
     trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
     if (last) {
@@ -933,7 +943,8 @@ static uint64_t etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val)
                           done + llround(rtt) - llround(rtt / 2), n);
         etsoc1_advance_to(cpu, done + llround(rtt) - llround(rtt / 2));
     }
-    return last;
+    *ret = last;
+    return RISCV_EXCP_NONE;
 }
 
 /* ---- hang detection ------------------------------------------------------ */

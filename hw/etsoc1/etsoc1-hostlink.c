@@ -560,8 +560,9 @@ static void hl_mmio_write(Etsoc1HostLinkState *s, uint32_t seq,
     memcpy(in->data, p + 12, len);
     /* before the post, which may apply it at once (an idle card) */
     s->input_pending = true;
-    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip, "mmio-write", addr,
-                                    len, hl_mmio_write_apply, in)) {
+    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip,
+                                    ETSOC1_INPUT_MMIO_WRITE, addr, len,
+                                    hl_mmio_write_apply, in)) {
         hl_mmio_write_apply(in, 0);     /* not stamped: now */
     }
 }
@@ -772,8 +773,9 @@ static void hl_stop(Etsoc1HostLinkState *s, uint32_t seq)
 
     *in = (HlInput) { .s = s, .gen = s->conn_gen, .seq = seq };
     s->input_pending = true;
-    if (!s->rr || !etsoc1_dma_chip_input_post(s->pcie->edma.chip, "stop", 0,
-                                              0, hl_stop_apply, in)) {
+    if (!s->rr || !etsoc1_dma_chip_input_post(s->pcie->edma.chip,
+                                              ETSOC1_INPUT_STOP, 0, 0,
+                                              hl_stop_apply, in)) {
         hl_stop_apply(in, 0);
     }
 }

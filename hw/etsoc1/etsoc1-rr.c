@@ -162,6 +162,7 @@ struct Etsoc1Rr {
     bool replay;
     char *path;
     Error *migration_blocker;
+    Error *reset_blocker;
 
     char *text;             /* record: the header's text, less dev.* */
     char *rec_text;         /* replay: the record's header text */
@@ -287,6 +288,9 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
     g_autoptr(GDateTime) now = g_date_time_new_now_utc();
     g_autofree char *date = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
     g_autofree char *timing = rr_timing_sha256(m->timing);
+    /* END's RAM digest covers the RAM blocks' names: the backend's id */
+    const char *memdev = ms->memdev ?
+        object_get_canonical_path_component(OBJECT(ms->memdev)) : NULL;
     struct utsname u;
     GString *text;
     unsigned i;
@@ -308,6 +312,8 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
     g_ptr_array_add(kv, g_strdup_printf("machine.smp=%u", ms->smp.cpus));
     g_ptr_array_add(kv, g_strdup_printf("machine.ram-size=%" PRIu64,
                                         (uint64_t)ms->ram_size));
+    g_ptr_array_add(kv, g_strdup_printf("machine.memory-backend=%s",
+                                        memdev ? memdev : "none"));
     g_ptr_array_add(kv, g_strdup_printf("machine.clock-mhz=%u",
                                         m->clock_mhz));
     g_ptr_array_add(kv, g_strdup_printf("machine.reset-pc=0x%" PRIx64,
@@ -2014,6 +2020,14 @@ Etsoc1Rr *etsoc1_rr_create(Etsoc1MachineState *m, MachineState *ms,
         error_reportf_err(err, "etsoc1: ");
         exit(1);
     }
+    /*
+     * The record holds no reset (the card would restart where the record
+     * goes on): system_reset is refused (qemu-patches/0015).
+     */
+    error_setg(&rr->reset_blocker, "etsoc1: a session under %s= cannot be "
+               "reset (the record holds no reset: quit and start again)",
+               replay ? "replay" : "record");
+    qemu_system_reset_add_blocker(rr->reset_blocker);
     if (replay) {
         if (!rr_load(rr, text, &err)) {
             error_reportf_err(err, "etsoc1: replay: ");
@@ -2141,7 +2155,11 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
             g_free(in);
             break;
         }
-        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1), rr_name(e->kind),
+        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1),
+                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
+                                  ETSOC1_INPUT_MMIO_WRITE :
+                                  e->kind == ETSOC1_RR_STOP ?
+                                  ETSOC1_INPUT_STOP : rr_name(e->kind),
                                   e->kind == ETSOC1_RR_MMIO_WRITE ?
                                   ldq_le_p(e->p) : 0,
                                   e->kind == ETSOC1_RR_MMIO_WRITE ?

@@ -50,6 +50,13 @@ typedef enum Etsoc1RrKind {
     ETSOC1_RR_KINDS
 } Etsoc1RrKind;
 
+/*
+ * How the input queue (its trace points, trace-json's host track) names
+ * the host's inputs: the live link's and their replay's are the same.
+ */
+#define ETSOC1_INPUT_MMIO_WRITE "mmio-write"
+#define ETSOC1_INPUT_STOP       "stop"
+
 /* Input flags (MMIO_WRITE, STOP) */
 #define ETSOC1_RR_F_PAUSED      0x01    /* applied while the VM was stopped */
 #define ETSOC1_RR_F_SP_IDLE     0x02    /* ... while the SP was halted */

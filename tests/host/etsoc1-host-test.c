@@ -6,7 +6,9 @@
  * CRC, virtual queues with wrap, SQ threshold, doorbells, MSIs, then the
  * device-api commands: API compatibility, echo, DMA lists both ways,
  * kernel launch / abort / exception and the error paths, and one SP
- * management command.  Prints TAP.
+ * management command.  Prints TAP.  With --session QEMU_ARG... it runs
+ * only session() (a DMA session with two launches, which tests/rr_tests.py
+ * records), the arguments added to QEMU's command line.
  *
  * Environment: ETSOC1_QEMU (qemu-system-riscv64), ETSOC1_GUEST_DIR
  * (etsoc1-sp.elf, etsoc1-fw.elf and the kernels vecadd.elf, hang.elf,
@@ -479,7 +481,7 @@ static const uint8_t *wait_rsp(Vq *cq, uint16_t tag, uint16_t msg,
 static uint64_t host_managed, host_managed_size;
 static uint32_t dma_max_elem = 128 * MIB;
 static uint64_t compute_shires;         /* SP DIR cm_shires_mask */
-static uint64_t last_exec_dur;          /* of the last DMA or launch */
+static TimedRsp last_rsp;               /* of the last DMA or launch */
 
 static bool discover(const char *what, uint64_t dir, uint32_t size,
                      unsigned status_off, int want, uint8_t *buf)
@@ -680,7 +682,7 @@ static int dma_list(bool to_card, const DmaNode *nodes, int n)
     tag = send_cmd(&mm_sq, &mm_cq, &c, 8 + 32 * n);
     r = (const TimedRsp *)wait_rsp(&mm_cq, tag, to_card ? MSG_WRITELIST_RSP
                                    : MSG_READLIST_RSP, 120000);
-    last_exec_dur = r ? r->exec_dur : 0;
+    last_rsp = r ? *r : (TimedRsp) { .status = -1 };
     return r ? (int)r->status : -1;
 }
 
@@ -750,14 +752,14 @@ static void test_dma(void)
         t0 = now_ms();
         w = dma(true, src, dev, n);
         t1 = now_ms();
-        cyc_in = last_exec_dur;
+        cyc_in = last_rsp.exec_dur;
         /* what the card got, seen through BAR0 */
         rd(bar0 + dev - (host_managed - 0x1800000) + n - sizeof(probe),
            probe, sizeof(probe));
         seen = !memcmp(probe, src + n - sizeof(probe), sizeof(probe));
         r = dma(false, dst, dev, n);
         t2 = now_ms();
-        cyc_out = last_exec_dur;
+        cyc_out = last_rsp.exec_dur;
         report(w == 0 && r == 0 && seen && !memcmp(src, dst, n),
                "DMA %u KiB host->card (status %d, %" PRIu64 " ms) and "
                "card->host (status %d, %" PRIu64 " ms), %d node(s), data "
@@ -800,10 +802,10 @@ static void test_dma_shared(void)
     fill(buf, n, 77);
     t0 = now_ms();
     w = dma(true, buf, dev, n);
-    cyc[0] = last_exec_dur;
+    cyc[0] = last_rsp.exec_dur;
     t1 = now_ms();
     r = dma(false, buf + n, dev, n);
-    cyc[1] = last_exec_dur;
+    cyc[1] = last_rsp.exec_dur;
     t2 = now_ms();
     report(w == 0 && r == 0 && !memcmp(buf, buf + n, n) && served == served0,
            "DMA 64 MiB host->card (%" PRIu64 " ms) and card->host (%" PRIu64
@@ -1024,7 +1026,7 @@ static int launch_status(uint16_t tag, unsigned timeout_ms)
     const TimedRsp *r = (const TimedRsp *)wait_rsp(&mm_cq, tag,
                                                    MSG_LAUNCH_RSP,
                                                    timeout_ms);
-    last_exec_dur = r ? r->exec_dur : 0;
+    last_rsp = r ? *r : (TimedRsp) { .status = -1 };
     return r ? (int)r->status : -1;
 }
 
@@ -1033,6 +1035,41 @@ static int launch_status(uint16_t tag, unsigned timeout_ms)
  * block (at pointer_to_args): u64 a, u64 b, u64 c, u64 n.
  */
 #define VEC_N 4096
+
+/*
+ * The last response's figures (its start_ts, execute_dur and wait_dur,
+ * the card's cycles) on a "# figures" line.
+ */
+static void figures(const char *what)
+{
+    diag("figures %s: status %u start_ts %" PRIu64 " execute_dur %" PRIu64
+         " wait_dur %" PRIu64, what, last_rsp.status, last_rsp.start_ts,
+         last_rsp.exec_dur, last_rsp.wait_dur);
+}
+
+/*
+ * vecadd's c back from the card by DMA (its figures printed as @what, if
+ * any): 0 if c == a + b, else -1 (DMA failed) or the first wrong + 1.
+ */
+static int vecadd_check(const uint32_t *ha, const uint32_t *hb, uint32_t *hc,
+                        uint64_t c, const char *what)
+{
+    int i;
+
+    memset(hc, 0, VEC_N * 4);
+    if (dma(false, hc, c, VEC_N * 4)) {
+        return -1;
+    }
+    if (what) {
+        figures(what);
+    }
+    for (i = 0; i < VEC_N; i++) {
+        if (hc[i] != ha[i] + hb[i]) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
 
 static void test_vecadd(void)
 {
@@ -1059,13 +1096,7 @@ static void test_vecadd(void)
         s3 = dma(true, hc, c, VEC_N * 4);
         s4 = dma(true, args, args_dev, 32);
         st = launch_status(launch(entry, args_dev, 1), 60000);
-        memset(hc, 0, VEC_N * 4);
-        if (dma(false, hc, c, VEC_N * 4)) {
-            bad = -1;
-        }
-        for (i = 0; i < VEC_N && !bad; i++) {
-            bad = hc[i] != ha[i] + hb[i] ? i + 1 : 0;
-        }
+        bad = vecadd_check(ha, hb, hc, c, NULL);
     }
     report(entry && !s1 && !s2 && !s3 && !s4 && st == 0 && !bad,
            "kernel launch vecadd.elf (entry 0x%" PRIx64 ", %d ints): status "
@@ -1113,12 +1144,12 @@ static int demo(void)
     args[2] = c;
     args[3] = DEMO_N;
     st = dma(true, ha, a, 8 * DEMO_N);          /* a and b, adjacent */
-    t_in = last_exec_dur;
+    t_in = last_rsp.exec_dur;
     st |= dma(true, args, args_dev, 32);
     st |= launch_status(launch(entry, args_dev, compute_shires), 120000);
-    t_kernel = last_exec_dur;
+    t_kernel = last_rsp.exec_dur;
     st |= dma(false, hc, c, 4 * DEMO_N);
-    t_out = last_exec_dur;
+    t_out = last_rsp.exec_dur;
     for (i = 0; i < DEMO_N && !bad; i++) {
         bad = hc[i] != ha[i] + hb[i] ? i + 1 : 0;
     }
@@ -1135,6 +1166,54 @@ static int demo(void)
     printf("wall time of the three commands: %" PRIu64 " ms\n",
            now_ms() - wall);
     return st || bad;
+}
+
+/*
+ * --session (tests/rr_tests.py records it): vecadd.elf and its inputs by
+ * DMA, a launch on shire 0, its sums back by DMA and checked; a new b by
+ * DMA, a second launch on shires 0-1, the sums back and checked.  Each
+ * command's figures on a "# figures" line, in order (figures()).
+ */
+static void session(void)
+{
+    uint64_t entry = load_elf("vecadd.elf");
+    uint64_t base = host_managed + 0x4000000;
+    uint64_t a = base, b = base + 0x10000, c = base + 0x20000;
+    uint64_t args_dev = base + 0x30000;
+    uint32_t *ha = (uint32_t *)arena, *hb = ha + VEC_N, *hc = hb + VEC_N;
+    uint64_t *args = (uint64_t *)(hc + VEC_N);
+    int st[2] = { -1, -1 }, bad[2] = { -1, -1 }, in = -1, i;
+
+    if (entry) {
+        for (i = 0; i < VEC_N; i++) {
+            ha[i] = i * 5 + 3;
+            hb[i] = 0x10001 * i;
+        }
+        args[0] = a;
+        args[1] = b;
+        args[2] = c;
+        args[3] = VEC_N;
+        in = dma(true, ha, a, VEC_N * 4);
+        in |= dma(true, hb, b, VEC_N * 4);
+        in |= dma(true, args, args_dev, 32);
+        figures("writelist args");
+        st[0] = launch_status(launch(entry, args_dev, 0x1), 60000);
+        figures("launch 1");
+        bad[0] = vecadd_check(ha, hb, hc, c, "readlist 1");
+        for (i = 0; i < VEC_N; i++) {
+            hb[i] = 7 - 3 * i;
+        }
+        in |= dma(true, hb, b, VEC_N * 4);
+        figures("writelist b");
+        st[1] = launch_status(launch(entry, args_dev, 0x3), 60000);
+        figures("launch 2");
+        bad[1] = vecadd_check(ha, hb, hc, c, "readlist 2");
+    }
+    report(entry && !in && !st[0] && !st[1] && !bad[0] && !bad[1],
+           "vecadd.elf (entry 0x%" PRIx64 ", %d ints) by DMA, launched on "
+           "shire 0 then shires 0-1: DMA status %d, launch status %d and "
+           "%d, sums %s and %s", entry, VEC_N, in, st[0], st[1],
+           bad[0] ? "wrong" : "checked", bad[1] ? "wrong" : "checked");
 }
 
 static void test_hang_abort(void)
@@ -1269,10 +1348,10 @@ static void bench_path(const char *label, uint8_t *src, uint8_t *dst)
 
             clock_gettime(CLOCK_MONOTONIC, &a);
             bad |= dma(true, src, dev, n);
-            emu[0] = last_exec_dur;
+            emu[0] = last_rsp.exec_dur;
             clock_gettime(CLOCK_MONOTONIC, &b);
             bad |= dma(false, dst, dev, n);
-            emu[1] = last_exec_dur;
+            emu[1] = last_rsp.exec_dur;
             clock_gettime(CLOCK_MONOTONIC, &c);
             t[0][k] = secs_min(1e9, &a, &b);
             t[1][k] = secs_min(1e9, &b, &c);
@@ -1412,6 +1491,8 @@ int main(int argc, char **argv)
     char run_dir[256], exit_line[256];
     bool bench = argc > 1 && !strcmp(argv[1], "--bench-dma");
     bool demo_mode = argc > 1 && !strcmp(argv[1], "--demo");
+    /* --session QEMU_ARG...: the arguments added to QEMU's command line */
+    bool session_mode = argc > 1 && !strcmp(argv[1], "--session");
     const char *orphan_what = argc > 2 && !strcmp(argv[1], "--orphan")
                               ? argv[2] : NULL;
     /* the demo boots the whole chip: the spare shire too */
@@ -1443,6 +1524,8 @@ int main(int argc, char **argv)
     o.run_dir = mkdtemp(run_dir);
     if (demo_mode) {
         o.extra_args = full_chip;
+    } else if (session_mode) {
+        o.extra_args = (const char *const *)argv + 2;
     }
     t0 = now_ms();
     r = etsoc1_host_start(&o, &card);
@@ -1461,6 +1544,8 @@ int main(int argc, char **argv)
            now_ms() - t0, bar0, bar2);
     if (r == 0 && orphan_what && setup()) {
         return orphan(orphan_what);
+    } else if (r == 0 && session_mode && setup()) {
+        session();
     } else if (r == 0 && demo_mode && setup()) {
         failures += demo();
     } else if (r == 0 && bench && setup()) {
