@@ -903,7 +903,15 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
     unsigned count;
     bool last;
 
-    if (sh->chip->rr && !etsoc1_sync_gate(cpu, own, &a)) {
+    /*
+     * Gated at the issue + the lookahead: a hart that does not hold the
+     * gate then is past this issue, so an access of its own arrives after
+     * this one whatever flb.rtt is (gated at the arrival, issue + 30, a
+     * hart up to 3 cycles behind would not hold it and could arrive first)
+     */
+    if (sh->chip->rr &&
+        !etsoc1_sync_gate(cpu, etsoc1_arrival(cpu, 0) +
+                               sh->chip->sync_lookahead, &a)) {
         return (RISCVException)etsoc1_halt_cause(cpu);
     }
     qemu_mutex_lock(&sh->flb_lock);
