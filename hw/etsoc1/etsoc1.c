@@ -941,11 +941,31 @@ static void etsoc1_get_shires(Object *obj, Visitor *v, const char *name,
     visit_type_uint32(v, name, &ETSOC1_MACHINE(obj)->shires_prop, errp);
 }
 
+/*
+ * The machine's properties are read when the chip is built: a qom-set
+ * afterwards would change nothing, or change the model under running
+ * harts (and a record= session would not hold it).  Only the host-pacing
+ * ones (on-deadlock, on-idle) may change at run time.  True, with an
+ * error, once the machine is built.
+ */
+static bool etsoc1_set_late(const char *name, Error **errp)
+{
+    if (!phase_check(PHASE_MACHINE_INITIALIZED)) {
+        return false;
+    }
+    error_setg(errp, "etsoc1: %s is set on the command line only (the "
+               "chip is built)", name);
+    return true;
+}
+
 static void etsoc1_set_shires(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
     uint32_t value;
 
+    if (etsoc1_set_late(name, errp)) {
+        return;
+    }
     if (!visit_type_uint32(v, name, &value, errp)) {
         return;
     }
@@ -968,6 +988,9 @@ static void etsoc1_set_reset_pc(Object *obj, Visitor *v, const char *name,
 {
     uint64_t value;
 
+    if (etsoc1_set_late(name, errp)) {
+        return;
+    }
     if (!visit_type_uint64(v, name, &value, errp)) {
         return;
     }
@@ -1012,6 +1035,9 @@ static int etsoc1_get_handshake(Object *obj, Error **errp)
 
 static void etsoc1_set_handshake(Object *obj, int value, Error **errp)
 {
+    if (etsoc1_set_late("handshake", errp)) {
+        return;
+    }
     ETSOC1_MACHINE(obj)->handshake = value;
 }
 
@@ -1046,6 +1072,9 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
 {
     uint32_t value;
 
+    if (etsoc1_set_late(name, errp)) {
+        return;
+    }
     if (!visit_type_uint32(v, name, &value, errp)) {
         return;
     }
@@ -1064,6 +1093,9 @@ static bool etsoc1_get_host_loopback(Object *obj, Error **errp)
 
 static void etsoc1_set_host_loopback(Object *obj, bool value, Error **errp)
 {
+    if (etsoc1_set_late("host-loopback", errp)) {
+        return;
+    }
     ETSOC1_MACHINE(obj)->host_loopback = value;
 }
 
@@ -1074,6 +1106,9 @@ static bool etsoc1_get_poll_halt(Object *obj, Error **errp)
 
 static void etsoc1_set_poll_halt(Object *obj, bool value, Error **errp)
 {
+    if (etsoc1_set_late("poll-halt", errp)) {
+        return;
+    }
     ETSOC1_MACHINE(obj)->poll_halt = value;
 }
 
@@ -1084,6 +1119,9 @@ static bool etsoc1_get_stamp_host(Object *obj, Error **errp)
 
 static void etsoc1_set_stamp_host(Object *obj, bool value, Error **errp)
 {
+    if (etsoc1_set_late("stamp-host", errp)) {
+        return;
+    }
     ETSOC1_MACHINE(obj)->stamp_host = value;
 }
 
@@ -1094,11 +1132,14 @@ static bool etsoc1_get_cache_model(Object *obj, Error **errp)
 
 static void etsoc1_set_cache_model(Object *obj, bool value, Error **errp)
 {
+    if (etsoc1_set_late("cache-model", errp)) {
+        return;
+    }
     ETSOC1_MACHINE(obj)->cache_model = value;
 }
 
 /* String machine properties: a file name or a chardev id, kept as given. */
-#define ETSOC1_STR_PROP(field)                                              \
+#define ETSOC1_STR_PROP(field, prop)                                        \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
     {                                                                       \
         return g_strdup(ETSOC1_MACHINE(obj)->field);                        \
@@ -1108,16 +1149,19 @@ static void etsoc1_set_cache_model(Object *obj, bool value, Error **errp)
     {                                                                       \
         Etsoc1MachineState *s = ETSOC1_MACHINE(obj);                        \
                                                                             \
+        if (etsoc1_set_late(prop, errp)) {                                  \
+            return;                                                         \
+        }                                                                   \
         g_free(s->field);                                                   \
         s->field = g_strdup(value);                                         \
     }
 
-ETSOC1_STR_PROP(timing_file)
-ETSOC1_STR_PROP(trace_json)
-ETSOC1_STR_PROP(hostlink_id)
-ETSOC1_STR_PROP(sp_firmware)
-ETSOC1_STR_PROP(rr_record)
-ETSOC1_STR_PROP(rr_replay)
+ETSOC1_STR_PROP(timing_file, "timing-file")
+ETSOC1_STR_PROP(trace_json, "trace-json")
+ETSOC1_STR_PROP(hostlink_id, "hostlink")
+ETSOC1_STR_PROP(sp_firmware, "sp-firmware")
+ETSOC1_STR_PROP(rr_record, "record")
+ETSOC1_STR_PROP(rr_replay, "replay")
 
 static void etsoc1_get_trace_max(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
@@ -1129,6 +1173,9 @@ static void etsoc1_get_trace_max(Object *obj, Visitor *v, const char *name,
 static void etsoc1_set_trace_max(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
+    if (etsoc1_set_late(name, errp)) {
+        return;
+    }
     visit_type_uint64(v, name, &ETSOC1_MACHINE(obj)->trace_json_max_events,
                       errp);
 }

@@ -13,6 +13,7 @@ import tempfile
 
 from etsoc1test import harness
 from etsoc1test.harness import QEMU, GUEST, report, run, refused
+from qmp import Qmp
 
 
 def fdt_strings(blob):
@@ -101,8 +102,53 @@ def source_tree_tests():
            '(tools/callgraph.py --nature)', out[-600:])
 
 
+def late_props_test():
+    """Once the chip is built, qom-set of a machine property that shapes
+    the model (poll-halt, shires, record) fails with a message and leaves
+    it as it was; the host-pacing ones (on-deadlock) may still change."""
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, 'qmp.sock')
+        p = subprocess.Popen([QEMU, '-M', 'etsoc1', '-smp', '64', '-S',
+                              '-display', 'none', '-serial', 'none',
+                              '-monitor', 'none', '-qmp',
+                              f'unix:{sock},server=on,wait=off'],
+                             stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+        got, out = {}, ''
+        try:
+            with Qmp(sock, timeout=harness.wall_bound(30)) as q:
+                for prop, value in (('poll-halt', False), ('shires', 2),
+                                    ('record', '/tmp/x.rr'),
+                                    ('on-deadlock', 'exit')):
+                    got[prop] = q.cmd('qom-set', path='/machine',
+                                      property=prop, value=value)
+                got['poll-halt now'] = q.get('qom-get', path='/machine',
+                                             property='poll-halt')
+                got['on-deadlock now'] = q.get('qom-get', path='/machine',
+                                               property='on-deadlock')
+                q.cmd('quit')
+            out = p.communicate(timeout=harness.wall_bound(30))[0]
+        except (OSError, subprocess.TimeoutExpired) as e:
+            p.kill()
+            out = p.communicate()[0] + str(e)
+
+    def desc(prop):
+        return str(got.get(prop, {}).get('error', {}).get('desc', ''))
+    report(all(f'etsoc1: {prop} is set on the command line only' in
+               desc(prop) for prop in ('poll-halt', 'shires', 'record')) and
+           got.get('on-deadlock') == {'return': {}} and
+           got.get('poll-halt now') is True and
+           got.get('on-deadlock now') == 'exit',
+           f'cli: qom-set of poll-halt, shires, record once the chip is '
+           f'built is refused ("{desc("poll-halt")}"), poll-halt stays '
+           f'{got.get("poll-halt now")}; on-deadlock may change '
+           f'({got.get("on-deadlock now")})', f'{got}\n{out[-1500:]}')
+
+
 def cli_tests():
     source_tree_tests()
+    late_props_test()
     full_chip_refused_early_tests()
     refused('shires=35', ['-M', 'etsoc1,shires=35'], r'at most 34 minion shires')
     refused('shires=abc', ['-M', 'etsoc1,shires=abc'], r'shires')
