@@ -1548,8 +1548,10 @@ static const VMStateDescription vmstate_etsoc1_shire_flb_top = {
     .needed = etsoc1_shire_flb_top_needed,
     .fields = (VMStateField[]) {
         VMSTATE_UINT64_ARRAY(flb_top_t, Etsoc1ShireState, 32),
-        VMSTATE_INT8_ARRAY(flb_top, Etsoc1ShireState, 32),
-        VMSTATE_INT8_ARRAY(flb_cand, Etsoc1ShireState, 32),
+        VMSTATE_ARRAY(flb_top, Etsoc1ShireState, 32, 0, vmstate_info_int8,
+                      int8_t),
+        VMSTATE_ARRAY(flb_cand, Etsoc1ShireState, 32, 0, vmstate_info_int8,
+                      int8_t),
         VMSTATE_END_OF_LIST()
     }
 };
