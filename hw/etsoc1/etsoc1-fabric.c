@@ -970,8 +970,8 @@ static RISCVException etsoc1_flb_wait(Etsoc1MinionCPU *cpu, uint64_t *ret)
  *    arrival + one service.  Its true turn may depend on arrivals the host
  *    has not run yet; it is at most (arrivals before it in the round) x
  *    flb.service early.
- * Which access reads 1 is the model's too: the round's latest arrival in
- * (time, hart) order, not the one the host runs last.  An access that is
+ * Which access reads 1 is the model's too: the round's latest arrival
+ * (of equal times, the lowest hart), not the one the host runs last.  An access that is
  * not the latest of the round so far reads 0 at once.  One that is may
  * be the last: it waits at the gate (etsoc1_flb_wait) until the access
  * that completes the round (which then knows every arrival) says, or a
@@ -1020,9 +1020,15 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
             MAX(own, sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1]);
     }
     count = sh->flb_n[n];
+    /*
+     * Equal times: the lower hart is the later (our choice: the unit's
+     * order among equal arrivals is not in the sources), so that a host
+     * that runs the harts of a shire in their order, as thread=single's
+     * round does, finds the later one first and has one access wait
+     */
     later = sh->flb_top[n] >= 0 &&
             (sh->flb_top_t[n] > own ||
-             (sh->flb_top_t[n] == own && sh->flb_top[n] > me));
+             (sh->flb_top_t[n] == own && sh->flb_top[n] < me));
     if (last) {
         done = etsoc1_flb_served(sh->flb_arr[n], count, service);
         sh->flb_n[n] = 0;

@@ -111,8 +111,9 @@ struct Etsoc1ShireState {
     uint16_t flb_n[32];
     uint64_t flb_arr[32][ETSOC1_FLB_ROUND_MAX];
     /*
-     * Per counter, the latest arrival of the round so far in (time, hart)
-     * order (its time and the shire's hart index, -1: none), and the hart
+     * Per counter, the latest arrival of the round so far (of equal
+     * times, the lowest hart: its time and the shire's hart index, -1:
+     * none), and the hart
      * that waits at the gate to learn whether it is the round's last (-1:
      * none): etsoc1_flb.
      */

@@ -217,7 +217,7 @@ def fvec_gdb_test():
 def barrier_leaders_test():
     """fabric/barrier on 2 shires (200 FLB + credit rounds each): exactly
     one arrival a round reads 1, and which one (the round's latest
-    arrival) is the model's: the hash of every round's leader is the same
+    arrival, of equal times the lowest hart) is the model's: the hash of every round's leader is the same
     under MTTCG twice and thread=single (docs/timing.md, "Fast local
     barrier"; it was the host's last arrival before 6 December)."""
     runs = [run(qemu_cmd('barrier', 2, accel), 120)
