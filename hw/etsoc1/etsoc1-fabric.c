@@ -866,94 +866,6 @@ static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
     return llround(end);
 }
 
-/* The shire's hart index of @cpu: the FLB's tie-break between arrivals */
-static int etsoc1_flb_index(Etsoc1MinionCPU *cpu)
-{
-    return cpu->parent_obj.env.mhartid % ETSOC1_HARTS_PER_SHIRE;
-}
-
-/*
- * With flb_lock held: the access of hart @m of @sh that waits at the gate
- * is decided (@last: it reads 1, the unit done at @done); the caller lets
- * it go (etsoc1_sync_let_go) once the lock is dropped.
- */
-static Etsoc1MinionCPU *etsoc1_flb_decide(Etsoc1ShireState *sh, int m,
-                                          bool last, uint64_t done)
-{
-    Etsoc1MinionCPU *cpu = &sh->hart[m];
-    Etsoc1HartEt *et = cpu->et;
-
-    et->flbw.state = ETSOC1_FLB_DECIDED;
-    et->flbw.last = last;
-    et->flbw.done = done;
-    sh->flb_cand[et->flbw.n] = -1;
-    return cpu;
-}
-
-/* The answer of a decided access (et->flbw), which the hart now takes */
-static uint64_t etsoc1_flb_answer(Etsoc1MinionCPU *cpu)
-{
-    Etsoc1HartEt *et = cpu->et;
-    double rtt = etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT);
-    double service = etsoc1_t(cpu->timing, ETSOC1_T_FLB_SERVICE);
-    bool last = et->flbw.last;
-    /* when the unit is done with this access */
-    uint64_t done = last ? et->flbw.done : et->flbw.own + llround(service);
-
-    et->flbw.state = ETSOC1_FLB_NONE;
-    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, et->flbw.n, et->flbw.old,
-                     last);
-    if (cpu->parent_obj.cfg.et_counters) {
-        /* the answer leg, from when the unit served this access */
-        etsoc1_trace_span(etsoc1_hart(cpu),
-                          last ? "FLB barrier (last)" : "FLB barrier",
-                          etsoc1_now(cpu),
-                          done + llround(rtt) - llround(rtt / 2), et->flbw.n);
-        etsoc1_advance_to(cpu, done + llround(rtt) - llround(rtt / 2));
-    }
-    return last;
-}
-
-/*
- * The access at et->flbw, the latest of its round so far, waits at the
- * gate at its issue + the lookahead: once no hart holds the gate there,
- * every hart is past this issue, so an access of its own arrives after
- * this one whatever flb.rtt is (at the arrival, issue + 30 < the
- * lookahead, a hart up to 3 cycles behind would hold no gate and could
- * still arrive first).  Let go by the gate undecided, it is not the last.
- * A decision made while it went to halt would find it not yet halted and
- * could not let it go: it looks after it halted, and lets itself go.
- */
-static RISCVException etsoc1_flb_wait(Etsoc1MinionCPU *cpu, uint64_t *ret)
-{
-    Etsoc1ShireState *sh = cpu->shire;
-    Etsoc1HartEt *et = cpu->et;
-    Etsoc1GateAccess a = { .slot = &sh->flb[et->flbw.n] };
-    uint64_t t = et->flbw.own -
-                 llround(etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT) / 2) +
-                 sh->chip->sync_lookahead;
-    bool decided;
-
-    if (!etsoc1_sync_gate(cpu, t, &a)) {
-        qemu_mutex_lock(&sh->flb_lock);
-        decided = et->flbw.state == ETSOC1_FLB_DECIDED;
-        qemu_mutex_unlock(&sh->flb_lock);
-        if (decided) {
-            etsoc1_sync_let_go(cpu);
-        }
-        return (RISCVException)etsoc1_halt_cause(cpu);
-    }
-    qemu_mutex_lock(&sh->flb_lock);
-    if (et->flbw.state == ETSOC1_FLB_WAITING) {
-        /* no hart can arrive before it any more: it is not the last */
-        etsoc1_flb_decide(sh, etsoc1_flb_index(cpu), false, 0);
-    }
-    qemu_mutex_unlock(&sh->flb_lock);
-    etsoc1_sync_done(cpu);
-    *ret = etsoc1_flb_answer(cpu);
-    return RISCV_EXCP_NONE;
-}
-
 /*
  * CSR flb (0x820): [4:0] barrier, [12:5] participants - 1.  The last
  * arrival resets the counter and reads 1; the others read 0.
@@ -961,8 +873,14 @@ static RISCVException etsoc1_flb_wait(Etsoc1MinionCPU *cpu, uint64_t *ret)
  * The counters are a unit of the shire, not of the minion: an access
  * travels to the unit (half of flb.rtt), waits for its turn, is served
  * (flb.service: one access at a time) and its answer travels back (the
- * other half).  The figures are the model's whatever the host's order
- * (docs/timing.md, "Fast local barrier"):
+ * other half).  Which hart reads 1 is the host's order (the one the host
+ * runs last), except under record= or replay=: there the accesses to one
+ * counter take it through the gate in (arrival, hart) order, so that the
+ * replay's leader is the record's (the latest arrival; a gate pass per
+ * access, which plain runs do not pay).
+ * Which accesses of a round the unit has seen when an access comes is
+ * the host's either way; so that the figures are the model's, whatever
+ * the host's order (docs/timing.md, "Fast local barrier"):
  *  - the access that completes the barrier answers when the unit has
  *    served every access of the round in their time order: by then they
  *    have all arrived, in the host's time too, so the unit knows them all;
@@ -970,40 +888,32 @@ static RISCVException etsoc1_flb_wait(Etsoc1MinionCPU *cpu, uint64_t *ret)
  *    arrival + one service.  Its true turn may depend on arrivals the host
  *    has not run yet; it is at most (arrivals before it in the round) x
  *    flb.service early.
- * Which access reads 1 is the model's too: the round's latest arrival
- * (of equal times, the lowest hart), not the one the host runs last.  An access that is
- * not the latest of the round so far reads 0 at once.  One that is may
- * be the last: it waits at the gate (etsoc1_flb_wait) until the access
- * that completes the round (which then knows every arrival) says, or a
- * later arrival comes, or no hart can still arrive before it.  In a
- * round whose arrivals the host runs in random order, about ln(n) of n
- * accesses wait so.  Without the gate (poll-halt=off) the host's order.
  */
 static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
                                  uint64_t *ret)
 {
     Etsoc1ShireState *sh = cpu->shire;
-    Etsoc1HartEt *et = cpu->et;
     unsigned n = extract64(val, 0, 5);
     uint8_t match = extract64(val, 5, 8), old;
     double rtt = etsoc1_t(cpu->timing, ETSOC1_T_FLB_RTT);
     double service = etsoc1_t(cpu->timing, ETSOC1_T_FLB_SERVICE);
-    bool order = etsoc1_sync_enabled(cpu), last, later;
-    Etsoc1MinionCPU *lose = NULL, *win = NULL;
-    int me = etsoc1_flb_index(cpu);
     /* when this access reaches the unit, and when the unit is done */
-    uint64_t own, done;
+    uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), done;
+    Etsoc1GateAccess a = { .slot = &sh->flb[n] };
     unsigned count;
+    bool last;
 
-    if (et->flbw.state == ETSOC1_FLB_DECIDED) {
-        etsoc1_sync_leave(cpu);         /* let go by the decision */
-        *ret = etsoc1_flb_answer(cpu);
-        return RISCV_EXCP_NONE;
+    /*
+     * Gated at the issue + the lookahead: a hart that does not hold the
+     * gate then is past this issue, so an access of its own arrives after
+     * this one whatever flb.rtt is (gated at the arrival, issue + 30, a
+     * hart up to 3 cycles behind would not hold it and could arrive first)
+     */
+    if (sh->chip->rr &&
+        !etsoc1_sync_gate(cpu, etsoc1_arrival(cpu, 0) +
+                               sh->chip->sync_lookahead, &a)) {
+        return (RISCVException)etsoc1_halt_cause(cpu);
     }
-    if (et->flbw.state == ETSOC1_FLB_WAITING) {
-        return etsoc1_flb_wait(cpu, ret);
-    }
-    own = etsoc1_arrival(cpu, 0) + llround(rtt / 2);
     qemu_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
@@ -1020,77 +930,29 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
             MAX(own, sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1]);
     }
     count = sh->flb_n[n];
-    /*
-     * Equal times: the lower hart is the later (our choice: the unit's
-     * order among equal arrivals is not in the sources), so that a host
-     * that runs the harts of a shire in their order, as thread=single's
-     * round does, finds the later one first and has one access wait
-     */
-    later = sh->flb_top[n] >= 0 &&
-            (sh->flb_top_t[n] > own ||
-             (sh->flb_top_t[n] == own && sh->flb_top[n] < me));
     if (last) {
         done = etsoc1_flb_served(sh->flb_arr[n], count, service);
         sh->flb_n[n] = 0;
-        trace_etsoc1_flb_served(sh->shire_id, n, count,
-                                later ? sh->flb_top_t[n] : own, done);
-        if (later && sh->flb_cand[n] == sh->flb_top[n]) {
-            /* the latest arrival, waiting at the gate, is the last */
-            win = etsoc1_flb_decide(sh, sh->flb_cand[n], true, done);
-            last = false;
-        } else if (sh->flb_cand[n] >= 0) {
-            lose = etsoc1_flb_decide(sh, sh->flb_cand[n], false, 0);
-        }
-        sh->flb_top[n] = -1;
-    } else if (order && !later) {
-        /* the latest so far: it may be the last; it waits to know */
-        if (sh->flb_cand[n] >= 0) {
-            lose = etsoc1_flb_decide(sh, sh->flb_cand[n], false, 0);
-        }
-        sh->flb_top[n] = me;
-        sh->flb_top_t[n] = own;
-        sh->flb_cand[n] = me;
-        et->flbw.state = ETSOC1_FLB_WAITING;
+    } else {
+        done = own + llround(service);
     }
-    et->flbw.n = n;
-    et->flbw.old = old;
-    et->flbw.own = own;
-    et->flbw.last = last;
-    et->flbw.done = done = last ? done : own + llround(service);
     qemu_mutex_unlock(&sh->flb_lock);
-    if (lose) {
-        etsoc1_sync_let_go(lose);
+    etsoc1_sync_done(cpu);      /* the next access to this counter */
+
+    trace_etsoc1_flb(cpu->parent_obj.env.mhartid, n, old, last);
+    if (last) {
+        trace_etsoc1_flb_served(sh->shire_id, n, count, own, done);
     }
-    if (win) {
-        etsoc1_sync_let_go(win);
+    if (cpu->parent_obj.cfg.et_counters) {
+        /* the answer leg, from when the unit served this access */
+        etsoc1_trace_span(etsoc1_hart(cpu),
+                          last ? "FLB barrier (last)" : "FLB barrier",
+                          etsoc1_now(cpu),
+                          done + llround(rtt) - llround(rtt / 2), n);
+        etsoc1_advance_to(cpu, done + llround(rtt) - llround(rtt / 2));
     }
-    if (et->flbw.state == ETSOC1_FLB_WAITING) {
-        return etsoc1_flb_wait(cpu, ret);
-    }
-    *ret = etsoc1_flb_answer(cpu);
+    *ret = last;
     return RISCV_EXCP_NONE;
-}
-
-/*
- * A software write of counter @n of @sh starts a new round: an access
- * waiting to know whether it was the last of the old one was not (no
- * arrival completed it).
- */
-void etsoc1_flb_set(Etsoc1ShireState *sh, unsigned n, uint8_t val)
-{
-    Etsoc1MinionCPU *lose = NULL;
-
-    qemu_mutex_lock(&sh->flb_lock);
-    sh->flb[n] = val;
-    sh->flb_n[n] = 0;
-    sh->flb_top[n] = -1;
-    if (sh->flb_cand[n] >= 0) {
-        lose = etsoc1_flb_decide(sh, sh->flb_cand[n], false, 0);
-    }
-    qemu_mutex_unlock(&sh->flb_lock);
-    if (lose) {
-        etsoc1_sync_let_go(lose);
-    }
 }
 
 /* ---- hang detection ------------------------------------------------------ */

@@ -75,7 +75,6 @@ typedef enum {
 bool etsoc1_reduce_done(Etsoc1MinionCPU *cpu);
 void etsoc1_reduce_observe(Etsoc1MinionCPU *cpu);
 bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu);
-void etsoc1_flb_set(Etsoc1ShireState *sh, unsigned n, uint8_t val);
 bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
                        uint64_t start, uint64_t *wait);
 bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,

@@ -189,12 +189,6 @@ typedef struct Etsoc1HartGate {
     struct Etsoc1MinionCPU *hint;
 } Etsoc1HartGate;
 
-typedef enum Etsoc1FlbWait {
-    ETSOC1_FLB_NONE,
-    ETSOC1_FLB_WAITING,
-    ETSOC1_FLB_DECIDED,
-} Etsoc1FlbWait;
-
 /* Per-hart ET state that is not part of RISCVCPU (the minion CPU's et_state) */
 typedef struct Etsoc1HartEt {
     uint32_t wait;          /* Etsoc1Wait */
@@ -225,21 +219,6 @@ typedef struct Etsoc1HartEt {
         uint64_t out;
         uint64_t go;
     } tload_port;
-    /*
-     * An FLB access that was the latest of its round when it came waits at
-     * the gate until it is known whether it is the round's last, the one
-     * that reads 1 (etsoc1_flb): WAITING, then DECIDED (by the access that
-     * completes the round, a later arrival, a software write of the
-     * counter, or the gate: no earlier arrival can come any more).
-     */
-    struct {
-        uint8_t state;      /* Etsoc1FlbWait */
-        uint8_t n;          /* its counter */
-        uint8_t old;        /* the counter as it found it */
-        bool last;          /* DECIDED: it reads 1 */
-        uint64_t own;       /* its arrival at the unit */
-        uint64_t done;      /* DECIDED last: when the unit was done */
-    } flbw;
     /*
      * What the hart was last charged for a remote scratchpad access
      * (etsoc1-l3.c): the instruction (a host return address) and its

@@ -432,8 +432,13 @@ static uint64_t esr_flb_read(const Etsoc1EsrAt *at)
 
 static void esr_flb_write(const Etsoc1EsrAt *at, uint64_t val)
 {
+    Etsoc1ShireState *s = at->s;
+
     /* a counter set by software starts a new round */
-    etsoc1_flb_set(at->s, at->idx, val);
+    qemu_mutex_lock(&s->flb_lock);
+    s->flb[at->idx] = val;
+    s->flb_n[at->idx] = 0;
+    qemu_mutex_unlock(&s->flb_lock);
 }
 
 static void esr_thread_disable(const Etsoc1EsrAt *at, uint64_t val,
@@ -992,9 +997,6 @@ static void etsoc1_shire_reset_enter(Object *obj, ResetType type)
     memset(s->flb, 0, sizeof(s->flb));
     memset(s->flb_n, 0, sizeof(s->flb_n));
     memset(s->flb_arr, 0, sizeof(s->flb_arr));
-    memset(s->flb_top_t, 0, sizeof(s->flb_top_t));
-    memset(s->flb_top, -1, sizeof(s->flb_top));
-    memset(s->flb_cand, -1, sizeof(s->flb_cand));
     memset(s->port_free, 0, sizeof(s->port_free));
     memset(s->tload_free, 0, sizeof(s->tload_free));
     s->port_npend = 0;
@@ -1164,10 +1166,7 @@ static bool etsoc1_credit_more_needed(void *opaque)
 /* A stream without the subsection has no more pairs: drop ours first */
 static int etsoc1_hart_et_pre_load(void *opaque)
 {
-    Etsoc1HartEt *et = opaque;
-
-    etsoc1_fcc_reset(et);
-    et->flbw.state = ETSOC1_FLB_NONE;   /* unless its subsection says */
+    etsoc1_fcc_reset(opaque);
     return 0;
 }
 
@@ -1194,37 +1193,6 @@ static const VMStateDescription vmstate_etsoc1_hart_credit_more = {
         VMSTATE_STRUCT_VARRAY_ALLOC(credit.more, Etsoc1HartEt, credit.nmore,
                                     1, vmstate_etsoc1_credit_more,
                                     Etsoc1CreditMore),
-        VMSTATE_END_OF_LIST()
-    }
-};
-
-/* An FLB access waiting to learn whether it was its round's last */
-static bool etsoc1_hart_flb_wait_needed(void *opaque)
-{
-    return ((Etsoc1HartEt *)opaque)->flbw.state != ETSOC1_FLB_NONE;
-}
-
-static int etsoc1_hart_flb_wait_post_load(void *opaque, int version_id)
-{
-    Etsoc1HartEt *et = opaque;
-
-    return et->flbw.state > ETSOC1_FLB_DECIDED || et->flbw.n >= 32
-           ? -EINVAL : 0;
-}
-
-static const VMStateDescription vmstate_etsoc1_hart_flb_wait = {
-    .name = "etsoc1-hart/flb-wait",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = etsoc1_hart_flb_wait_needed,
-    .post_load = etsoc1_hart_flb_wait_post_load,
-    .fields = (VMStateField[]) {
-        VMSTATE_UINT8(flbw.state, Etsoc1HartEt),
-        VMSTATE_UINT8(flbw.n, Etsoc1HartEt),
-        VMSTATE_UINT8(flbw.old, Etsoc1HartEt),
-        VMSTATE_BOOL(flbw.last, Etsoc1HartEt),
-        VMSTATE_UINT64(flbw.own, Etsoc1HartEt),
-        VMSTATE_UINT64(flbw.done, Etsoc1HartEt),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1270,7 +1238,6 @@ static const VMStateDescription vmstate_etsoc1_hart_et = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_etsoc1_hart_credit_more,
-        &vmstate_etsoc1_hart_flb_wait,
         NULL
     }
 };
@@ -1505,9 +1472,6 @@ static int etsoc1_shire_pre_load(void *opaque)
         memset(&s->hart[h].et_state.l1, 0, sizeof(s->hart[h].et_state.l1));
         etsoc1_l2_forget(&s->hart[h]);
     }
-    /* no FLB round's latest arrival, unless its subsection says */
-    memset(s->flb_top, -1, sizeof(s->flb_top));
-    memset(s->flb_cand, -1, sizeof(s->flb_cand));
     return 0;
 }
 
@@ -1526,35 +1490,6 @@ static bool etsoc1_shire_sc_ctl_needed(void *opaque)
     }
     return false;
 }
-
-/* A round under way whose latest arrival is known (etsoc1_flb) */
-static bool etsoc1_shire_flb_top_needed(void *opaque)
-{
-    Etsoc1ShireState *s = opaque;
-    unsigned n;
-
-    for (n = 0; n < ARRAY_SIZE(s->flb_top); n++) {
-        if (s->flb_top[n] >= 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static const VMStateDescription vmstate_etsoc1_shire_flb_top = {
-    .name = "etsoc1-shire/flb-top",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = etsoc1_shire_flb_top_needed,
-    .fields = (VMStateField[]) {
-        VMSTATE_UINT64_ARRAY(flb_top_t, Etsoc1ShireState, 32),
-        VMSTATE_ARRAY(flb_top, Etsoc1ShireState, 32, 0, vmstate_info_int8,
-                      int8_t),
-        VMSTATE_ARRAY(flb_cand, Etsoc1ShireState, 32, 0, vmstate_info_int8,
-                      int8_t),
-        VMSTATE_END_OF_LIST()
-    }
-};
 
 static int etsoc1_shire_sc_ctl_post_load(void *opaque, int version_id)
 {
@@ -1583,13 +1518,6 @@ static int etsoc1_shire_post_load(void *opaque, int version_id)
     for (m = 0; m < ARRAY_SIZE(s->flb_n); m++) {
         if (s->flb_n[m] > ETSOC1_FLB_ROUND_MAX) {
             return -EINVAL;     /* the unit's arrivals would overflow */
-        }
-        if (s->flb_top[m] >= ETSOC1_HARTS_PER_SHIRE ||
-            s->flb_cand[m] >= ETSOC1_HARTS_PER_SHIRE ||
-            (s->flb_cand[m] >= 0 &&
-             s->hart[s->flb_cand[m]].et_state.flbw.state !=
-             ETSOC1_FLB_WAITING)) {
-            return -EINVAL;     /* no such hart, or it does not wait */
         }
     }
     if (s->port_npend > ETSOC1_PORT_PEND_MAX) {
@@ -1686,7 +1614,6 @@ static const VMStateDescription vmstate_etsoc1_shire = {
     .subsections = (const VMStateDescription * []) {
         &vmstate_etsoc1_shire_sync,
         &vmstate_etsoc1_shire_sc_ctl,
-        &vmstate_etsoc1_shire_flb_top,
         NULL
     }
 };

@@ -111,16 +111,6 @@ struct Etsoc1ShireState {
     uint16_t flb_n[32];
     uint64_t flb_arr[32][ETSOC1_FLB_ROUND_MAX];
     /*
-     * Per counter, the latest arrival of the round so far (of equal
-     * times, the lowest hart: its time and the shire's hart index, -1:
-     * none), and the hart
-     * that waits at the gate to learn whether it is the round's last (-1:
-     * none): etsoc1_flb.
-     */
-    uint64_t flb_top_t[32];
-    int8_t flb_top[32];
-    int8_t flb_cand[32];
-    /*
      * The shire's mesh port for tensor messages (docs/timing.md,
      * "Contention"): when the out-port and the in-port are free after the
      * messages served so far, and the receivers (global minion ids) of

@@ -820,20 +820,6 @@ static void etsoc1_sync_release(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
     qemu_mutex_unlock(&m->gate_lock);
 }
 
-/*
- * Let @cpu go from the wait at the gate it is in, if any: what it waited
- * to learn is known (etsoc1_flb).  From any thread.
- */
-void etsoc1_sync_let_go(Etsoc1MinionCPU *cpu)
-{
-    Etsoc1MachineState *m = cpu->shire->chip;
-
-    qemu_mutex_lock(&m->gate_lock);
-    etsoc1_sync_release_locked(cpu, ETSOC1_LET_GO,
-                               qatomic_read(&cpu->et->gate.wait_seq));
-    qemu_mutex_unlock(&m->gate_lock);
-}
-
 /* A hart at the gate, as the scan sees it */
 typedef struct Etsoc1GateEntry {
     uint64_t t;

@@ -61,7 +61,6 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
                          hwaddr pa);
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_done(Etsoc1MinionCPU *cpu);
-void etsoc1_sync_let_go(Etsoc1MinionCPU *cpu);
 uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu);
 bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
