@@ -557,14 +557,6 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     return true;
 }
 
-/* From shire @s's mesh stop to memory shire @j's: the hops of one way */
-static uint64_t etsoc1_memshire_transit(const Etsoc1Timing *tm, unsigned s,
-                                        unsigned j)
-{
-    return llround(etsoc1_hops_to_memshire(s, j) *
-                   etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2);
-}
-
 /*
  * TensorLoad data from DRAM (docs/timing.md, "TensorLoads from DRAM"): the
  * load's @n lines, at the physical addresses @pa, which the minion's load
@@ -604,7 +596,7 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
             lines[etsoc1_memshire_of(pa[i])]++;
         }
         for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
-            uint64_t way = etsoc1_memshire_transit(tm, s, j);
+            uint64_t way = llround(etsoc1_memshire_way(tm, s, j));
 
             if (lines[j]) {
                 far = MAX(far, way);

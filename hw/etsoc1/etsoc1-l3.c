@@ -736,9 +736,9 @@ uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
 static uint64_t l3_dram_arrival(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
 {
     return t + etsoc1_cycles(l3_path(cpu, pa, false) / 2 +
-                             etsoc1_hops_to_memshire(etsoc1_l3_home(pa),
-                                                     etsoc1_memshire_of(pa)) *
-                             etsoc1_t(cpu->timing, ETSOC1_T_MESH_HOP_RTT) / 2);
+                             etsoc1_memshire_way(cpu->timing,
+                                                 etsoc1_l3_home(pa),
+                                                 etsoc1_memshire_of(pa)));
 }
 
 /*

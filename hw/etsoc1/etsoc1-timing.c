@@ -413,6 +413,14 @@ unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m)
     return abs(x - (int)(1 + m % 4)) + abs(y - (m < 4 ? -1 : 6));
 }
 
+/* Cycles from shire @shire's mesh stop to memory shire @m's: one way */
+double etsoc1_memshire_way(const Etsoc1Timing *tm, unsigned shire,
+                           unsigned m)
+{
+    return etsoc1_hops_to_memshire(shire, m) *
+           etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2;
+}
+
 /* ---- paths between minions (timing.md section 3) ------------------------- */
 
 /*

@@ -107,6 +107,8 @@ uint8_t etsoc1_insn_cost(const Etsoc1Timing *tm, unsigned cls);
 const uint8_t *etsoc1_insn_cost_table(const Etsoc1Timing *tm);
 unsigned etsoc1_hops(unsigned a, unsigned b);
 unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m);
+double etsoc1_memshire_way(const Etsoc1Timing *tm, unsigned shire,
+                           unsigned m);
 
 /* Path classes of timing.md 3, in the order of the stream rows */
 typedef enum Etsoc1Path {
