@@ -726,6 +726,24 @@ static void etsoc1_check_chardevs(Etsoc1MachineState *s)
     }
 }
 
+/*
+ * Unit @i of a chip-wide array (the L3 slices, the memory shires): a
+ * device of @type, the machine's child "@name[@i]", its property @prop
+ * set to @i, realized.
+ */
+static DeviceState *etsoc1_unit(Etsoc1MachineState *s, const char *type,
+                                const char *name, const char *prop,
+                                unsigned i)
+{
+    DeviceState *dev = qdev_new(type);
+    g_autofree char *child = g_strdup_printf("%s[%u]", name, i);
+
+    object_property_add_child(OBJECT(s), child, OBJECT(dev));
+    qdev_prop_set_uint32(dev, prop, i);
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+    return dev;
+}
+
 static void etsoc1_machine_init(MachineState *ms)
 {
     Etsoc1MachineState *s = ETSOC1_MACHINE(ms);
@@ -779,23 +797,13 @@ static void etsoc1_machine_init(MachineState *ms)
 
     /* One L3 slice per compute shire's place on the chip, tags only. */
     for (i = 0; i < ETSOC1_L3_SLICES; i++) {
-        DeviceState *l3 = qdev_new(TYPE_ETSOC1_L3_SLICE);
-        g_autofree char *name = g_strdup_printf("l3[%u]", i);
-
-        object_property_add_child(OBJECT(s), name, OBJECT(l3));
-        qdev_prop_set_uint32(l3, "slice", i);
-        sysbus_realize_and_unref(SYS_BUS_DEVICE(l3), &error_fatal);
-        s->l3[i] = ETSOC1_L3_SLICE(l3);
+        s->l3[i] = ETSOC1_L3_SLICE(etsoc1_unit(s, TYPE_ETSOC1_L3_SLICE, "l3",
+                                               "slice", i));
     }
     /* The memory shires' DRAM, timing only (the chip's 8, as the L3's) */
     for (i = 0; i < ETSOC1_MEMSHIRES; i++) {
-        DeviceState *dev = qdev_new(TYPE_ETSOC1_MEMSHIRE);
-        g_autofree char *name = g_strdup_printf("memshire[%u]", i);
-
-        object_property_add_child(OBJECT(s), name, OBJECT(dev));
-        qdev_prop_set_uint32(dev, "index", i);
-        sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
-        s->memshire[i] = ETSOC1_MEMSHIRE(dev);
+        s->memshire[i] = ETSOC1_MEMSHIRE(etsoc1_unit(s, TYPE_ETSOC1_MEMSHIRE,
+                                                     "memshire", "index", i));
     }
     /* the device tree gives the L3 slices' geometry */
     etsoc1_load_images(s, ms);
