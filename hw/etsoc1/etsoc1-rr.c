@@ -2134,7 +2134,8 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
     rr->next_in = rr_next_input(rr, -1);
     for (i = 0; i < rr->ev->len; i++) {
         RrEvent *e = &g_array_index(rr->ev, RrEvent, i);
-        bool last = i == rr->ev->len - 1;
+        bool last = i == rr->ev->len - 1, mmio;
+        const char *what;
         RrInput *in;
 
         if (e->kind != ETSOC1_RR_MMIO_WRITE && e->kind != ETSOC1_RR_STOP &&
@@ -2155,16 +2156,15 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
             g_free(in);
             break;
         }
-        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1),
-                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
-                                  ETSOC1_INPUT_MMIO_WRITE :
-                                  e->kind == ETSOC1_RR_STOP ?
-                                  ETSOC1_INPUT_STOP : rr_name(e->kind),
-                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
-                                  ldq_le_p(e->p) : 0,
-                                  e->kind == ETSOC1_RR_MMIO_WRITE ?
-                                  ldl_le_p(e->p + 8) : 0, rr_input_apply,
-                                  in)) {
+        mmio = e->kind == ETSOC1_RR_MMIO_WRITE;
+        /* under the live host link's names (ETSOC1_INPUT_*) */
+        what = mmio ? ETSOC1_INPUT_MMIO_WRITE :
+               e->kind == ETSOC1_RR_STOP ? ETSOC1_INPUT_STOP :
+               rr_name(e->kind);
+        if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1), what,
+                                  mmio ? ldq_le_p(e->p) : 0,
+                                  mmio ? ldl_le_p(e->p + 8) : 0,
+                                  rr_input_apply, in)) {
             /* the loader checked the order; no queue: no TCG */
             error_report("etsoc1: replay=%s: event %u cannot be queued at "
                          "T=%" PRIu64, rr->path, i, e->t);
