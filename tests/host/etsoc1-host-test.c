@@ -1048,23 +1048,51 @@ static void figures(const char *what)
 }
 
 /*
+ * vecadd's vectors and argument block: on the card (a, b, c, args_dev,
+ * in host-managed DRAM) and their host copies (in the arena), the
+ * argument block filled in.
+ */
+typedef struct VecAdd {
+    uint64_t a, b, c, args_dev;
+    uint32_t *ha, *hb, *hc;
+    uint64_t *args;
+} VecAdd;
+
+static VecAdd vecadd_buffers(void)
+{
+    uint64_t base = host_managed + 0x4000000;
+    VecAdd v = {
+        .a = base, .b = base + 0x10000, .c = base + 0x20000,
+        .args_dev = base + 0x30000, .ha = (uint32_t *)arena,
+    };
+
+    v.hb = v.ha + VEC_N;
+    v.hc = v.hb + VEC_N;
+    v.args = (uint64_t *)(v.hc + VEC_N);
+    v.args[0] = v.a;
+    v.args[1] = v.b;
+    v.args[2] = v.c;
+    v.args[3] = VEC_N;
+    return v;
+}
+
+/*
  * vecadd's c back from the card by DMA (its figures printed as @what, if
  * any): 0 if c == a + b, else -1 (DMA failed) or the first wrong + 1.
  */
-static int vecadd_check(const uint32_t *ha, const uint32_t *hb, uint32_t *hc,
-                        uint64_t c, const char *what)
+static int vecadd_check(const VecAdd *v, const char *what)
 {
     int i;
 
-    memset(hc, 0, VEC_N * 4);
-    if (dma(false, hc, c, VEC_N * 4)) {
+    memset(v->hc, 0, VEC_N * 4);
+    if (dma(false, v->hc, v->c, VEC_N * 4)) {
         return -1;
     }
     if (what) {
         figures(what);
     }
     for (i = 0; i < VEC_N; i++) {
-        if (hc[i] != ha[i] + hb[i]) {
+        if (v->hc[i] != v->ha[i] + v->hb[i]) {
             return i + 1;
         }
     }
@@ -1074,29 +1102,21 @@ static int vecadd_check(const uint32_t *ha, const uint32_t *hb, uint32_t *hc,
 static void test_vecadd(void)
 {
     uint64_t entry = load_elf("vecadd.elf");
-    uint64_t base = host_managed + 0x4000000;
-    uint64_t a = base, b = base + 0x10000, c = base + 0x20000;
-    uint64_t args_dev = base + 0x30000;
-    uint32_t *ha = (uint32_t *)arena, *hb = ha + VEC_N, *hc = hb + VEC_N;
-    uint64_t *args = (uint64_t *)(hc + VEC_N);
+    VecAdd v = vecadd_buffers();
     int st = -1, s1 = -1, s2 = -1, s3 = -1, s4 = -1, bad = 0, i;
 
     if (entry) {
         for (i = 0; i < VEC_N; i++) {
-            ha[i] = i * 3 + 1;
-            hb[i] = 0x10000 * i + 7;
-            hc[i] = 0xdeadbeef;
+            v.ha[i] = i * 3 + 1;
+            v.hb[i] = 0x10000 * i + 7;
+            v.hc[i] = 0xdeadbeef;
         }
-        args[0] = a;
-        args[1] = b;
-        args[2] = c;
-        args[3] = VEC_N;
-        s1 = dma(true, ha, a, VEC_N * 4);
-        s2 = dma(true, hb, b, VEC_N * 4);
-        s3 = dma(true, hc, c, VEC_N * 4);
-        s4 = dma(true, args, args_dev, 32);
-        st = launch_status(launch(entry, args_dev, 1), 60000);
-        bad = vecadd_check(ha, hb, hc, c, NULL);
+        s1 = dma(true, v.ha, v.a, VEC_N * 4);
+        s2 = dma(true, v.hb, v.b, VEC_N * 4);
+        s3 = dma(true, v.hc, v.c, VEC_N * 4);
+        s4 = dma(true, v.args, v.args_dev, 32);
+        st = launch_status(launch(entry, v.args_dev, 1), 60000);
+        bad = vecadd_check(&v, NULL);
     }
     report(entry && !s1 && !s2 && !s3 && !s4 && st == 0 && !bad,
            "kernel launch vecadd.elf (entry 0x%" PRIx64 ", %d ints): status "
@@ -1177,37 +1197,29 @@ static int demo(void)
 static void session(void)
 {
     uint64_t entry = load_elf("vecadd.elf");
-    uint64_t base = host_managed + 0x4000000;
-    uint64_t a = base, b = base + 0x10000, c = base + 0x20000;
-    uint64_t args_dev = base + 0x30000;
-    uint32_t *ha = (uint32_t *)arena, *hb = ha + VEC_N, *hc = hb + VEC_N;
-    uint64_t *args = (uint64_t *)(hc + VEC_N);
+    VecAdd v = vecadd_buffers();
     int st[2] = { -1, -1 }, bad[2] = { -1, -1 }, in = -1, i;
 
     if (entry) {
         for (i = 0; i < VEC_N; i++) {
-            ha[i] = i * 5 + 3;
-            hb[i] = 0x10001 * i;
+            v.ha[i] = i * 5 + 3;
+            v.hb[i] = 0x10001 * i;
         }
-        args[0] = a;
-        args[1] = b;
-        args[2] = c;
-        args[3] = VEC_N;
-        in = dma(true, ha, a, VEC_N * 4);
-        in |= dma(true, hb, b, VEC_N * 4);
-        in |= dma(true, args, args_dev, 32);
+        in = dma(true, v.ha, v.a, VEC_N * 4);
+        in |= dma(true, v.hb, v.b, VEC_N * 4);
+        in |= dma(true, v.args, v.args_dev, 32);
         figures("writelist args");
-        st[0] = launch_status(launch(entry, args_dev, 0x1), 60000);
+        st[0] = launch_status(launch(entry, v.args_dev, 0x1), 60000);
         figures("launch 1");
-        bad[0] = vecadd_check(ha, hb, hc, c, "readlist 1");
+        bad[0] = vecadd_check(&v, "readlist 1");
         for (i = 0; i < VEC_N; i++) {
-            hb[i] = 7 - 3 * i;
+            v.hb[i] = 7 - 3 * i;
         }
-        in |= dma(true, hb, b, VEC_N * 4);
+        in |= dma(true, v.hb, v.b, VEC_N * 4);
         figures("writelist b");
-        st[1] = launch_status(launch(entry, args_dev, 0x3), 60000);
+        st[1] = launch_status(launch(entry, v.args_dev, 0x3), 60000);
         figures("launch 2");
-        bad[1] = vecadd_check(ha, hb, hc, c, "readlist 2");
+        bad[1] = vecadd_check(&v, "readlist 2");
     }
     report(entry && !in && !st[0] && !st[1] && !bad[0] && !bad[1],
            "vecadd.elf (entry 0x%" PRIx64 ", %d ints) by DMA, launched on "
