@@ -838,10 +838,17 @@ static void __attribute__((noreturn)) dispatcher(void)
             wr32(PCI_INT_DEC, 1);
         }
         wr32(claim, src);
+        /*
+         * Every queue worker gets a credit, whether its queue holds work
+         * or not: the doorbell does not say which SQ was written, and
+         * looking (the SQ's tail, which the worker moves with plain
+         * stores while it takes a command) would make who is credited
+         * follow the host's order of the two harts, not the model's: a
+         * record replayed 15 cycles apart (docs/record-replay.md).  A
+         * worker that finds its queue empty only waits again.
+         */
         for (unsigned w = 0; w < NUM_WORKERS; w++) {
-            if (vq_used(worker_queue(w))) {
-                mm_notify(worker_hart(w), FCC_WORK);
-            }
+            mm_notify(worker_hart(w), FCC_WORK);
         }
     }
 }
