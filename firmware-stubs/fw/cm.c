@@ -230,9 +230,15 @@ static void __attribute__((noreturn)) cm_report(unsigned h, int how,
  * global atomic and polls until every shire has, then credits its
  * shire's harts: the FLB, the global-atomic poll and the credits are
  * timed by the model, so the launch's timing does not depend on the
- * order the host runs the harts in.  Every hart of the launch goes
- * through it, one aborted before it started too, so that it always
- * completes (no kernel runs yet).
+ * order the host runs the harts in.  The last arrival only hands the
+ * shire on, with a credit, to its captain (its first hart of the launch),
+ * which counts it in: which hart the host makes the FLB's last is the
+ * host's choice (docs/timing.md, "Fast local barrier"), and the lines a
+ * count-in leaves in that hart's L1 moved a later launch's execute_dur
+ * by 15-42 cycles in one card in ten; the last arrival's answer and the
+ * credit's way inside the shire are the same whichever hart it is.
+ * Every hart of the launch goes through it, one aborted before it started
+ * too, so that it always completes (no kernel runs yet).
  */
 static void __attribute__((noinline)) launch_barrier(unsigned h)
 {
@@ -240,10 +246,14 @@ static void __attribute__((noinline)) launch_barrier(unsigned h)
     uint64_t shires = popcount64(launch.shire_mask);
     int master = s == MASTER_SHIRE;
     /* the sync minions are minions 16-31 */
-    uint32_t minions = master ? ~0u << (MINIONS_PER_SHIRE - SYNC_HARTS / 2)
-                              : ~0u;
+    unsigned first = master ? MINIONS_PER_SHIRE - SYNC_HARTS / 2 : 0;
+    uint32_t minions = ~0u << first;
 
     if (flb_arrive(LAUNCH_FLB, master ? SYNC_HARTS : HARTS_PER_SHIRE)) {
+        fcc_send(s, 0, LAUNCH_CAPTAIN_FCC, 1u << first);
+    }
+    if (h == s * HARTS_PER_SHIRE + 2 * first) {
+        fcc_wait(LAUNCH_CAPTAIN_FCC);
         if (et_amoaddg_d(&launch.arrived, 1) + 1 < shires) {
             while (et_amoorg_d(&launch.arrived, 0) < shires) {
                 /* halted until the word changes */

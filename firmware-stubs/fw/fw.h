@@ -43,12 +43,14 @@
 
 /*
  * The launch barrier (cm.c): the fast local barrier and the credit
- * counter it uses.  Any will do: every FLB is 0 when the barrier starts
- * (the KW's shires_setup) and again when it ends, and each hart takes
- * exactly the one credit it is sent.
+ * counters it uses (the release, and the shire captain's "all here").
+ * Any will do: every FLB is 0 when the barrier starts (the KW's
+ * shires_setup) and again when it ends, and each hart takes exactly the
+ * credits it is sent.
  */
 #define LAUNCH_FLB      31
 #define LAUNCH_FCC      0
+#define LAUNCH_CAPTAIN_FCC  1
 
 /* Kernel ABI (Esperanto's WorkerMinion + test-compute-kernels crt.S) */
 #define KERNEL_ENTRY_MIN        HOST_MANAGED_START
