@@ -233,6 +233,31 @@ def canon_test(report, d, trace):
            f'{out["cut"][0]} (2), "{out["cut"][1].strip()[:200]}"')
 
 
+END_PARTS = (
+    ('harts', r"END matches: (\d+) harts' clocks"),
+    ('instret', r"\((\d+) with the record's instret too\)"),
+    ('hostmem', r'(\d+) HOSTMEM events served'),
+    ('hostmem_bytes', r'HOSTMEM events served \((\d+) bytes'),
+    ('hostmem_other_t', r'HOSTMEM events served \(\d+ bytes, (\d+) at another T'),
+    ('dma_ends', r'(\d+) DMA ends'),
+    ('dma_other_t', r'DMA ends \((\d+) at another T'),
+)
+
+
+def end_match(out):
+    """What a replay's "END matches" line says, as {part: int} (etsoc1-rr.c
+    prints the HOSTMEM and DMA parts only when the record has them); None
+    if the replay did not say END matches."""
+    if 'END matches' not in out:
+        return None
+    got = {}
+    for part, rx in END_PARTS:
+        m = re.search(rx, out)
+        if m:
+            got[part] = int(m.group(1))
+    return got
+
+
 def end_of(path):
     _, _, events = rrdump.parse(open(path, 'rb').read())
     return rrdump.end_info(events[-1]['payload']), events
@@ -314,14 +339,13 @@ def _rr_tests(report, root, d):
     # ---- replay, both TCG modes ----
     for mode, extra in fw_tests.MODES:
         rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
-        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
-                      r"record's instret too\)", out)
+        e = end_match(out) or {}
         # every hart's instret too: the FLB's leader is the record's
-        report(rc == 0 and m is not None and m.group(1) == '2112' and
-               m.group(2) == '2112',
+        report(rc == 0 and e.get('harts') == 2112 and
+               e.get('instret') == 2112,
                f'rr: replay under {mode}: exit status {rc}, END matches: '
-               f'{m.group(1) if m else "?"} harts\' clocks ('
-               f'{m.group(2) if m else "?"} with equal instret), the RAM '
+               f'{e.get("harts", "?")} harts\' clocks ('
+               f'{e.get("instret", "?")} with equal instret), the RAM '
                f'digest, every MSI ({wall:.1f} s)', out[-2000:])
         same_trace(report, 'the MMIO session', rec, mode)
     canon_test(report, d, rec + '.json')
@@ -427,10 +451,10 @@ def hang_test(report, root, d):
     for mode, extra in fw_tests.MODES:
         rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
         m = REST.search(out)
-        end = re.search(r"END matches: (\d+) harts' clocks", out)
+        end = (end_match(out) or {}).get('harts') == 2112
         report(rc == 0 and m is not None and m.group(0) == text and
                f'the hang report at T={hangs[0]["t"]} matches the '
-               f'record\'s' in out and end and end.group(1) == '2112',
+               f'record\'s' in out and end,
                f'rr: the hang record replayed under {mode}: exit status '
                f'{rc}, the same report ({len(text.splitlines())} lines, '
                f'{"equal" if m and m.group(0) == text else "different"}), '
@@ -632,24 +656,21 @@ def dma_test(report, root, d):
     ends = sum(1 for e in events if e['kind'] == 'DMA_END')
     for mode, extra in fw_tests.MODES:
         rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
-        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
-                      r"record's instret too\), the RAM digest, every MSI; "
-                      r"(\d+) HOSTMEM events served \((\d+) bytes, (\d+) at "
-                      r"another T\); (\d+) DMA ends \((\d+) at another T", out)
-        served = int(m.group(4)) if m else 0
+        e = end_match(out) or {}
+        served = e.get('hostmem_bytes', 0)
         # one DMA at a time: the eDMA's emulated times are the record's
-        report(rc == 0 and m is not None and m.group(1) == '2112' and
-               m.group(2) == '2112' and
-               served == rbytes + wbytes and m.group(5) == '0' and
-               m.group(6) == str(ends) and m.group(7) == '0',
+        report(rc == 0 and e.get('harts') == 2112 and
+               e.get('instret') == 2112 and
+               served == rbytes + wbytes and e.get('hostmem_other_t') == 0 and
+               e.get('dma_ends') == ends and e.get('dma_other_t') == 0,
                f'rr: the DMA session replayed under {mode}: exit status '
-               f'{rc}, END matches: {m.group(1) if m else "?"} harts\' '
-               f'clocks ({m.group(2) if m else "?"} with equal instret), the '
+               f'{rc}, END matches: {e.get("harts", "?")} harts\' '
+               f'clocks ({e.get("instret", "?")} with equal instret), the '
                f'RAM digest, every MSI; HOSTMEM served '
-               f'{m.group(3) if m else "?"} events, {served} bytes of '
-               f'{rbytes + wbytes}, {m.group(5) if m else "?"} at another T; '
-               f'{m.group(6) if m else "?"} DMA ends of {ends}, '
-               f'{m.group(7) if m else "?"} at another T ({wall:.1f} s)',
+               f'{e.get("hostmem", "?")} events, {served} bytes of '
+               f'{rbytes + wbytes}, {e.get("hostmem_other_t", "?")} at '
+               f'another T; {e.get("dma_ends", "?")} DMA ends of {ends}, '
+               f'{e.get("dma_other_t", "?")} at another T ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
         same_trace(report, 'the DMA session', rec, mode)
 
@@ -757,18 +778,16 @@ def host_session_test(report, root, d):
         rc, out, wall = run_replay(root, rec, extra + LIB_RAM[0] +
                                    traced(rec, mode), LIB_RAM[1],
                                    bios='etsoc1-fw.elf')
-        m = re.search(r"END matches: (\d+) harts' clocks \((\d+) with the "
-                      r"record's instret too\), the RAM digest, every MSI; "
-                      r"(\d+) HOSTMEM events served", out)
-        report(rc == 0 and m is not None and m.group(1) == '2112' and
-               m.group(2) == '2112' and
-               m.group(3) == str(sum(e['kind'] == 'HOSTMEM'
-                                     for e in events)),
+        e = end_match(out) or {}
+        report(rc == 0 and e.get('harts') == 2112 and
+               e.get('instret') == 2112 and
+               e.get('hostmem') == sum(ev['kind'] == 'HOSTMEM'
+                                       for ev in events),
                f'rr: the libetsoc1-host session replayed under {mode}: exit '
-               f'status {rc}, END matches: {m.group(1) if m else "?"} '
-               f'harts\' clocks ({m.group(2) if m else "?"} with equal '
+               f'status {rc}, END matches: {e.get("harts", "?")} '
+               f'harts\' clocks ({e.get("instret", "?")} with equal '
                f'instret), the RAM digest, every MSI, '
-               f'{m.group(3) if m else "?"} HOSTMEM events ({wall:.1f} s)',
+               f'{e.get("hostmem", "?")} HOSTMEM events ({wall:.1f} s)',
                _lines(out, ('etsoc1',)) or out[-2000:])
         same_trace(report, 'the libetsoc1-host session', rec, mode)
     # the board's own RAM instead of the library's backend: refused at
@@ -844,8 +863,6 @@ def record_overlap(root, path, single, each=False):
     return seen
 
 
-AT_OTHER_T = re.compile(r'(\d+) HOSTMEM events served \(\d+ bytes, (\d+) at '
-                        r'another T\); (\d+) DMA ends \((\d+) at another T')
 
 
 def overlap_test(report, root, d):
@@ -898,10 +915,10 @@ def replays_match(root, recs, modes):
     for rec in recs:
         for extra in modes:
             rc, out, _ = run_replay(root, rec, extra=extra)
-            m = AT_OTHER_T.search(out)
+            e = end_match(out) or {}
             n += 1
-            if not (rc == 0 and 'END matches' in out and m and
-                    m.group(2) == '0' and m.group(4) == '0'):
+            if not (rc == 0 and e.get('hostmem_other_t') == 0 and
+                    e.get('dma_other_t') == 0):
                 bad.append(f'{os.path.basename(rec)} {extra}: exit status '
                            f'{rc}: {_line(out, "diverged" if rc else "END")}')
     return bad, n
