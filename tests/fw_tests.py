@@ -797,8 +797,8 @@ def repeat_tests(report, root, guest):
         for mode, extra in MODES:
             for run in range(cards):
                 try:
-                    runs[(mode, run)] = launch_durs(root, guest, extra,
-                                                    mask, sqs, fw)
+                    runs[(mode, run)] = launch_durs(root, guest, extra, mask,
+                                                    sqs, fw)
                 except (hl.LinkError, AssertionError, OSError) as e:
                     report(False, f'firmware, {mode}: launches on {mask:#x} '
                            f'stopped: {e}')

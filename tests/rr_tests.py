@@ -863,8 +863,6 @@ def record_overlap(root, path, single, each=False):
     return seen
 
 
-
-
 def overlap_test(report, root, d):
     """Two writelists of 1 MiB at once on SQ0 and SQ1 (then one alone): on
     the chip's time their channels share the link by their overlap in
@@ -897,8 +895,7 @@ def overlap_test(report, root, d):
            f'the lone one (they share the link)',
            '\n'.join(f'{r[0]} single={r[1]}: {r[2]}' for r in runs))
     t = time.monotonic()
-    bad, n = replays_match(root, [r[0] for r in runs],
-                           ((), ('-accel', 'tcg,thread=single')))
+    bad, n = replays_match(root, [r[0] for r in runs])
     report(not bad,
            f'rr: the 5 overlap records replayed {n} times (each under '
            f'MTTCG and under thread=single, '
@@ -907,19 +904,19 @@ def overlap_test(report, root, d):
            '\n'.join(bad))
 
 
-def replays_match(root, recs, modes):
-    """Replay each of @recs under each of @modes (extra arguments): the
-    ones that did not end "END matches" with every HOSTMEM request and DMA
-    end at the record's T, and how many ran."""
+def replays_match(root, recs):
+    """Replay each of @recs under each TCG mode: the replays that did not
+    end "END matches" with every HOSTMEM request and DMA end at the
+    record's T, and how many ran."""
     bad, n = [], 0
     for rec in recs:
-        for extra in modes:
+        for mode, extra in fw_tests.MODES:
             rc, out, _ = run_replay(root, rec, extra=extra)
             e = end_match(out) or {}
             n += 1
             if not (rc == 0 and e.get('hostmem_other_t') == 0 and
                     e.get('dma_other_t') == 0):
-                bad.append(f'{os.path.basename(rec)} {extra}: exit status '
+                bad.append(f'{os.path.basename(rec)} {mode}: exit status '
                            f'{rc}: {_line(out, "diverged" if rc else "END")}')
     return bad, n
 
@@ -932,10 +929,10 @@ def doorbells_test(report, root, d):
     records stopped at END 15 cycles apart (docs/record-replay.md).  Four
     records (two under each mode; their figures follow the host's pace
     and are not compared), made with two host cores kept busy (the race
-    shows on a loaded host: the old dispatcher's records failed a replay
-    in each of 2 rounds of 8 so, none in 24 replays with the host idle
-    nor in 16 with one core busy), each replayed under both modes: every
-    replay ends "END matches"."""
+    shows on a loaded host: the old dispatcher's records failed one
+    replay in each of 4 such rounds of 8, none in 24 replays with the
+    host idle nor in 16 with one core busy), each replayed under both
+    modes: every replay ends "END matches"."""
     recs, t = [], time.monotonic()
     for i, single in enumerate((False, True, False, True)):
         rec = os.path.join(d, f'doorbells{i}.rr')
@@ -946,15 +943,14 @@ def doorbells_test(report, root, d):
                           f'record {i}: {seen}')
             return
         recs.append(rec)
-    bad, n = replays_match(root, recs,
-                           ((), ('-accel', 'tcg,thread=single')))
+    bad, n = replays_match(root, recs)
     report(not bad,
            f'rr: two writelists on SQ0 and SQ1 with a doorbell each, then '
            f'one alone, recorded 4 times on a loaded host and replayed {n} '
-           f'times (under '
-           f'MTTCG and thread=single, {time.monotonic() - t:.0f} s in all): '
-           f'{n - len(bad)} end "END matches" with every HOSTMEM request and '
-           f'DMA end at the record\'s T',
+           f'times (under MTTCG and thread=single, '
+           f'{time.monotonic() - t:.0f} s in all): {n - len(bad)} end "END '
+           f'matches" with every HOSTMEM request and DMA end at the '
+           f'record\'s T',
            '\n'.join(bad))
 
 
