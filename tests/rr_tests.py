@@ -868,13 +868,16 @@ def overlap_test(report, root, d):
     the chip's time their channels share the link by their overlap in
     emulated time (docs/timing.md "DMA"), so every figure is the same in
     every run: five records, three under MTTCG and two under
-    thread=single, give the same responses and DMA ends, the pair's
-    durations longer than the lone one's (they shared the link); each
-    record replays under each mode with END matching and every
-    eDMA request and end at the record's T."""
+    thread=single (one of each under the sanitizers: harness.repeats),
+    give the same responses and DMA ends, the pair's durations longer
+    than the lone one's (they shared the link); each record replays
+    under each mode with END matching and every eDMA request and end at
+    the record's T."""
+    from etsoc1test import harness
     runs = []
     t = time.monotonic()
-    for i, single in enumerate((False, False, False, True, True)):
+    modes = (False,) * harness.repeats(3) + (True,) * harness.repeats(2)
+    for i, single in enumerate(modes):
         rec = os.path.join(d, f'overlap{i}.rr')
         runs.append((rec, single, record_overlap(root, rec, single)))
     wall = time.monotonic() - t
@@ -888,7 +891,8 @@ def overlap_test(report, root, d):
           all(f[1] > figs[2][0] for f in figs[:2]))
     report(ok and same,
            f'rr: two 1 MiB writelists at once on SQ0 and SQ1, then one alone, '
-           f'recorded 5 times (3 MTTCG, 2 thread=single; {wall:.0f} s): the '
+           f'recorded {len(runs)} times ({modes.count(False)} MTTCG, '
+           f'{modes.count(True)} thread=single; {wall:.0f} s): the '
            f'pair\'s (start, duration, status) and the lone one\'s (duration, '
            f'status) {figs} and the pair\'s DMA ends (channel, T) '
            f'{first.get("ends")} in every run {same}, the pair longer than '
@@ -897,8 +901,8 @@ def overlap_test(report, root, d):
     t = time.monotonic()
     bad, n = replays_match(root, [r[0] for r in runs])
     report(not bad,
-           f'rr: the 5 overlap records replayed {n} times (each under '
-           f'MTTCG and under thread=single, '
+           f'rr: the {len(runs)} overlap records replayed {n} times (each '
+           f'under MTTCG and under thread=single, '
            f'{time.monotonic() - t:.0f} s): {n - len(bad)} end "END matches" '
            f'with every HOSTMEM request and DMA end at the record\'s T',
            '\n'.join(bad))
@@ -932,9 +936,11 @@ def doorbells_test(report, root, d):
     shows on a loaded host: the old dispatcher's records failed one
     replay in each of 4 such rounds of 8, none in 24 replays with the
     host idle nor in 16 with one core busy), each replayed under both
-    modes: every replay ends "END matches"."""
+    modes: every replay ends "END matches".  Under the sanitizers two
+    records, one under each mode (harness.repeats)."""
+    from etsoc1test import harness
     recs, t = [], time.monotonic()
-    for i, single in enumerate((False, True, False, True)):
+    for i, single in enumerate((False, True) * harness.repeats(2)):
         rec = os.path.join(d, f'doorbells{i}.rr')
         with fw_startup.Load(), fw_startup.Load():
             seen = record_overlap(root, rec, single, each=True)
@@ -946,7 +952,8 @@ def doorbells_test(report, root, d):
     bad, n = replays_match(root, recs)
     report(not bad,
            f'rr: two writelists on SQ0 and SQ1 with a doorbell each, then '
-           f'one alone, recorded 4 times on a loaded host and replayed {n} '
+           f'one alone, recorded {len(recs)} times on a loaded host and '
+           f'replayed {n} '
            f'times (under MTTCG and thread=single, '
            f'{time.monotonic() - t:.0f} s in all): {n - len(bad)} end "END '
            f'matches" with every HOSTMEM request and DMA end at the '

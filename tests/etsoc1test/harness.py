@@ -66,6 +66,14 @@ def wall_bound(seconds):
     return round(seconds * SLOWDOWN * (3 if SANITIZED else 1), 2)
 
 
+def repeats(n):
+    """How many times a test repeats a run that shows a figure is the
+    same every time (determinism, which the plain suite checks): @n on
+    the plain build, once under the sanitizers, which look for memory
+    and UB errors on the paths the first run already takes."""
+    return 1 if SANITIZED else n
+
+
 def report(ok, name, diag=None):
     counts['passed' if ok else 'failed'] += 1
     n = counts['passed'] + counts['failed']
