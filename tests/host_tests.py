@@ -25,7 +25,7 @@ FIRMWARE = ('etsoc1-sp.elf', 'etsoc1-fw.elf', 'vecadd.elf', 'hang.elf',
 
 def host_tests(r=None):
     """The host group.  @r: the harness (QEMU, GUEST, run, relay_tap,
-    report), by default tests/etsoc1test/harness.py."""
+    report, wall_bound), by default tests/etsoc1test/harness.py."""
     if r is None:
         from etsoc1test import harness as r
     env = dict(os.environ, ETSOC1_QEMU=r.QEMU, ETSOC1_GUEST_DIR=r.GUEST)
@@ -74,7 +74,7 @@ def _alive(pid):
         return False
 
 
-def orphan_test(r, label, argv, env, cwd=None, bound=1.0):
+def orphan_test(r, label, argv, env, cwd=None, bound=3.0):
     """Run @argv (a host program that starts a card, leaves it busy and
     prints '# orphan: ...'), SIGKILL it, and check that its QEMU is gone
     within @bound seconds (docs/host-library.md, no orphan cards)."""
@@ -105,6 +105,10 @@ def orphan_test(r, label, argv, env, cwd=None, bound=1.0):
     while any(_alive(q) for q in qemu) and time.monotonic() - t < 30:
         time.sleep(0.01)
     secs = time.monotonic() - t
+    # the kernel's teardown of 2,177 threads: 50-1,205 ms on a slow
+    # 2-core VM whose Python loop (the harness's speed factor) is as
+    # fast as the reference machine's, 60-100 ms there
+    bound = r.wall_bound(bound)
     left = [q for q in qemu if _alive(q)]
     for q in left:
         os.kill(q, signal.SIGKILL)
