@@ -708,24 +708,28 @@ def _close_while_waiting_test(report, card, guest):
            f'launch {st}) and gets an echo ({mid})', card.logs())
 
 
+def _harness():
+    """tests/etsoc1test/harness.py, or None when run standalone."""
+    try:
+        from etsoc1test import harness
+        return harness
+    except ImportError:
+        return None
+
+
 def wall_bound(seconds):
     """The harness's bound on host time (its speed factor), or @seconds
     x ETSOC1_TEST_SLOWDOWN when run standalone."""
-    try:
-        from etsoc1test import harness
-        return harness.wall_bound(seconds)
-    except ImportError:
-        return seconds * float(os.environ.get('ETSOC1_TEST_SLOWDOWN', 1))
+    h = _harness()
+    return h.wall_bound(seconds) if h else \
+        seconds * float(os.environ.get('ETSOC1_TEST_SLOWDOWN', 1))
 
 
 def repeats(n):
     """harness.repeats (a determinism check's runs: @n, once under the
     sanitizers), or @n when run standalone."""
-    try:
-        from etsoc1test import harness
-        return harness.repeats(n)
-    except ImportError:
-        return n
+    h = _harness()
+    return h.repeats(n) if h else n
 
 
 def _all_waiting_test(report, card, guest, label, limit_ms, mask=0x3):

@@ -953,8 +953,7 @@ def doorbells_test(report, root, d):
     report(not bad,
            f'rr: two writelists on SQ0 and SQ1 with a doorbell each, then '
            f'one alone, recorded {len(recs)} times on a loaded host and '
-           f'replayed {n} '
-           f'times (under MTTCG and thread=single, '
+           f'replayed {n} times (under MTTCG and thread=single, '
            f'{time.monotonic() - t:.0f} s in all): {n - len(bad)} end "END '
            f'matches" with every HOSTMEM request and DMA end at the '
            f'record\'s T',
