@@ -13,6 +13,11 @@
  *        a flag in shire 2's scratchpad, written with sd, polled with ld
  *   probe handoff kind=ipi shire=1 seen=C
  *        an IPI (ipi_trigger) to a hart waiting in WFI, which clears it
+ *   probe handoff kind=scp-late slow=2 seen=C
+ *        kind=scp again, its writer first running a loop that takes the
+ *        host a while: the poller, halted, is let go by the scan while
+ *        the writer's clock nears its store (docs/timing.md, "Plain
+ *        polls"), and must still see the flag when kind=scp does
  *
  * C: the receiver's mcycle when it saw the flag or IPI, less the
  * sender's T.
@@ -33,6 +38,7 @@ int main(uint64_t hartid, const void *fdt)
                                                      TARGET * SCP_WINDOW +
                                                      0x1000);
     uint64_t seen;
+    volatile long k;
 
     if (hartid == 0) {
         et_amoorg_d(dflag, 0);              /* the line is in its slice */
@@ -42,6 +48,10 @@ int main(uint64_t hartid, const void *fdt)
         *sflag = 1;
         csr_write(mcycle, 3 * T);
         esr_write(ESR_OTHER(PP_M, 1, IPI_TRIGGER), 1);
+        for (k = 0; k < 200000; k++) {
+        }
+        csr_write(mcycle, 4 * T);
+        sflag[8] = 1;
     } else if (hartid == HARTS_PER_SHIRE) {
         while (et_amoorg_d(dflag, 0) == 0) {
         }
@@ -59,6 +69,11 @@ int main(uint64_t hartid, const void *fdt)
         esr_write(ESR_OTHER(PP_M, LOCAL_SHIRE, IPI_TRIGGER_CLEAR), 1);
         seen = csr_read(mcycle);
         print("probe handoff kind=ipi shire=1 seen=%lu\n", seen - 3 * T);
+        while (sflag[8] == 0) {
+        }
+        seen = csr_read(mcycle);
+        print("probe handoff kind=scp-late slow=%u seen=%lu\n", TARGET,
+              seen - 4 * T);
     }
     return 0;
 }

@@ -158,7 +158,14 @@ typedef struct Etsoc1HartPoll {
     uint32_t slot;
     uint8_t naps;           /* naps in a row with no write: backs off */
     bool plain;             /* a halted poll is a plain one (below) */
-    uint64_t bound;         /* the time a plain poll let go reads at */
+    /*
+     * A halted plain poll: when its next read would reach the word (its
+     * read's arrival plus the spacing of its last two reads); the scan
+     * lets it go once every hart that may write is past that.
+     */
+    uint64_t next;
+    /* the time the scan chose for a write no line clock saw (a let-go) */
+    uint64_t bound;
     /*
      * Plain polls (etsoc1_sync_plain_read): the last word the hart read
      * through a path the gate does not order, and its value (not
@@ -166,6 +173,7 @@ typedef struct Etsoc1HartPoll {
      */
     bool plain_valid;
     uint64_t plain_pa;
+    uint64_t plain_arrive;  /* when that read reached the word */
     uint8_t plain_val[32];  /* a word, or a coherent vector load's 8 lanes */
     uint8_t plain_size;
     /*

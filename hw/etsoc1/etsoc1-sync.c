@@ -689,12 +689,17 @@ Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
  * through the fabric (it then reads no earlier than the write took
  * effect: the caller's timing sees to it for a @timed read, else the
  * hart waits for the line's last global write or the write that woke
- * it, etsoc1_sync_plain_written), or until every
- * hart that may act is past its read (etsoc1_sync_scan): the write it
- * waits for may be one the fabric does not see (the scratchpad's own
- * shire writes it as local memory), so it reads again, its read moved
- * to the earliest time another hart may act, which no write still to
- * come can precede.
+ * it, etsoc1_sync_plain_written), or until every hart that may act is
+ * past its next read (etsoc1_sync_scan): the write it waits for may be
+ * one the fabric does not see (the scratchpad's own shire writes it as
+ * local memory).  Let go, it reads again at its own time and goes on
+ * whatever it finds.  A write through the fabric that the host has not
+ * made yet then takes effect after its next read, so that read (halted
+ * again, and woken by the write) sees it at the write's time, as it
+ * would have had the host made it first: when the scan looks is not
+ * part of what the hart sees.  Only a change that no line clock saw is
+ * read at the time the scan chose, the least clock of the harts that
+ * may write, which no such write still to come can precede.
  */
 bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                             hwaddr pa, const void *val, unsigned size,
@@ -703,22 +708,20 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     unsigned i = etsoc1_line_slot(pa);
+    uint64_t bound, spacing = 0;
     bool repeat, let_go;
 
     if (!m || !m->poll_halt || !lc || et->poll.helper_access) {
         return false;
     }
     /*
-     * Let go by the scan (no writer can precede this read): this read
-     * goes on.  Halting it again because another poller let go in the
-     * same scan has not run yet would keep such pollers halting and
-     * letting each other go for ever under thread=single.
+     * Let go by the scan: this read goes on.  Halting it again because
+     * another poller let go in the same scan has not run yet would keep
+     * such pollers halting and letting each other go for ever under
+     * thread=single.
      */
     let_go = etsoc1_sync_leave(cpu) == ETSOC1_PLAIN_LET_GO;
-    if (et->poll.bound > arrive) {
-        etsoc1_stall(cpu, et->poll.bound - arrive);
-        arrive = et->poll.bound;
-    }
+    bound = et->poll.bound;
     et->poll.bound = 0;
     assert(size <= sizeof(et->poll.plain_val));
     repeat = et->poll.plain_valid && et->poll.plain_pa == pa &&
@@ -739,13 +742,20 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
         if (!timed && qatomic_read(&lc->line[i]) == line) {
             w = MAX(w, qatomic_read(&lc->at[i]));
         }
+        if (let_go && qatomic_read(&lc->gen[i]) == et->poll.gen) {
+            w = MAX(w, bound);  /* a change no line clock saw */
+        }
         if (w > arrive) {
             etsoc1_stall(cpu, w - arrive);
+            arrive = w;
         }
+    } else if (arrive > et->poll.plain_arrive) {
+        spacing = arrive - et->poll.plain_arrive;
     }
     et->poll.plain_valid = true;
     et->poll.plain_pa = pa;
     et->poll.plain_size = size;
+    et->poll.plain_arrive = arrive;
     memcpy(et->poll.plain_val, val, size);
     if (!repeat || let_go || etsoc1_others_min(m, cpu, true) == UINT64_MAX) {
         return false;
@@ -754,6 +764,7 @@ bool etsoc1_sync_plain_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
     et->poll.slot = i;
     et->poll.gen = qatomic_read(&lc->gen[i]);
     et->poll.plain = true;
+    et->poll.next = arrive + spacing;
     qatomic_set(&lc->polled[i], true);
     etsoc1_sync_halt(cpu, ETSOC1_WAIT_POLL, arrive);
     return true;
@@ -958,7 +969,9 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
  * writers passed its clock: it would read the old value at its own time
  * where a poll that halted after the write was made sees the write at
  * the write's time (line_read), and the host's order would choose between
- * the two.  @self is halting.  With the BQL held.
+ * the two.  A plain poll is, once they are past its next read, which
+ * leaves the host no such choice (etsoc1_sync_plain_read).  @self is
+ * halting.  With the BQL held.
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
@@ -1006,8 +1019,11 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
         } else if (et->poll.plain) {
-            /* every hart that may act is past it (or none may): read again */
-            if (writers == UINT64_MAX || writers > et->gate.t) {
+            /*
+             * every hart that may act is past its next read (or none
+             * may): read again (etsoc1_sync_plain_read)
+             */
+            if (writers == UINT64_MAX || writers > et->poll.next) {
                 et->poll.bound = writers == UINT64_MAX ? 0 : writers;
                 etsoc1_sync_release(m, cpu, ETSOC1_PLAIN_LET_GO, seq);
             }

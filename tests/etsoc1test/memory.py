@@ -247,7 +247,10 @@ def handoff_test():
     want = {'l3': legs(t.l3_hit(0, 9), t.l3_hit(1, 9)),
             'scp': legs(t.scp_remote(0, 2), t.scp_remote(1, 2)),
             'ipi': round(timing_ref.ns(ipi_ns, 600))}
-    kinds = {'home': 'l3', 'target': 'scp', 'shire': 'ipi'}
+    # the scratchpad flag again, its writer slow on the host
+    want['scp-late'] = want['scp']
+    kinds = {'home': 'l3', 'target': 'scp', 'slow': 'scp-late',
+             'shire': 'ipi'}
     got = {kinds[k]: f['seen'] for _, f in found for k in kinds if k in f}
     # the sender's and the receiver's instructions around the legs
     ok = sorted(got) == sorted(want) and all(
@@ -256,7 +259,8 @@ def handoff_test():
            f'{label}: a flag handed off through memory is seen at the '
            f'write\'s arrival plus the way back, an IPI at its arrival '
            f'(L3 {got.get("l3")} cycles, want {want["l3"]}; remote '
-           f'scratchpad {got.get("scp")}, want {want["scp"]}; IPI '
+           f'scratchpad {got.get("scp")}, want {want["scp"]}, and '
+           f'{got.get("scp-late")} with a writer slow on the host; IPI '
            f'{got.get("ipi")}, want {want["ipi"]}; each + up to 10 of '
            f'instructions), equal on two runs', out)
 
