@@ -9,6 +9,13 @@
 set -eu
 ROOT=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
 QEMU=$ROOT/qemu-build/qemu-system-riscv64
+# glibc's heap on transparent huge pages: the full chip starts in about two
+# thirds of the time (docs/architecture.md, "Thousands of vCPUs")
+case ${GLIBC_TUNABLES:-} in
+*glibc.malloc.hugetlb*) ;;
+'') export GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ;;
+*) export GLIBC_TUNABLES="$GLIBC_TUNABLES:glibc.malloc.hugetlb=1" ;;
+esac
 
 run() {
     kernel=$1

@@ -9,6 +9,7 @@ runs them and relays their TAP:
     Esperanto's device layer; needs the firmware and kernel ELFs.
 """
 
+import itertools
 import os
 import queue
 import re
@@ -48,9 +49,17 @@ def host_tests(r=None):
     if all(os.path.exists(os.path.join(r.GUEST, f)) for f in FIRMWARE):
         demo_determinism(r)
         trace_tests.dma_trace_test(r)
-        for what in ('dma', 'kernel'):
+        # the card's QEMU runs with glibc's heap on huge pages, a caller's
+        # own GLIBC_TUNABLES kept (host/src/start.c, qemu_environ)
+        mine = 'glibc.malloc.perturb=0'
+        for what, tun, want in (
+                ('dma', mine, mine + ':glibc.malloc.hugetlb=1'),
+                ('kernel', None, 'glibc.malloc.hugetlb=1')):
+            e = {k: v for k, v in env.items() if k != 'GLIBC_TUNABLES'}
+            if tun:
+                e['GLIBC_TUNABLES'] = tun
             orphan_test(r, 'host', [os.path.join(r.GUEST, 'etsoc1-host-test'),
-                                    '--orphan', what], env)
+                                    '--orphan', what], e, tunables=want)
 
 
 def _children(pid):
@@ -74,10 +83,29 @@ def _alive(pid):
         return False
 
 
-def orphan_test(r, label, argv, env, cwd=None, bound=3.0):
+def _tunables(pid):
+    """@pid's GLIBC_TUNABLES, None if unset or gone.  The dynamic loader
+    ends each tunable's value in place with a NUL where its ':' was, so
+    /proc shows the tunables after the first as entries of their own."""
+    try:
+        with open(f'/proc/{pid}/environ', 'rb') as f:
+            env = f.read().decode(errors='replace').split('\0')
+    except OSError:
+        return None
+    for i, var in enumerate(env):
+        if var.startswith('GLIBC_TUNABLES='):
+            parts = [var.split('=', 1)[1]]
+            parts += itertools.takewhile(lambda v: v.startswith('glibc.'),
+                                         env[i + 1:])
+            return ':'.join(parts)
+    return None
+
+
+def orphan_test(r, label, argv, env, cwd=None, bound=3.0, tunables=None):
     """Run @argv (a host program that starts a card, leaves it busy and
     prints '# orphan: ...'), SIGKILL it, and check that its QEMU is gone
-    within @bound seconds (docs/host-library.md, no orphan cards)."""
+    within @bound seconds (docs/host-library.md, no orphan cards); with
+    @tunables, that QEMU's GLIBC_TUNABLES was that."""
     what = argv[-1]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env,
@@ -96,8 +124,10 @@ def orphan_test(r, label, argv, env, cwd=None, bound=3.0):
         if line.startswith('# orphan:'):
             busy = line.strip()
             break
+    seen = None
     if busy:
         qemu = _children(proc.pid)
+        seen = [_tunables(q) for q in qemu]
         time.sleep(0.3)
     proc.kill()
     t = time.monotonic()
@@ -118,6 +148,11 @@ def orphan_test(r, label, argv, env, cwd=None, bound=3.0):
              f'QEMU is gone {secs * 1000:.0f} ms later (bound '
              f'{bound * 1000:.0f} ms)', out + f'\nQEMU pids {qemu}, left '
              f'{left}')
+    if tunables is not None:
+        r.report(seen == [tunables],
+                 f'{label}: the card\'s QEMU runs with GLIBC_TUNABLES='
+                 f'{tunables} (caller\'s: {env.get("GLIBC_TUNABLES")}); '
+                 f'seen {seen}', out)
 
 
 def demo_determinism(r):

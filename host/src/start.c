@@ -41,6 +41,47 @@ static char *dup_printf(const char *fmt, const char *a, const char *b)
     return s;
 }
 
+/*
+ * QEMU's environment: ours, with glibc's heap on transparent huge pages
+ * (docs/architecture.md, "Thousands of vCPUs": the card's 2,113 harts
+ * start in about two thirds of the time).  The dynamic loader reads the
+ * tunable before QEMU runs, so it is set here; a GLIBC_TUNABLES of the
+ * caller's is kept, the tunable added unless it names it.  NULL-terminated,
+ * the array and its last string malloc'd (*@tun, for the caller to free).
+ */
+#define HOST_HUGE_HEAP "glibc.malloc.hugetlb=1"
+
+static char **qemu_environ(char **tun)
+{
+    extern char **environ;
+    const char *old = getenv("GLIBC_TUNABLES");
+    size_t n = 0, i, j = 0;
+    char **env;
+
+    while (environ[n]) {
+        n++;
+    }
+    env = calloc(n + 2, sizeof(*env));
+    *tun = !old ? strdup("GLIBC_TUNABLES=" HOST_HUGE_HEAP) :
+           strstr(old, "glibc.malloc.hugetlb") ?
+           dup_printf("GLIBC_TUNABLES=%s%s", old, "") :
+           dup_printf("GLIBC_TUNABLES=%s:%s", old, HOST_HUGE_HEAP);
+    if (!env || !*tun) {
+        free(env);
+        free(*tun);
+        *tun = NULL;
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (strncmp(environ[i], "GLIBC_TUNABLES=", 15)) {
+            env[j++] = environ[i];
+        }
+    }
+    env[j++] = *tun;
+    env[j] = NULL;
+    return env;
+}
+
 static int unix_connect(const char *path)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -283,10 +324,13 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     {
         char *log = dup_printf("%s/qemu.log%s", h->run_dir, "");
         char *sock = dup_printf("%s/hl.sock%s", h->run_dir, "");
+        char *tun, **envp = qemu_environ(&tun);
 
-        if (!log || !sock) {
+        if (!log || !sock || !envp) {
             free(log);
             free(sock);
+            free(envp);
+            free(tun);
             goto out;
         }
         unlink(sock);
@@ -294,6 +338,8 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
         free(log);
         if (logfd < 0) {
             free(sock);
+            free(envp);
+            free(tun);
             goto out;
         }
         /* Only async-signal-safe calls between fork and exec. */
@@ -304,10 +350,12 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
             dup2(nul, 0);
             dup2(logfd, 1);
             dup2(logfd, 2);
-            execv(qemu, args);
+            execve(qemu, args, envp);
             _exit(127);
         }
         close(logfd);
+        free(envp);
+        free(tun);
         if (h->pid < 0) {
             h->pid = 0;
             free(sock);

@@ -27,6 +27,17 @@ QTEST_DIR = os.path.join(QEMU_BUILD, 'tests', 'qtest')
 if os.environ.get('ETSOC1_QEMU_BUILD'):
     # the modules and host programs that find QEMU themselves
     os.environ['ETSOC1_QEMU'] = QEMU
+# glibc's heap on transparent huge pages for every QEMU the tests start, as
+# libetsoc1-host and `make demo` start theirs (docs/architecture.md,
+# "Thousands of vCPUs": a full chip starts in about two thirds of the time).
+# A GLIBC_TUNABLES of the caller's is kept, and one that names the tunable
+# (glibc.malloc.hugetlb=0 turns it off) is left as it is.
+HUGE_HEAP = 'glibc.malloc.hugetlb=1'
+_tun = os.environ.get('GLIBC_TUNABLES')
+if not _tun:
+    os.environ['GLIBC_TUNABLES'] = HUGE_HEAP
+elif 'glibc.malloc.hugetlb' not in _tun:
+    os.environ['GLIBC_TUNABLES'] = _tun + ':' + HUGE_HEAP
 
 counts = {'passed': 0, 'failed': 0}
 
