@@ -212,6 +212,7 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     Etsoc1HostOptions none = { 0 };
     const char *qemu, *gdir, *env;
     char *qemu_def = NULL, *gdir_def = NULL, *args[64], *own[16], pid[48];
+    char *tun = NULL, **envp = NULL;
     char mem[32], backend[96];
     unsigned mib;
     int nargs = 0, nown = 0, fd = -1, r = -ETSOC1_HOST_ESPAWN, logfd, i;
@@ -324,13 +325,11 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
     {
         char *log = dup_printf("%s/qemu.log%s", h->run_dir, "");
         char *sock = dup_printf("%s/hl.sock%s", h->run_dir, "");
-        char *tun, **envp = qemu_environ(&tun);
 
+        envp = qemu_environ(&tun);
         if (!log || !sock || !envp) {
             free(log);
             free(sock);
-            free(envp);
-            free(tun);
             goto out;
         }
         unlink(sock);
@@ -338,8 +337,6 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
         free(log);
         if (logfd < 0) {
             free(sock);
-            free(envp);
-            free(tun);
             goto out;
         }
         /* Only async-signal-safe calls between fork and exec. */
@@ -354,8 +351,6 @@ int etsoc1_host_start(const Etsoc1HostOptions *o, Etsoc1Host **out)
             _exit(127);
         }
         close(logfd);
-        free(envp);
-        free(tun);
         if (h->pid < 0) {
             h->pid = 0;
             free(sock);
@@ -389,6 +384,8 @@ out:
     }
     free(qemu_def);
     free(gdir_def);
+    free(envp);
+    free(tun);
     if (r < 0) {
         child_gone(h);
         kill_child(h, 0);
