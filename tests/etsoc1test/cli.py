@@ -85,6 +85,9 @@ def full_chip_refused_early_tests():
     refused('a full chip with a -bios that does not exist',
             full + ['-bios', '/nonexistent/fw.elf'],
             r"could not load '/nonexistent/fw.elf'", max_wall=0.5)
+    refused('vcpu-threads with thread=single',
+            full + ['-accel', 'tcg,thread=single,vcpu-threads=2'],
+            r'vcpu-threads needs thread=multi', max_wall=0.5)
     refused('a card with an sp-firmware that does not exist',
             ['-M', 'etsoc1,shires=33,sp-firmware=/nonexistent/sp.elf',
              '-smp', '2113', '-kernel', first],

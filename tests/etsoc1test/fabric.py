@@ -14,7 +14,7 @@ import tempfile
 import time
 
 from etsoc1test import harness
-from etsoc1test.harness import GUEST, report, run, qemu_cmd, guest, Gdb
+from etsoc1test.harness import GUEST, POOL, report, run, qemu_cmd, guest, Gdb
 import hang_tests  # noqa: E402
 
 
@@ -216,7 +216,7 @@ def fvec_gdb_test():
 
 def fabric_tests():
     fvec_gdb_test()
-    for accel in ('', 'thread=single'):
+    for accel in ('', 'thread=single', POOL):
         guest('fabric errors', 'errors', 2, accel, expect=[r'^1\.\.12$'])
         guest('fabric register ranges, receiver FP state, async issue',
               'regs', 1, accel, expect=[r'^1\.\.8$'])
@@ -230,6 +230,12 @@ def fabric_tests():
               expect=[r'^1\.\.5$'])
         guest('fabric IPI wake-up', 'ipi', 2, accel,
               expect=[r'^ipi: 2 shire\(s\) x 63 harts woken by ipi_trigger$'])
+    # Synchronization at host speed (issue 25): every minion of the full
+    # chip through 400 FLB + credit barriers, 2.3-2.6 s on the reference
+    # host on a pool of two vCPU threads (16 s with a thread per hart).
+    guest('fabric FLB barrier, full chip', 'barrier', 34, POOL,
+          expect=[r'^barrier: 34 shire\(s\) x 200 rounds, 0 errors$'],
+          max_wall=6.0)
     guest('fabric chip ring over 32 shires', 'ring', 32,
           expect=[r'^ring: 32 shire rings of 32 and a chip ring of 32 done$'])
     allreduce_test()

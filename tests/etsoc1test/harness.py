@@ -134,11 +134,17 @@ def run(cmd, timeout, env=None):
         return None, out + f'\n(timed out after {timeout} s)', time.monotonic() - start
 
 
+# MTTCG on a pool of two vCPU threads (qemu-patches/0020)
+POOL = 'vcpu-threads=2'
+
+
 def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
              extra=()):
     cmd = [QEMU, '-M', f'etsoc1,shires={shires}{machine}', '-smp', str(64 * shires),
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
            loader, os.path.join(GUEST, kernel + '.elf')] + list(extra)
+    if not accel and os.environ.get('ETSOC1_TEST_VCPU_THREADS'):
+        accel = 'vcpu-threads=' + os.environ['ETSOC1_TEST_VCPU_THREADS']
     if accel:
         cmd += ['-accel', f'tcg,{accel}']
     return cmd

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from etsoc1test import harness
-from etsoc1test.harness import report, relay_tap, run, qemu_cmd, refused
+from etsoc1test.harness import POOL, report, relay_tap, run, qemu_cmd, refused
 import timing_ref  # noqa: E402
 import poll_tests  # noqa: E402
 import migrate_tests  # noqa: E402
@@ -281,7 +281,8 @@ def sync_atomic_test():
     atomics on shire pairs (1 to 10 hops, eight home slices), a one-shot
     hand-off, and chip barriers of atomics and of credits.  Every figure
     is the same on two MTTCG runs of 32 shires and one under
-    thread=single, and on 8 shires under MTTCG and thread=single alike
+    thread=single and one on a pool of two vCPU threads (vcpu-threads=2,
+    qemu-patches/0020), and on 8 shires under MTTCG and thread=single alike
     (the full chip under thread=single took over 250 s before
     qemu-patches/0010; docs/timing.md, "Polls and the read
     gate"); each ping-pong round trip lies between the two L3 round trips
@@ -289,7 +290,7 @@ def sync_atomic_test():
     between its critical path and that plus hart 0's loop."""
     runs = {}
     for shires, accel in ((32, ''), (32, ''), (32, 'thread=single'),
-                          (8, ''), (8, 'thread=single')):
+                          (32, POOL), (8, ''), (8, 'thread=single')):
         rc, out, wall = run(qemu_cmd('sync-atomic', shires, accel,
                                      machine=',poll-halt=on'), 600)
         label = (f'timing sync-atomic ({shires} shires, '
@@ -314,6 +315,7 @@ def sync_atomic_test():
            'cycles)', '\n'.join(bad))
     for shires, what, b in ((32, 'two MTTCG runs', 1),
                             (32, 'MTTCG and thread=single', 2),
+                            (32, 'MTTCG and a pool of 2 vCPU threads', 3),
                             (8, 'MTTCG and thread=single', 1)):
         (out0, f0), (out1, f1) = runs[shires][0], runs[shires][b]
         diff = [f'{a} / {b}' for a, b in zip(f0, f1) if a != b]
