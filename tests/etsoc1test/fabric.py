@@ -231,11 +231,12 @@ def fabric_tests():
         guest('fabric IPI wake-up', 'ipi', 2, accel,
               expect=[r'^ipi: 2 shire\(s\) x 63 harts woken by ipi_trigger$'])
     # Synchronization at host speed (issue 25): every minion of the full
-    # chip through 400 FLB + credit barriers, 2.3-2.6 s on the reference
-    # host on a pool of two vCPU threads (16 s with a thread per hart).
+    # chip through 400 FLB + credit barriers, 2.3-3.9 s on the reference
+    # host on a pool of two vCPU threads (16 s with a thread per hart;
+    # 12 s under the sanitizers, whose bound is three times this one).
     guest('fabric FLB barrier, full chip', 'barrier', 34, POOL,
           expect=[r'^barrier: 34 shire\(s\) x 200 rounds, 0 errors$'],
-          max_wall=6.0)
+          max_wall=8.0)
     guest('fabric chip ring over 32 shires', 'ring', 32,
           expect=[r'^ring: 32 shire rings of 32 and a chip ring of 32 done$'])
     allreduce_test()
