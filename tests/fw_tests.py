@@ -71,6 +71,14 @@ def elf_segments(path):
     return entry, segments
 
 
+def pool_args(extra=()):
+    """-accel for a card run with no -accel of its own: a pool of vCPU
+    threads with ETSOC1_TEST_VCPU_THREADS=N (docs/testing.md), else none."""
+    n = os.environ.get('ETSOC1_TEST_VCPU_THREADS')
+    return ['-accel', f'tcg,vcpu-threads={n}'] if n and '-accel' not in extra \
+        else []
+
+
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
@@ -91,7 +99,7 @@ class Card:
              '-serial', f'file:{self.dir}/pu1.log',
              '-serial', f'file:{self.dir}/sp0.log',
              '-qmp', f'unix:{self.dir}/qmp.sock,server=on,wait=off'] +
-            list(extra),
+            list(extra) + pool_args(extra),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(self.dir, 'qemu.err'), 'w'),
             preexec_fn=die_with_parent)

@@ -155,7 +155,8 @@ def run_replay(root, path, extra=(), machine_extra='', timeout=240,
     t = time.monotonic()
     try:
         p = subprocess.run(card_args(root, d, f',replay={path}' +
-                                     machine_extra, bios) + list(extra),
+                                     machine_extra, bios) + list(extra) +
+                           fw_tests.pool_args(extra),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            timeout=fw_tests.wall_bound(timeout))
