@@ -1258,6 +1258,16 @@ static bool etsoc1_dma_link_turn(Etsoc1DmaChip *chip, uint64_t t,
     return etsoc1_link_turn(ETSOC1_MACHINE(chip), t, host_wait, kick);
 }
 
+/*
+ * Under MTTCG the harts run on a pool of as many threads as the host has
+ * CPUs (qemu-patches/0020), not a thread each: a hart that halts and is
+ * woken then costs no host context switch (docs/architecture.md, "A pool
+ * of vCPU threads").  -accel tcg,vcpu-threads=0 gives a thread per hart.
+ */
+static GlobalProperty etsoc1_accel_defaults[] = {
+    { "tcg-accel", "vcpu-threads", "auto" },
+};
+
 static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -1278,6 +1288,8 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     mc->default_cpu_type = TYPE_ETSOC1_MINION_CPU;
     mc->default_ram_id = "etsoc1.dram";
     mc->default_ram_size = 1 * GiB;
+    compat_props_add(mc->compat_props, etsoc1_accel_defaults,
+                     G_N_ELEMENTS(etsoc1_accel_defaults));
 
     object_class_property_add(oc, "shires", "uint32", etsoc1_get_shires,
                               etsoc1_set_shires, NULL, NULL);

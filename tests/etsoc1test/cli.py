@@ -88,6 +88,9 @@ def full_chip_refused_early_tests():
     refused('vcpu-threads with thread=single',
             full + ['-accel', 'tcg,thread=single,vcpu-threads=2'],
             r'vcpu-threads needs thread=multi', max_wall=0.5)
+    refused('vcpu-threads that is not a number or auto',
+            full + ['-accel', 'tcg,vcpu-threads=two'],
+            r"Invalid 'vcpu-threads' setting two", max_wall=0.5)
     refused('a card with an sp-firmware that does not exist',
             ['-M', 'etsoc1,shires=33,sp-firmware=/nonexistent/sp.elf',
              '-smp', '2113', '-kernel', first],

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from etsoc1test import harness
-from etsoc1test.harness import POOL, SAN_REPORT, guest, qemu_cmd, report, run
+from etsoc1test.harness import PER_HART, SAN_REPORT, guest, qemu_cmd, report, run
 
 
 def noreserve_test():
@@ -96,7 +96,7 @@ def guest_tests():
     # loop iteration and stops itself: 0.7-0.9 s on the reference
     # machine, 4-5 s when waking harts queued for the BQL (before
     # qemu-patches/0011).
-    for accel in ('', 'thread=single', POOL):
+    for accel in ('', 'thread=single', PER_HART):
         guest('full-chip start to exit', 'speed1', 34, accel,
               max_wall=4.0)
 

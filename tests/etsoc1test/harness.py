@@ -134,8 +134,10 @@ def run(cmd, timeout, env=None):
         return None, out + f'\n(timed out after {timeout} s)', time.monotonic() - start
 
 
-# MTTCG on a pool of two vCPU threads (qemu-patches/0020)
+# MTTCG on a pool of two vCPU threads (qemu-patches/0020; the machine's
+# default is a pool of one per host CPU), and on a thread per hart
 POOL = 'vcpu-threads=2'
+PER_HART = 'vcpu-threads=0'
 
 
 def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
@@ -159,7 +161,7 @@ def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
         max_wall = wall_bound(max_wall)
     rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, machine,
                                  extra=extra), timeout)
-    label = f'guest {name} ({shires} shire(s), {accel or "mttcg"})'
+    label = f'guest {name} ({shires} shire(s), {accel or "mttcg pool"})'
     relay_tap(label, out)
     problems = []
     if rc != expect_status:

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from etsoc1test import harness
-from etsoc1test.harness import POOL, report, relay_tap, run, qemu_cmd, refused
+from etsoc1test.harness import PER_HART, POOL, report, relay_tap, run, qemu_cmd, refused
 import timing_ref  # noqa: E402
 import poll_tests  # noqa: E402
 import migrate_tests  # noqa: E402
@@ -280,21 +280,22 @@ def sync_atomic_test():
     """probes/sync-atomic with poll-halt=on: ping-pong through global
     atomics on shire pairs (1 to 10 hops, eight home slices), a one-shot
     hand-off, and chip barriers of atomics and of credits.  Every figure
-    is the same on two MTTCG runs of 32 shires and one under
-    thread=single and one on a pool of two vCPU threads (vcpu-threads=2,
-    qemu-patches/0020), and on 8 shires under MTTCG and thread=single alike
+    is the same on MTTCG runs of 32 shires on the machine's default pool of
+    vCPU threads, on a thread per hart and on a pool of two
+    (qemu-patches/0020), one under thread=single, and on 8 shires under
+    MTTCG and thread=single alike
     (the full chip under thread=single took over 250 s before
     qemu-patches/0010; docs/timing.md, "Polls and the read
     gate"); each ping-pong round trip lies between the two L3 round trips
     it is made of and that plus a poll of each side; a credit barrier
     between its critical path and that plus hart 0's loop."""
     runs = {}
-    for shires, accel in ((32, ''), (32, ''), (32, 'thread=single'),
+    for shires, accel in ((32, ''), (32, PER_HART), (32, 'thread=single'),
                           (32, POOL), (8, ''), (8, 'thread=single')):
         rc, out, wall = run(qemu_cmd('sync-atomic', shires, accel,
                                      machine=',poll-halt=on'), 600)
         label = (f'timing sync-atomic ({shires} shires, '
-                 f'{accel or "mttcg"})')
+                 f'{accel or "mttcg pool"})')
         report(rc == 0, f'{label}: exit status {rc}, {wall:.1f} s', out)
         runs.setdefault(shires, []).append((out, probe_lines(out)))
     found = runs[32][0][1]
@@ -313,7 +314,8 @@ def sync_atomic_test():
            'atomics costs its two L3 round trips and at most a poll more '
            f'({", ".join(str(round(a["cycles"] / a["rounds"])) for a in pp)} '
            'cycles)', '\n'.join(bad))
-    for shires, what, b in ((32, 'two MTTCG runs', 1),
+    for shires, what, b in ((32, 'MTTCG on the default pool and on a '
+                             'thread per hart', 1),
                             (32, 'MTTCG and thread=single', 2),
                             (32, 'MTTCG and a pool of 2 vCPU threads', 3),
                             (8, 'MTTCG and thread=single', 1)):
@@ -357,7 +359,7 @@ def sync_plain_test():
                 'sync-plain', 8, accel,
                 extra=['-trace', 'etsoc1_sync_halt', '-D', log]), 300)
             halts = open(log).read() if os.path.exists(log) else ''
-        label = f'timing sync-plain (8 shires, {accel or "mttcg"})'
+        label = f'timing sync-plain (8 shires, {accel or "mttcg pool"})'
         found = probe_lines(out)
         pp = [a for n, a in found if n == 'scp-pingpong']
         bad = []
