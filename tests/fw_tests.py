@@ -71,19 +71,12 @@ def elf_segments(path):
     return entry, segments
 
 
-def pool_args(extra=()):
-    """-accel for a card run with no -accel of its own: a pool of vCPU
-    threads with ETSOC1_TEST_VCPU_THREADS=N (docs/testing.md), else none."""
-    n = os.environ.get('ETSOC1_TEST_VCPU_THREADS')
-    return ['-accel', f'tcg,vcpu-threads={n}'] if n and '-accel' not in extra \
-        else []
-
-
 class Card:
     """One QEMU running the contract's command line, and its host link."""
 
     def __init__(self, root, extra=(), fw='etsoc1-fw.elf',
                  options=hl.OPT_HOSTMEM):
+        from etsoc1test import harness
         qemu = os.environ.get('ETSOC1_QEMU') or os.path.join(
             root, 'qemu-build', 'qemu-system-riscv64')
         g = os.path.join(root, 'guest')
@@ -99,7 +92,7 @@ class Card:
              '-serial', f'file:{self.dir}/pu1.log',
              '-serial', f'file:{self.dir}/sp0.log',
              '-qmp', f'unix:{self.dir}/qmp.sock,server=on,wait=off'] +
-            list(extra) + pool_args(extra),
+            list(extra) + harness.default_accel_args(extra),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(self.dir, 'qemu.err'), 'w'),
             preexec_fn=die_with_parent)

@@ -103,7 +103,7 @@ def repeated(run, kernel, accel, loaded, runs, report=True):
     if len(seen) > 1:
         bad.append(f'runs lost different readies: {sorted(seen)}')
     if report:
-        mode = accel or 'mttcg pool'
+        mode = run.accel_label(accel)
         host = 'host loaded' if loaded else 'host idle'
         lost = ', '.join(f'minion {m} lost {c}\'s ready'
                          for m, _, c in next(iter(seen), ()))
@@ -149,7 +149,7 @@ def hangrun_test(run, accel):
         problems.append(f'lost readies {lost}, want minion 0 from 1 and 2')
     run.report(not problems, f'hang: lost ready, send cycle and stopped '
                f'partner named while other harts loop, poll and wait for a '
-               f'credit ({accel or "mttcg pool"})',
+               f'credit ({run.accel_label(accel)})',
                '; '.join(problems) + '\n' + out)
 
 
@@ -164,7 +164,7 @@ def frozen_test(run, accel):
           {0, 4, 8, 10, 12, 16} <= set(named) and
           [int(x) for x, _, _ in LOST.findall(out)] == [0])
     run.report(ok, f'hang: nothing can run: the credit waiter is part of the '
-               f'deadlock, "no hart can make progress" ({accel or "mttcg pool"}, '
+               f'deadlock, "no hart can make progress" ({run.accel_label(accel)}, '
                f'{wall:.2f} s)', out)
 
 
@@ -239,7 +239,7 @@ def qom_tests(run):
 
 def idle_tests(run):
     for accel in ('', 'thread=single'):
-        mode = accel or 'mttcg pool'
+        mode = run.accel_label(accel)
         rc, out, _ = run.run(run.qemu_cmd('park', 1, accel,
                                           machine=',on-deadlock=exit'), 3)
         ok = (rc is None and 'park: every hart parks' in out and

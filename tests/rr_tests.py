@@ -151,12 +151,13 @@ def record_session(root, path, trace):
 def run_replay(root, path, extra=(), machine_extra='', timeout=240,
                bios=FW):
     """Replay @path; (exit status, stderr, wall seconds)."""
+    from etsoc1test import harness
     d = tempfile.mkdtemp(prefix='etsoc1-rr-')
     t = time.monotonic()
     try:
         p = subprocess.run(card_args(root, d, f',replay={path}' +
                                      machine_extra, bios) + list(extra) +
-                           fw_tests.pool_args(extra),
+                           harness.default_accel_args(extra),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True,
                            timeout=fw_tests.wall_bound(timeout))

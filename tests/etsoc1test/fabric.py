@@ -91,7 +91,7 @@ def naive2d_tests():
                                   machine=',handshake=sysemu'), 60)
         report(rc == 0 and 'naive2d: every shire complete' in out,
                f'fabric naive 2D array completes under handshake=sysemu '
-               f'({accel or "mttcg pool"})', out)
+               f'({harness.accel_label(accel)})', out)
         rc, out, wall = run(qemu_cmd('naive2d', 2, accel,
                                      machine=',handshake=rtl,on-deadlock=exit'),
                             60)
@@ -102,7 +102,7 @@ def naive2d_tests():
                                for m, a, b in lost))
         report(ok, f'fabric naive 2D array under handshake=rtl: lost-ready '
                f'deadlock reported, minion and its east/south partners named '
-               f'({accel or "mttcg pool"}, {wall:.1f} s)', out)
+               f'({harness.accel_label(accel)}, {wall:.1f} s)', out)
     # naive2d-spin: its finished cells keep running (they spin on flags),
     # so the report must come while harts run
     rc, out, _ = run(qemu_cmd('naive2d-spin', 1,

@@ -30,7 +30,7 @@ def fuzz_tests():
         failures, n = insn_fuzz.fuzz(QEMU, ROOT, seed, count, runs, log=str,
                                      accel=accel)
         report(not failures, f'fuzz: ET instruction streams '
-               f'({accel or "mttcg pool"}), seeds {seed}..{seed + runs - 1}, {n} '
+               f'({harness.accel_label(accel)}), seeds {seed}..{seed + runs - 1}, {n} '
                f'words ({time.monotonic() - t0:.1f} s): QEMU exits 0, '
                f'architectural traps, another hart runs', '\n'.join(failures))
     seed, count = 1, 30

@@ -140,16 +140,27 @@ POOL = 'vcpu-threads=2'
 PER_HART = 'vcpu-threads=0'
 
 
+def accel_label(accel):
+    """How a test names the TCG mode of its -accel tcg,@accel."""
+    return accel or 'mttcg pool'
+
+
+def default_accel_args(args):
+    """What a QEMU command line @args with no -accel of its own adds: a
+    pool of N vCPU threads with ETSOC1_TEST_VCPU_THREADS=N
+    (docs/testing.md), else nothing (the machine's default)."""
+    n = os.environ.get('ETSOC1_TEST_VCPU_THREADS')
+    return ['-accel', f'tcg,vcpu-threads={n}'] if n and '-accel' not in args \
+        else []
+
+
 def qemu_cmd(kernel, shires=1, accel='', loader='-kernel', machine='',
              extra=()):
     cmd = [QEMU, '-M', f'etsoc1,shires={shires}{machine}', '-smp', str(64 * shires),
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
            loader, os.path.join(GUEST, kernel + '.elf')] + list(extra)
-    if not accel and os.environ.get('ETSOC1_TEST_VCPU_THREADS'):
-        accel = 'vcpu-threads=' + os.environ['ETSOC1_TEST_VCPU_THREADS']
-    if accel:
-        cmd += ['-accel', f'tcg,{accel}']
-    return cmd
+    return cmd + (['-accel', f'tcg,{accel}'] if accel
+                  else default_accel_args(cmd))
 
 
 def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
@@ -161,7 +172,7 @@ def guest(name, kernel, shires=1, accel='', expect_status=0, expect=(),
         max_wall = wall_bound(max_wall)
     rc, out, wall = run(qemu_cmd(kernel, shires, accel, loader, machine,
                                  extra=extra), timeout)
-    label = f'guest {name} ({shires} shire(s), {accel or "mttcg pool"})'
+    label = f'guest {name} ({shires} shire(s), {accel_label(accel)})'
     relay_tap(label, out)
     problems = []
     if rc != expect_status:

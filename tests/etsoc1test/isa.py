@@ -183,7 +183,7 @@ def atomics_test(accel=''):
     """Scalar atomics: the faults (TAP), then every AMO over the edge
     value pairs against tests/intref.py (guest-kernels/isa/atomics.c)."""
     rc, out, wall = run(qemu_cmd('atomics', 1, accel), 120)
-    label = f'isa atomics ({accel or "mttcg pool"})'
+    label = f'isa atomics ({harness.accel_label(accel)})'
     relay_tap(label, out)
     report(rc == 0 and bool(re.search(r'^1\.\.13$', out, re.M)),
            f'{label}: faults, coherent stores, packb: exit status {rc}, '

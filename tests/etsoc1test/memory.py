@@ -295,7 +295,7 @@ def sync_atomic_test():
         rc, out, wall = run(qemu_cmd('sync-atomic', shires, accel,
                                      machine=',poll-halt=on'), 600)
         label = (f'timing sync-atomic ({shires} shires, '
-                 f'{accel or "mttcg pool"})')
+                 f'{harness.accel_label(accel)})')
         report(rc == 0, f'{label}: exit status {rc}, {wall:.1f} s', out)
         runs.setdefault(shires, []).append((out, probe_lines(out)))
     found = runs[32][0][1]
@@ -359,7 +359,7 @@ def sync_plain_test():
                 'sync-plain', 8, accel,
                 extra=['-trace', 'etsoc1_sync_halt', '-D', log]), 300)
             halts = open(log).read() if os.path.exists(log) else ''
-        label = f'timing sync-plain (8 shires, {accel or "mttcg pool"})'
+        label = f'timing sync-plain (8 shires, {harness.accel_label(accel)})'
         found = probe_lines(out)
         pp = [a for n, a in found if n == 'scp-pingpong']
         bad = []
