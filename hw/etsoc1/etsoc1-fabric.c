@@ -26,7 +26,11 @@
  *          lost.  The hardware trees (broadcast/reduce) have a ready per
  *          level, so their pairs are matched directly in both modes.
  *
- * All fabric state is protected by the BQL.
+ * The pairs of tensor messages (every Etsoc1Reduce and its ready bit) are
+ * protected by the machine's fabric_lock, not the BQL: every
+ * tensor_reduce takes it, and on the full chip a vCPU thread that queued
+ * for the BQL there also queued behind the main loop and the read gate's
+ * scans.  The deadlock detector takes it for its look at the transfers.
  */
 
 #include "qemu/osdep.h"
@@ -729,7 +733,7 @@ static RISCVException etsoc1_reduce_reject(Etsoc1MinionCPU *cpu,
     return RISCV_EXCP_NONE;
 }
 
-/* CSR 0x800 written on thread 0; called with the BQL held. */
+/* CSR 0x800 written on thread 0; called with fabric_lock held. */
 static RISCVException etsoc1_tensor_reduce(Etsoc1MinionCPU *cpu, uint64_t val)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
@@ -1222,10 +1226,12 @@ static void etsoc1_scan_hang_as(Etsoc1MachineState *s, Etsoc1HangScan *h,
     }
     h->frozen = !at_rest && h->asleep && s->quiet &&
                 h->insns == s->quiet_insns;
+    qemu_mutex_lock(&s->fabric_lock);
     etsoc1_scan_transfers(s, h, h->frozen);
     for (gid = 0; gid < h->minions; gid++) {
         pending |= etsoc1_reduce_at(s, gid)->state == ETSOC1_REDUCE_PENDING;
     }
+    qemu_mutex_unlock(&s->fabric_lock);
 
     CPU_FOREACH(cs) {
         uint8_t *hart = &h->hart[cs->cpu_index];
@@ -1890,16 +1896,16 @@ static RISCVException write_stall(Etsoc1MinionCPU *cpu, int csrno,
     return etsoc1_block(cpu, ETSOC1_WAIT_STALL);
 }
 
-/* A reduction pairs harts across shires: under the BQL (etsoc1_reduce) */
+/* A reduction pairs harts across shires: under fabric_lock */
 static RISCVException write_tensor_reduce(Etsoc1MinionCPU *cpu, int csrno,
                                           uint64_t val)
 {
+    Etsoc1MachineState *m = cpu->shire->chip;
     RISCVException r;
-    bool taken;
 
-    taken = etsoc1_bql_lock();
+    qemu_mutex_lock(&m->fabric_lock);
     r = etsoc1_tensor_reduce(cpu, val);
-    etsoc1_bql_unlock(taken);
+    qemu_mutex_unlock(&m->fabric_lock);
     return r;
 }
 

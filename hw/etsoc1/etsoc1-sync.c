@@ -1127,6 +1127,26 @@ static void etsoc1_sync_tick(void *opaque)
 }
 
 /*
+ * A TCG thread has no hart left to run (tcg_idle_notify): a scan now
+ * takes time from no hart, and may give the thread one.  It waits for
+ * no rate limit: that limit keeps the scans from taking a running hart's
+ * host time, and this thread would otherwise sleep.
+ */
+static void etsoc1_sync_idle(Notifier *n, void *unused)
+{
+    Etsoc1MachineState *m = container_of(n, Etsoc1MachineState, sync_idle);
+    bool taken;
+
+    if (!qatomic_read(&m->sync_waiting)) {
+        return;
+    }
+    taken = etsoc1_bql_lock();
+    qatomic_set(&m->sync_scan_ns, qemu_clock_get_ns(QEMU_CLOCK_REALTIME));
+    etsoc1_sync_scan(m, NULL);
+    etsoc1_bql_unlock(taken);
+}
+
+/*
  * A global write to line @pa of @lc (@lc NULL: to any line) was made:
  * wake the polls halted on it.  Called without the line clock's lock.
  */
@@ -1629,9 +1649,14 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
                                               ETSOC1_HANDSHAKE_RTL);
     s->sync_scan_gap_ns = ETSOC1_SYNC_SCAN_NS;
     s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
+    if (s->poll_halt && tcg_enabled()) {
+        s->sync_idle.notify = etsoc1_sync_idle;
+        tcg_idle_notifier_add(&s->sync_idle);
+    }
     s->gate_slots = g_hash_table_new(NULL, NULL);
     qemu_mutex_init(&s->gate_lock);
     qemu_mutex_init(&s->port_lock);
+    qemu_mutex_init(&s->fabric_lock);
 
     s->input_head_t = UINT64_MAX;
     s->link_head_t = UINT64_MAX;

@@ -64,6 +64,7 @@ struct Etsoc1MachineState {
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */
     uint64_t sync_lookahead;    /* cycles: see etsoc1_sync_start */
+    Notifier sync_idle;     /* a TCG thread has no hart to run */
     /*
      * The minion harts by cpu_index (NULL for the service processor), and
      * a bit per hart that is not parked: parked harts (halted in WFI or
@@ -78,6 +79,8 @@ struct Etsoc1MachineState {
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
     QemuMutex gate_lock;        /* harts into and out of the gate */
     QemuMutex port_lock;        /* the shires' mesh ports (etsoc1-fabric.c) */
+    /* tensor messages' pairs and ready bits (etsoc1-fabric.c) */
+    QemuMutex fabric_lock;
     /*
      * Host inputs at a stamped emulated time (etsoc1-sync.c, "Host
      * inputs"; docs/timing.md "The host link").  Changed with the BQL
