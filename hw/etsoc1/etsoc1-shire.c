@@ -222,7 +222,9 @@ bool etsoc1_shire_credit(Etsoc1ShireState *s, unsigned counter,
     }
     trace_etsoc1_shire_credit(s->shire_id, hart, counter, (uint16_t)(old + 1));
     etsoc1_trace_credits(ev->dst, counter, ev->time, (uint16_t)(old + 1));
-    if (qatomic_read(&et->wait) == ETSOC1_WAIT_FCC0 + counter) {
+    if (qatomic_read(&et->wait) == ETSOC1_WAIT_FCC0 + counter &&
+        !etsoc1_sync_credit_gate(&s->hart[hart], ETSOC1_WAIT_FCC0 + counter,
+                                 etsoc1_fcc_earliest(et, counter))) {
         etsoc1_minion_wake(&s->hart[hart]);
     }
     if (old == UINT16_MAX) {

@@ -635,6 +635,52 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
 }
 
 /*
+ * @cpu is halted in credit wait @why, and a credit came whose earliest
+ * arrival @t lies past its clock: woken, it would only halt at the gate
+ * for @t (write_fcc).  Put it there now, as that halt would, so that the
+ * scan that lets it go wakes it once, not twice.  False if it was not
+ * (it left the wait, or a host input or an eDMA step may come first:
+ * etsoc1_sync_gate looks at those on the hart's own thread); the caller
+ * then wakes it.  It is unparked first, so that the scans see it from
+ * before the sender's clock moves on, as a woken hart.
+ */
+bool etsoc1_sync_credit_gate(Etsoc1MinionCPU *cpu, uint32_t why, uint64_t t)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+    bool moved = false;
+
+    if (!m || !m->poll_halt || m->input_q ||
+        qatomic_read(&m->link_head_t) <= t || t <= etsoc1_clock_peek(cpu)) {
+        return false;
+    }
+    etsoc1_sync_unpark(cpu);
+    qemu_mutex_lock(&m->gate_lock);
+    if (qatomic_read(&et->wait) == why &&
+        qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
+        !qatomic_read(&et->gate.released)) {
+        et->gate.access = (Etsoc1GateAccess) { 0 };
+        et->gate.t = t;
+        et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+        qatomic_set(&m->sync_waiting, true);
+        qatomic_set(&m->gate_waiting, true);
+        qatomic_set(&et->gate.wait_seq, et->gate.wait_seq + 1);
+        smp_wmb();      /* the scan reads wait_seq, then wait */
+        qatomic_set(&et->wait, ETSOC1_WAIT_GATE);
+        moved = true;
+    }
+    qemu_mutex_unlock(&m->gate_lock);
+    if (moved) {
+        trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid,
+                               ETSOC1_WAIT_GATE, t);
+        etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_clock_peek(cpu),
+                                ETSOC1_WAIT_GATE, t);
+        etsoc1_sync_halting(cpu);
+    }
+    return moved;
+}
+
+/*
  * A global read by @cpu of @size bytes at @pa (in line clock @lc, whose
  * lock the caller holds) that finds @cur in memory, after it passed the
  * gate (etsoc1_amo_lock, etsoc1_sync_gate, which also took any release

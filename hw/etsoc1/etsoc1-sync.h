@@ -48,6 +48,7 @@ typedef enum Etsoc1ReadStep {
 
 bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
                       const Etsoc1GateAccess *a);
+bool etsoc1_sync_credit_gate(Etsoc1MinionCPU *cpu, uint32_t why, uint64_t t);
 Etsoc1ReadStep etsoc1_sync_read(Etsoc1MinionCPU *cpu, Etsoc1LineClock *lc,
                                 hwaddr pa, unsigned size, uint64_t cur);
 void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val);
