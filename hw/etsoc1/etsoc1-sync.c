@@ -185,28 +185,13 @@ void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
 }
 
 /*
- * The first hart not parked at or after cpu_index @i; minion_slots if
- * none.  find_next_bit() would do, but its plain reads of words that
- * other threads change with qatomic_or/and are data races (TSAN).
+ * Every minion hart of @m that is not parked, as @cpu (index @i).  Other
+ * threads park and unpark harts meanwhile: find_next_bit_atomic().
  */
-static unsigned etsoc1_awake_next(Etsoc1MachineState *m, unsigned i)
-{
-    while (i < m->minion_slots) {
-        unsigned long w = qatomic_read(&m->awake[BIT_WORD(i)]) >>
-                          (i % BITS_PER_LONG);
-
-        if (w) {
-            return i + ctzl(w);
-        }
-        i = (i | (BITS_PER_LONG - 1)) + 1;
-    }
-    return m->minion_slots;
-}
-
-/* Every minion hart of @m that is not parked, as @cpu (index @i) */
 #define ETSOC1_AWAKE_FOREACH(m, i, cpu) \
-    for ((i) = etsoc1_awake_next(m, 0); (i) < (m)->minion_slots; \
-         (i) = etsoc1_awake_next(m, (i) + 1)) \
+    for ((i) = find_next_bit_atomic((m)->awake, (m)->minion_slots, 0); \
+         (i) < (m)->minion_slots; \
+         (i) = find_next_bit_atomic((m)->awake, (m)->minion_slots, (i) + 1)) \
         if (!((cpu) = (m)->minion[i])) { } else
 
 /* Another hart's clock, read from outside its thread: never ahead. */
