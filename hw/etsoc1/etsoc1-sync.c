@@ -535,26 +535,38 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val)
     et->poll.val = val;
 }
 
+/*
+ * @cpu enters wait @why (at the gate or on a poll) for time @t, a new
+ * wait number (etsoc1_sync_release_locked).  With gate_lock held.
+ */
+static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
+                                     uint64_t t)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1HartEt *et = cpu->et;
+
+    et->gate.t = t;
+    et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    qatomic_set(&m->sync_waiting, true);
+    if (why == ETSOC1_WAIT_GATE) {
+        qatomic_set(&m->gate_waiting, true);
+    }
+    qatomic_set(&et->gate.wait_seq, et->gate.wait_seq + 1);
+    smp_wmb();      /* the scan reads wait_seq, then wait */
+    qatomic_set(&et->wait, why);
+    trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
+    etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_clock_peek(cpu), why,
+                            why == ETSOC1_WAIT_POLL ? et->poll.pa : t);
+}
+
 static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
                                        uint64_t t)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
 
-    cpu->et->gate.t = t;
-    cpu->et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-    qatomic_set(&m->sync_waiting, true);
-    if (why == ETSOC1_WAIT_GATE) {
-        qatomic_set(&m->gate_waiting, true);
-    }
     qemu_mutex_lock(&m->gate_lock);
-    qatomic_set(&cpu->et->gate.wait_seq, cpu->et->gate.wait_seq + 1);
-    smp_wmb();      /* the scan reads wait_seq, then wait */
-    qatomic_set(&cpu->et->wait, why);
+    etsoc1_sync_enter_locked(cpu, why, t);
     qemu_mutex_unlock(&m->gate_lock);
-    trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
-    etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_now(cpu), why,
-                            why == ETSOC1_WAIT_POLL ? cpu->et->poll.pa :
-                            cpu->et->gate.t);
     return ETSOC1_READ_HALT;
 }
 
@@ -591,10 +603,12 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
  * @cpu halts at the gate (the caller restarts its instruction) until
  * every running hart is past @t.  Always yes with poll-halt=off.
  */
+/* A credit wait's access at the gate: no line, no owner */
+static const Etsoc1GateAccess etsoc1_credit_access;
+
 bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
                       const Etsoc1GateAccess *a)
 {
-    static const Etsoc1GateAccess credit;
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
     bool released;
@@ -608,7 +622,7 @@ bool etsoc1_sync_gate(Etsoc1MinionCPU *cpu, uint64_t t,
         return true;    /* let go from the gate, or a poll let go */
     }
     if (!a) {
-        a = &credit;
+        a = &etsoc1_credit_access;
     }
     if (!etsoc1_gate_host_before(m, cpu, t) &&
         !etsoc1_gate_link_before(m, t) && etsoc1_gate_open(cpu, t, a)) {
@@ -644,22 +658,12 @@ bool etsoc1_sync_credit_gate(Etsoc1MinionCPU *cpu, uint32_t why, uint64_t t)
     if (qatomic_read(&et->wait) == why &&
         qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
         !qatomic_read(&et->gate.released)) {
-        et->gate.access = (Etsoc1GateAccess) { 0 };
-        et->gate.t = t;
-        et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-        qatomic_set(&m->sync_waiting, true);
-        qatomic_set(&m->gate_waiting, true);
-        qatomic_set(&et->gate.wait_seq, et->gate.wait_seq + 1);
-        smp_wmb();      /* the scan reads wait_seq, then wait */
-        qatomic_set(&et->wait, ETSOC1_WAIT_GATE);
+        et->gate.access = etsoc1_credit_access;
+        etsoc1_sync_enter_locked(cpu, ETSOC1_WAIT_GATE, t);
         moved = true;
     }
     qemu_mutex_unlock(&m->gate_lock);
     if (moved) {
-        trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid,
-                               ETSOC1_WAIT_GATE, t);
-        etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_clock_peek(cpu),
-                                ETSOC1_WAIT_GATE, t);
         etsoc1_sync_halting(cpu);
     }
     return moved;
