@@ -42,6 +42,9 @@ FLB_SERVICE = STREAM['xbar'][1]
 # our choice (docs/timing.md, "One line at a time"): the home slice does
 # one global operation on a line at a time, each holding it this long
 L3_LINE_SERVICE = 2
+# our choice from public figures (docs/timing.md, "Contention"): a memory
+# shire's DRAM passes one 64 B line per this many ns
+DRAM_LINE_NS = 3.75
 TOLERANCE = 0.05                             # issue 5: +-5% per mechanism
 
 # timing.md 5, cycles

@@ -12,6 +12,12 @@
  *        (l3.line.service), so N harts on one line take about
  *        N x K x service once that exceeds their round trips; on lines
  *        of their own they take their round trips alone.
+ *   probe hammer phase=4 harts=N lines=N*K home=S ops=K cycles=C
+ *        every op on a line no one has touched (L = N x K): each misses
+ *        the slice and takes its turn at the line's memory shire
+ *        (PA[8:6] = S mod 8, "TensorLoads from DRAM"), whose DRAM
+ *        passes a line per dram.line, so N x K x dram.line once that
+ *        exceeds the round trips.
  *
  * Every figure must be the same on every run and under both TCG modes.
  */
@@ -22,51 +28,72 @@
 #define OPS     8
 #define HOME    13      /* the slice every line of the probe lives in */
 
-/* DRAM line @i of the probe, homed at slice HOME (PA[10:6]) */
+/*
+ * DRAM line @i of the probe, homed at slice HOME (PA[10:6]): phases 0-3
+ * from 82 MiB, 1 MiB apart (up to 2 MiB each), phase 4 from 96 MiB
+ * (16 MiB)
+ */
 static volatile uint64_t *line(unsigned phase, unsigned i)
 {
-    return (volatile uint64_t *)(DRAM_BASE + (82ULL << 20) +
-                                 phase * 0x100000 + i * 2048 + HOME * 64);
+    uint64_t base = phase < 4 ? (82ULL << 20) + phase * 0x100000
+                              : 96ULL << 20;
+
+    return (volatile uint64_t *)(DRAM_BASE + base + i * 2048ULL + HOME * 64);
 }
 
 static volatile uint64_t took[MINIONS_PER_SHIRE * 34];
 
-/* the phases: minions that take part, and whether each has its own line */
+/*
+ * the phases: minions that take part, and whether each has its own line,
+ * or each op a fresh line (not touched before: an L3 miss)
+ */
 static const struct {
     unsigned minions;       /* 0: every minion of the chip */
     int own_line;
+    int fresh;
 } phases[] = {
-    { 1, 0 }, { 32, 0 }, { 0, 0 }, { 0, 1 },
+    { 1, 0, 0 }, { 32, 0, 0 }, { 0, 0, 0 }, { 0, 1, 0 }, { 0, 1, 1 },
 };
+
+/* OPS atomics from @l on, @step words apart: the cycles they took */
+static inline __attribute__((always_inline))
+uint64_t hammer(volatile uint64_t *l, unsigned step)
+{
+    uint64_t t0 = cycles();
+    unsigned k;
+
+    for (k = 0; k < OPS; k++) {
+        et_amoaddg_d(l + k * step, 1);
+    }
+    return cycles() - t0;
+}
 
 int main(uint64_t hartid, const void *fdt)
 {
     unsigned shires = fdt_root_u32(fdt, "esperanto,shires", 1);
-    unsigned gid = hart_gid(hartid), p, k, n, i;
+    unsigned gid = hart_gid(hartid), p, n, i;
 
     if (hartid & 1) {
         return 0;
     }
     for (p = 0; p < sizeof(phases) / sizeof(phases[0]); p++) {
         volatile uint64_t *l;
-        uint64_t t0, worst = 0;
+        uint64_t worst = 0;
 
         n = phases[p].minions ? phases[p].minions
                               : shires * MINIONS_PER_SHIRE;
         /* every line in its slice first: a miss is the first toucher's */
-        if (hartid == 0) {
+        if (hartid == 0 && !phases[p].fresh) {
             for (i = 0; i < (phases[p].own_line ? n : 1); i++) {
                 et_amoaddg_d(line(p, i), 0);
             }
         }
         chip_barrier_of(hartid == 0, shires, MINIONS_PER_SHIRE, 1);
         if (gid < n) {
-            l = line(p, phases[p].own_line ? gid : 0);
-            t0 = cycles();
-            for (k = 0; k < OPS; k++) {
-                et_amoaddg_d(l, 1);
-            }
-            took[gid] = cycles() - t0;
+            l = line(p, phases[p].own_line ? gid * (phases[p].fresh ? OPS : 1)
+                                           : 0);
+            /* the step a constant in each loop: nothing else is timed */
+            took[gid] = phases[p].fresh ? hammer(l, 256) : hammer(l, 0);
         }
         chip_barrier_of(hartid == 0, shires, MINIONS_PER_SHIRE, 1);
         if (hartid == 0) {
@@ -79,8 +106,9 @@ int main(uint64_t hartid, const void *fdt)
                 return 1;
             }
             print("probe hammer phase=%u harts=%u lines=%u home=%u ops=%u "
-                  "cycles=%lu\n", p, n, phases[p].own_line ? n : 1, HOME,
-                  OPS, worst);
+                  "cycles=%lu\n", p, n,
+                  phases[p].own_line ? n * (phases[p].fresh ? OPS : 1) : 1,
+                  HOME, OPS, worst);
         }
     }
     return 0;

@@ -1869,6 +1869,12 @@ static RISCVException write_fcc(Etsoc1MinionCPU *cpu, int csrno, uint64_t val)
             return (RISCVException)etsoc1_halt_cause(cpu);
         }
     }
+    /*
+     * let go from the gate, a credit that arrived earlier may have come
+     * meanwhile, so the gate was not asked again: the release is taken
+     * here, or it would stay set (a halted hart with work)
+     */
+    etsoc1_sync_leave(cpu);
     if (!fcc_take(et, n)) {
         return etsoc1_block(cpu, ETSOC1_WAIT_FCC0 + n);
     }

@@ -137,6 +137,27 @@ static double l3_path(Etsoc1MinionCPU *cpu, hwaddr pa, bool to_mem)
     return etsoc1_l3_path(cpu->timing, cpu->shire->shire_id, pa, to_mem);
 }
 
+/* Do the memory shires take turns?  Not without dram.line or a gate. */
+static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
+{
+    return etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LINE) > 0 &&
+           etsoc1_sync_enabled(cpu);
+}
+
+/*
+ * When a request from @cpu for the line at @pa, issued at @t, reaches the
+ * line's memory shire: half the L3 round trip (to the home slice), then
+ * the hops from the home to the memory shire (our choice: docs/timing.md,
+ * "TensorLoads from DRAM").
+ */
+static uint64_t l3_dram_arrival(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
+{
+    return t + etsoc1_cycles(l3_path(cpu, pa, false) / 2 +
+                             etsoc1_memshire_way(cpu->timing,
+                                                 etsoc1_l3_home(pa),
+                                                 etsoc1_memshire_of(pa)));
+}
+
 /*
  * A plain load or store by @cpu whose line @pa missed its L1 and its
  * shire's L2 (etsoc1-l1.c): does the home slice hold it?  Only looked
@@ -327,7 +348,8 @@ static void line_served(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
 
 /*
  * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
- * the request gets there half way, is served when the line is free if
+ * the request gets there half way (@queued later if it waited for its
+ * memory shire on the way), is served when the line is free if
  * @serve (line_serve: a global write at the home slice), takes
  * effect no earlier than the line's last global write (line_clock), and
  * the answer comes back.  The
@@ -338,10 +360,10 @@ static void line_served(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
  */
 static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                                 hwaddr pa, double t, bool write,
-                                Etsoc1LineWord *w, bool serve)
+                                Etsoc1LineWord *w, bool serve, uint64_t queued)
 {
     uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
-    uint64_t arrive = start + go, effect, done;
+    uint64_t arrive = start + go + queued, effect, done;
 
     serve = serve && write;
     if (serve) {
@@ -364,7 +386,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
         }
         qatomic_inc(&c->gen[i]);
     }
-    done = effect + etsoc1_cycles(t) - go;
+    done = effect + etsoc1_cycles(t) - go;     /* the way back */
     trace_etsoc1_line_access(cpu->parent_obj.env.mhartid, pa, start, effect,
                              write, w ? w->ret : 0);
     etsoc1_advance_to(cpu, done);
@@ -377,7 +399,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
 static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                            hwaddr pa, double t, bool write)
 {
-    return round_trip_word(cpu, c, pa, t, write, NULL, false);
+    return round_trip_word(cpu, c, pa, t, write, NULL, false, 0);
 }
 
 /*
@@ -386,14 +408,16 @@ static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
  * if @write (it changed memory).  Called with the line clock's lock held
  * (etsoc1_line_clock_of).  The hart waits for the round trip to the home
  * (L3 hit), plus, on a miss, the leg from the home to the line's memory
- * shire and back; the miss installs the line.
+ * shire and back and its turn there (the operation passed the gate as
+ * one that may reach DRAM if the slice did not hold the line then:
+ * etsoc1_l3_may_miss); the miss installs the line.
  */
 static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                       Etsoc1LineWord *w)
 {
     unsigned home = etsoc1_l3_home(pa);
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[home];
-    uint64_t cycles;
+    uint64_t cycles, queued = 0;
     bool hit;
 
     if (!s || !etsoc1_l3_cacheable(pa)) {
@@ -402,8 +426,13 @@ static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
     WITH_QEMU_LOCK_GUARD(&s->lock) {
         hit = l3_lookup(s, pa, true);
     }
+    if (!hit) {
+        queued = etsoc1_dram_take(cpu, etsoc1_memshire_of(pa),
+                                  l3_dram_arrival(cpu, pa, etsoc1_now(cpu)),
+                                  1);
+    }
     cycles = round_trip_word(cpu, &s->written, pa,
-                             l3_path(cpu, pa, !hit), write, w, true);
+                             l3_path(cpu, pa, !hit), write, w, true, queued);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
 }
@@ -433,6 +462,21 @@ static bool l3_peek(Etsoc1MachineState *m, hwaddr pa)
         hit |= s->tag[w] == want;
     }
     return hit;
+}
+
+/*
+ * Would a global operation by @cpu on line @pa, made now, miss its home
+ * slice and so take a turn at the line's memory shire?  Asked before the
+ * gate, so that such operations pass it as requests to DRAM do
+ * (etsoc1_dram_gate): one at a time, in the model's order.  What the
+ * slice holds by then may differ (another hart's miss installed the line,
+ * or evicted it: "Which of two harts ... first takes its miss", in
+ * docs/timing.md, Determinism).
+ */
+bool etsoc1_l3_may_miss(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    return etsoc1_dram_timed(cpu) && etsoc1_l3_cacheable(pa) &&
+           !l3_peek(cpu->shire->chip, pa);
 }
 
 /* The round trip from @cpu to another shire's scratchpad at @pa. */
@@ -486,7 +530,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
         return;
     }
     cycles = round_trip_word(cpu, &m->shire[target].scp_written, w->pa,
-                             scp_path(cpu, w->pa), write, word, false);
+                             scp_path(cpu, w->pa), write, word, false, 0);
     trace_etsoc1_scp_remote(cpu->parent_obj.env.mhartid, target,
                             etsoc1_hops(cpu->shire->shire_id, target),
                             cycles);
@@ -682,19 +726,13 @@ static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
 
 /* ---- the memory shires' DRAM ------------------------------------------ */
 
-/* Do the memory shires take turns?  Not without dram.line or a gate. */
-static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
-{
-    return etsoc1_t(cpu->timing, ETSOC1_T_DRAM_LINE) > 0 &&
-           etsoc1_sync_enabled(cpu);
-}
-
 /*
  * Before @cpu makes requests that may reach DRAM, asked at @t (when they
  * leave for the mesh: past the gate's lookahead after the hart's clock,
  * so a hart that runs holds the gate for them): their turn at the memory
- * shires.  All memory shires are one slot of the gate, so requests to
- * DRAM take their turns in the (request time, hart) order, whatever the
+ * shires.  Requests that may reach DRAM (these, and global operations
+ * that miss the L3: etsoc1_l3_may_miss) pass the gate one at a time, so
+ * they take their turns in the (request time, hart) order, whatever the
  * host ran first (docs/timing.md, "TensorLoads from DRAM").  The caller
  * books its lines (etsoc1_dram_take), then calls etsoc1_sync_done.
  * False: the hart halts at the gate and the CSR write runs again when
@@ -702,7 +740,7 @@ static bool etsoc1_dram_timed(Etsoc1MinionCPU *cpu)
  */
 bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t)
 {
-    Etsoc1GateAccess a = { .slot = cpu->shire->chip->memshire };
+    Etsoc1GateAccess a = { .dram = true };
 
     return !etsoc1_dram_timed(cpu) || etsoc1_sync_gate(cpu, t, &a);
 }
@@ -725,20 +763,6 @@ uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
                              etsoc1_t(m->timing, ETSOC1_T_DRAM_LINE));
     qemu_mutex_unlock(&m->port_lock);
     return w;
-}
-
-/*
- * When a request from @cpu for the line at @pa, issued at @t, reaches the
- * line's memory shire: half the L3 round trip (to the home slice), then
- * the hops from the home to the memory shire (our choice: docs/timing.md,
- * "TensorLoads from DRAM").
- */
-static uint64_t l3_dram_arrival(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
-{
-    return t + etsoc1_cycles(l3_path(cpu, pa, false) / 2 +
-                             etsoc1_memshire_way(cpu->timing,
-                                                 etsoc1_l3_home(pa),
-                                                 etsoc1_memshire_of(pa)));
 }
 
 /*

@@ -34,9 +34,9 @@ struct Etsoc1MemShireState {
 /*
  * Memory shire @s's DRAM passes @lines lines that reach it at @at (minion
  * cycles), @line cycles each, after those it took before; returns how
- * long they waited.  The caller orders the requests (the gate: one slot
- * for all memory shires, etsoc1_dram_gate) and holds the machine's
- * port_lock.
+ * long they waited.  The caller orders the requests (the gate: requests
+ * that may reach DRAM go one at a time, etsoc1_dram_gate) and holds the
+ * machine's port_lock.
  */
 uint64_t etsoc1_memshire_take(Etsoc1MemShireState *s, uint64_t at,
                               unsigned lines, double line);

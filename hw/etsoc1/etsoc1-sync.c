@@ -394,12 +394,13 @@ static bool etsoc1_may_precede(Etsoc1MachineState *m, uint64_t u,
 /*
  * Must two accesses at the gate go one after the other?  Those on one
  * line clock slot do, reads too: which goes first decides which one
- * takes the L3 miss, and so both times.
+ * takes the L3 miss, and so both times.  Two that may reach DRAM do: the
+ * memory shires serve requests in the order they pass.
  */
 static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
                                  const Etsoc1GateAccess *b)
 {
-    return a->slot && a->slot == b->slot;
+    return (a->slot && a->slot == b->slot) || (a->dram && b->dram);
 }
 
 /*
@@ -552,6 +553,11 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
         qatomic_set(&m->gate_waiting, true);
     }
     qatomic_set(&et->gate.wait_seq, et->gate.wait_seq + 1);
+    /*
+     * a release of an earlier wait that was never taken (its instruction
+     * ran again and did not come to the gate) does not let this one go
+     */
+    qatomic_set(&et->gate.released, 0);
     smp_wmb();      /* the scan reads wait_seq, then wait */
     qatomic_set(&et->wait, why);
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
@@ -887,6 +893,23 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
 }
 
 /*
+ * The entry before @e on chain @key (a line clock slot, or the memory
+ * shires) in this release, or NULL; @e is now the chain's last.
+ */
+static Etsoc1GateEntry *etsoc1_gate_chain(Etsoc1MachineState *m,
+                                          const void *key, Etsoc1GateEntry *e)
+{
+    Etsoc1GateEntry *prev;
+
+    if (!key) {
+        return NULL;
+    }
+    prev = g_hash_table_lookup(m->gate_slots, key);
+    g_hash_table_insert(m->gate_slots, (gpointer)key, e);
+    return prev;
+}
+
+/*
  * Let go from the gate what may go, in (time, hart) order: every hart at
  * a time below the lookahead window (the earliest hart at the gate, or
  * running, plus the lookahead), except one whose access conflicts with an
@@ -939,20 +962,23 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     g_hash_table_remove_all(m->gate_slots);
     qemu_mutex_lock(&m->gate_lock);     /* once for the batch */
     for (i = 0; i < n; i++) {
-        const void *slot = e[i].cpu->et->gate.access.slot;
-        Etsoc1GateEntry *prev = NULL;
+        const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
+        Etsoc1GateEntry *prev, *prev_dram;
 
         e[i].going = !e[i].may_release &&
                      qatomic_read(&e[i].cpu->et->gate.released);
-        if (slot) {
-            prev = g_hash_table_lookup(m->gate_slots, slot);
-            g_hash_table_insert(m->gate_slots, (gpointer)slot, &e[i]);
-        }
+        prev = etsoc1_gate_chain(m, a->slot, &e[i]);
+        /* the memory shires are one more chain (etsoc1_gate_conflict) */
+        prev_dram = etsoc1_gate_chain(m, a->dram ? m->memshire : NULL,
+                                      &e[i]);
         if (!e[i].may_release || e[i].t >= head ||
-            etsoc1_owner_before(e[i].cpu->et->gate.access.owner, e[i].t,
-                                e[i].index)) {
+            etsoc1_owner_before(a->owner, e[i].t, e[i].index)) {
             continue;
         }
+        if (prev && prev_dram && prev != prev_dram) {
+            continue;   /* behind two others: a later scan lets it go */
+        }
+        prev = prev ? prev : prev_dram;
         if (!prev) {
             etsoc1_sync_release_locked(e[i].cpu, ETSOC1_LET_GO, e[i].seq);
             e[i].going = true;

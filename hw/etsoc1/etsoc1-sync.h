@@ -18,14 +18,17 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 
 /*
  * A global access waiting at the gate (etsoc1-sync.c): two on one line
- * clock slot go one at a time.  Credit waits have none (slot NULL): only
- * their own counter sees them.  A tensor ready that reaches a sender's
- * ready bit has an owner, the sender: it acts on its own bit at its own
- * clock, with no lookahead, so it must be past the ready too.
+ * clock slot go one at a time, and so do two that may reach DRAM (they
+ * take turns at the memory shires, etsoc1_dram_gate).  Credit waits have
+ * neither (slot NULL): only their own counter sees them.  A tensor ready
+ * that reaches a sender's ready bit has an owner, the sender: it acts on
+ * its own bit at its own clock, with no lookahead, so it must be past
+ * the ready too.
  */
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */
     Etsoc1MinionCPU *owner;
+    bool dram;              /* may take a turn at a memory shire */
 } Etsoc1GateAccess;
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */

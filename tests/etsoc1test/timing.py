@@ -177,7 +177,7 @@ TLOAD_DRAM_SHIRE_CYCLES = 23487
 TLOAD_PREFETCH_SINGLE_CYCLES = 21688
 # All 1,024 minions from DRAM: the 8 memory shires' bound, a 64 B line
 # each per dram.line (3.75 ns, timing table), in GB/s
-TLOAD_DRAM_GBPS = 8 * 64 / 3.75
+TLOAD_DRAM_GBPS = 8 * 64 / timing_ref.DRAM_LINE_NS
 
 
 def tload_bw_test():
@@ -244,29 +244,37 @@ def l3_hammer_test():
     amoaddg.d in a row.  Alone, or 1,024 of them each on its own line of
     one slice, each op costs its L3 round trip (the farthest shire's, and
     the loop's few cycles); 1,024 on one line take their turns at the
-    home slice, n x ops x l3.line.service within 5 %; the counter counts
-    every op (the probe checks); equal under MTTCG twice and thread=single
-    (docs/timing.md, "One line at a time")."""
+    home slice, n x ops x l3.line.service within 5 %; 1,024 each on a
+    fresh line every op (every op an L3 miss to memory shire home mod 8)
+    take their turns at the memory shire, n x ops x dram.line within 5 %;
+    the counter counts every op (the probe checks); equal under MTTCG
+    twice and thread=single (docs/timing.md, "One line at a time",
+    "TensorLoads from DRAM")."""
     runs, figs, same = three_runs('l3-hammer', 300, lambda out: {
         (int(n), int(lines)): (int(home), int(ops), int(c))
         for n, lines, home, ops, c in re.findall(
             r'^probe hammer phase=\d+ harts=(\d+) lines=(\d+) home=(\d+) '
             r'ops=(\d+) cycles=(\d+)$', out, re.M)})
     got = figs[0]
-    ok = same and set(got) == {(1, 1), (32, 1), (1024, 1), (1024, 1024)}
+    ok = same and set(got) == {(1, 1), (32, 1), (1024, 1), (1024, 1024),
+                               (1024, 8192)}
     if ok:
         home, ops = got[(1, 1)][:2]
         alone = ops * (timing_ref.l3_hit(0, home) + 5)
         rtt = ops * (max(timing_ref.l3_hit(s, home) for s in range(32)) + 5)
         queue = 1024 * ops * timing_ref.L3_LINE_SERVICE
+        dram = 1024 * ops * timing_ref.ns(timing_ref.DRAM_LINE_NS, 600)
         ok = got[(1, 1)][2] <= alone and \
             got[(1024, 1024)][2] <= rtt and \
-            abs(got[(1024, 1)][2] / queue - 1) <= timing_ref.TOLERANCE
+            abs(got[(1024, 1)][2] / queue - 1) <= timing_ref.TOLERANCE and \
+            abs(got[(1024, 8192)][2] / dram - 1) <= timing_ref.TOLERANCE
     report(ok, f'timing: harts hammering one global-atomic line: '
            f'{ {k: v[2] for k, v in got.items()} } cycles for (harts, '
            f'lines); 1,024 on one line take their turns '
            f'(1024 x ops x l3.line.service +- 5 %), on lines of their own '
-           f'their round trips; equal under MTTCG twice and thread=single',
+           f'their round trips, on fresh lines (L3 misses) their turns at '
+           f'the memory shire (1024 x ops x dram.line +- 5 %); equal under '
+           f'MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
 
 
