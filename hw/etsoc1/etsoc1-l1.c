@@ -17,11 +17,12 @@
  *    back first if it is dirty (l1.writeback of l2.hit), and goes on: an
  *    own-scratchpad line costs
  *    l2.hit; a DRAM line asks the shire's L2 (l2.hit), then its home L3
- *    slice (etsoc1_l3_holds: the L3 hit path, or the DRAM path, of
- *    etsoc1_l3_path); a line that came from beyond the L2 is installed
- *    there.  The hart waits for the line: the level's load-to-use
- *    latency less what the instruction already costs, plus
- *    l1.miss.hart1 on thread 1; a store waits l1.store.wait of that.
+ *    slice (etsoc1_l3_plain_miss: the L3 hit path, or the DRAM path, of
+ *    etsoc1_l3_path, and its turn at the memory shire); a line that came
+ *    from beyond the L2 is installed there.  The hart waits for the
+ *    line: the level's load-to-use latency less what the instruction
+ *    already costs, plus l1.miss.hart1 on thread 1; a store waits
+ *    l1.store.wait of that.
  * Another shire's scratchpad is timed as I/O (etsoc1-l3.c) and ESR, I/O
  * and uncacheable accesses are not cached: none of them reach the tags.
  *
@@ -38,10 +39,10 @@
  * second lock of the way fails with tensor_error[5]), so the locks are
  * kept in the tags with cache-model=off too, where nothing else is.
  *
- * Determinism (docs/timing.md): plain accesses are not ordered between
- * harts (a gate pass per miss would cost a host hand-off each), so what
- * one hart's access finds must not depend on how far the host has run
- * the others:
+ * Determinism (docs/timing.md): plain accesses inside a shire are not
+ * ordered between harts (a gate pass per L1 or L2 miss would cost a host
+ * hand-off each), so what one hart's access finds must not depend on how
+ * far the host has run the others:
  *  - the L1 tags are the hart's own (in mode 0 too, where the chip's two
  *    threads share the sets: each thread keeps its own copy);
  *  - each hart keeps its own copy of its shire's L2 tags, of the L2's
@@ -49,9 +50,11 @@
  *    other harts' lines take none of its room.  So a table that the 64
  *    harts of a shire all read costs each of them its own miss, and 64
  *    harts each see the whole 0.5 MiB (docs/timing.md, the limits);
- *  - the L3 slices are looked up, never filled, by plain misses
- *    (etsoc1_l3_holds): what the L3 holds comes from host and DMA writes,
- *    global operations (ordered by the read gate) and cache ops by VA.
+ *  - the L3 slices are shared by the chip: a plain miss beyond the L2
+ *    passes the read gate (etsoc1_l3_plain_miss), so that they look the
+ *    slices up and fill them in the model's order, as global operations
+ *    and cache ops by VA do; without the gate (poll-halt=off) they only
+ *    look.
  */
 
 #include "qemu/osdep.h"
@@ -157,17 +160,18 @@ static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
                              ++cpu->et->l1.l2_clock, true);
 }
 
-/*
- * @cpu asks its shire's L2 for the line at @pa: a hit, or a miss that
- * asks the line's home L3 slice and brings the line into the L2.
- * Returns the level that served it.
- */
-static Etsoc1MemLevel l2_access(Etsoc1MinionCPU *cpu, hwaddr pa)
+/* Does @cpu's copy of its shire's L2 hold @line?  A look, no change. */
+static bool l2_holds(Etsoc1MinionCPU *cpu, uint64_t line)
 {
-    if (l2_lookup(cpu, pa / ETSOC1_LINE)) {
-        return ETSOC1_LVL_L2;
+    int base = l2_base(cpu, line);
+    unsigned w;
+
+    for (w = 0; base >= 0 && w < cpu->shire->l2.ways; w++) {
+        if (cpu->l2_tag[base + w] == line + 1) {
+            return true;
+        }
     }
-    return etsoc1_l3_holds(cpu, pa) ? ETSOC1_LVL_L3 : ETSOC1_LVL_DRAM;
+    return false;
 }
 
 /*
@@ -188,6 +192,20 @@ static bool l2_rbuf_read(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1,
 
     return n && etsoc1_lru_lookup(l1->rbuf, l1->rbuf_used, n, line + 1,
                                   ++l1->l2_clock, true);
+}
+
+/* Does the read buffer hold @line?  A look, no change. */
+static bool l2_rbuf_holds(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1,
+                          uint64_t line)
+{
+    unsigned w;
+
+    for (w = 0; w < cpu->shire->l2.rbuf_lines; w++) {
+        if (l1->rbuf[w] == line + 1) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* @cpu's evict takes @line out of its copy of the L2 */
@@ -426,30 +444,43 @@ static bool l1_cacheable(Etsoc1MinionCPU *cpu, hwaddr pa, bool *scp)
 /*
  * A load or store (@store) by @cpu of the line at physical @pa, which
  * the hart named as @va; the instruction's own cost is @paid cycles.
- * Remembers the line as the hart's last (the translator's check).
+ * Remembers the line as the hart's last (the translator's check).  False
+ * if the hart halts at the gate (a miss beyond the L2, before any tag
+ * changed: etsoc1_l3_plain_miss); the access then runs again.
  */
-static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
+static bool l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
                       bool store, double paid)
 {
     CPURISCVState *env = &cpu->parent_obj.env;
     const Etsoc1Timing *tm = cpu->timing;
     uint64_t line = pa / ETSOC1_LINE, stall;
     unsigned first, n, set, way, thread = etsoc1_hart(cpu) & 1;
-    Etsoc1MemLevel lvl;
+    Etsoc1MemLevel lvl = ETSOC1_LVL_L2;
     Etsoc1HartL1 *l1;
     double lat, wait;
+    uint64_t queued = 0;
     uint8_t victim;
-    bool scp, hit;
+    bool scp, hit, dram;
 
     if (!l1_cacheable(cpu, pa, &scp)) {
         /* never cached: the memo may skip it for good, loads and stores */
         env->et_l1_memo[va / ETSOC1_LINE % ETSOC1_L1_MEMO] = va / ETSOC1_LINE;
         env->et_l1_memo[ETSOC1_L1_MEMO_STORE + va / ETSOC1_LINE %
                         ETSOC1_L1_MEMO] = va / ETSOC1_LINE;
-        return;
+        return true;
     }
     l1 = l1_of(cpu, &first, &n);
     set = first + line % n;
+    if (scp) {
+        lvl = ETSOC1_LVL_SCP;
+    } else if (l1_way(l1, set, line) < 0 && !l2_holds(cpu, line) &&
+               (store || !l2_rbuf_holds(cpu, l1, line))) {
+        /* beyond the L2: the home slice, and DRAM behind it */
+        if (!etsoc1_l3_plain_miss(cpu, pa, &dram, &queued)) {
+            return false;
+        }
+        lvl = dram ? ETSOC1_LVL_DRAM : ETSOC1_LVL_L3;
+    }
     hit = l1_lookup(l1, set, line, &way, &victim);
     if (way < ETSOC1_L1_WAYS) {
         if (store) {
@@ -460,10 +491,13 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     }
     if (hit) {
         l1->served[ETSOC1_LVL_L1]++;
-        return;
+        return true;
     }
     lat = etsoc1_t(tm, ETSOC1_T_L2_HIT);
-    lvl = scp ? ETSOC1_LVL_SCP : l2_access(cpu, pa);
+    if (!scp) {
+        /* the L2 brings the line in, or makes it its set's most recent */
+        l2_lookup(cpu, line);
+    }
     if (!store && l2_rbuf_read(cpu, l1, line)) {
         lat = etsoc1_t(tm, ETSOC1_T_L2_RBUF);
     } else if (lvl >= ETSOC1_LVL_L3) {
@@ -475,7 +509,7 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
      * A dirty victim goes to the L2 before the line comes (our choice:
      * the sources give the L1 no write-back buffer)
      */
-    wait = MAX(lat - paid, 0) +
+    wait = MAX(lat - paid, 0) + queued +
            (thread ? etsoc1_t(tm, ETSOC1_T_L1_MISS_HART1) : 0) +
            (victim & ETSOC1_L1_DIRTY ? l1_writeback(tm) : 0);
     if (store) {
@@ -494,6 +528,7 @@ static void l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
                             l1->served[ETSOC1_LVL_L3],
                             l1->served[ETSOC1_LVL_DRAM]);
     }
+    return true;
 }
 
 /* The address a data access at @va of @cpu reaches, if it translates */
@@ -518,32 +553,32 @@ static bool l1_translate(Etsoc1MinionCPU *cpu, uint64_t va, bool store,
  * A scalar load or store (qemu-patches/0014's hook, through
  * helper_etsoc1_l1) whose line differs from the hart's last one.  An
  * address that does not translate is left to the access, which faults.
+ * False: the hart halts at the gate (l1_access), the caller restarts the
+ * instruction.
  */
-void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
+bool etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
 {
     hwaddr pa;
 
-    if (l1_translate(cpu, va, store, &pa)) {
-        l1_access(cpu, va, pa, store,
-                  etsoc1_insn_cost(cpu->timing, store ? ET_INSN_STORE
-                                                      : ET_INSN_LOAD));
-    }
+    return !l1_translate(cpu, va, store, &pa) ||
+           l1_access(cpu, va, pa, store,
+                     etsoc1_insn_cost(cpu->timing, store ? ET_INSN_STORE
+                                                         : ET_INSN_LOAD));
 }
 
 /*
  * The line at @va of a packed load or store, or of a gather's or
  * scatter's lane: from the packed helpers (etsoc1-vpu.c), when it is not
  * the hart's last line.  The instruction costs insn.packed; a miss adds
- * the rest of the level's latency.
+ * the rest of the level's latency.  False: as etsoc1_l1_access.
  */
-void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
+bool etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store)
 {
     hwaddr pa;
 
-    if (l1_translate(cpu, va, store, &pa)) {
-        l1_access(cpu, va, pa, store,
-                  etsoc1_insn_cost(cpu->timing, ET_INSN_PACKED));
-    }
+    return !l1_translate(cpu, va, store, &pa) ||
+           l1_access(cpu, va, pa, store,
+                     etsoc1_insn_cost(cpu->timing, ET_INSN_PACKED));
 }
 
 /*

@@ -107,8 +107,8 @@ void etsoc1_l2_init(Etsoc1ShireL2 *l2, uint64_t size, const Etsoc1Timing *tm,
                     unsigned shire);
 void etsoc1_l2_configure(Etsoc1ShireL2 *l2, uint64_t size);
 void etsoc1_l2_forget(Etsoc1MinionCPU *cpu);
-void etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
-void etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
+bool etsoc1_l1_access(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
+bool etsoc1_l1_access_packed(Etsoc1MinionCPU *cpu, uint64_t va, bool store);
 void etsoc1_l1_mode_changed(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_sync(Etsoc1MinionCPU *cpu);
 void etsoc1_l1_forget(Etsoc1MinionCPU *cpu);

@@ -17,7 +17,8 @@
  *  - host and DMA writes, which land in the L3 (etsoc1_l3_install);
  *  - evict, flush and prefetch by VA (etsoc1_l3_cacheop_va).
  *  - plain loads and stores that miss the hart's L1 and its shire's L2
- *    look the line up (etsoc1-l1.c, etsoc1_l3_holds), without filling.
+ *    (etsoc1-l1.c, etsoc1_l3_plain_miss): in the model's order through
+ *    the gate, a miss installs the line; without the gate they only look.
  *
  * Also here: the latency of a load or store to another shire's L2
  * scratchpad, which the shire's bus view (etsoc1-shire.c) charges.
@@ -156,33 +157,6 @@ static uint64_t l3_dram_arrival(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t t)
                              etsoc1_memshire_way(cpu->timing,
                                                  etsoc1_l3_home(pa),
                                                  etsoc1_memshire_of(pa)));
-}
-
-/*
- * A plain load or store by @cpu whose line @pa missed its L1 and its
- * shire's L2 (etsoc1-l1.c): does the home slice hold it?  Only looked
- * at: plain misses neither fill the slice nor move its LRU order, since
- * which hart's miss came first would follow the host (our choice,
- * docs/timing.md "The cache model").  Without the slice's lock: what a
- * plain read finds there follows the host's order either way, and a tag
- * is one aligned word.  The latency is the caller's (etsoc1_l3_path).
- */
-bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa)
-{
-    Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
-    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
-    unsigned w, base;
-
-    if (!s) {
-        return true;
-    }
-    base = l3_set(s, pa) * s->ways;
-    for (w = base; w < base + s->ways; w++) {
-        if (qatomic_read(&s->tag[w]) == want) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /* ---- causality through memory ------------------------------------------ */
@@ -477,6 +451,71 @@ bool etsoc1_l3_may_miss(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
     return etsoc1_dram_timed(cpu) && etsoc1_l3_cacheable(pa) &&
            !l3_peek(cpu->shire->chip, pa);
+}
+
+/*
+ * A plain load or store by @cpu whose line @pa missed its L1 and its
+ * copy of the shire's L2 (etsoc1-l1.c), before it changes any tag: does
+ * the home slice hold the line (*@dram false), and if not, how long does
+ * the line wait at its memory shire (*@queued)?  False: the hart halts at
+ * the gate and the access runs again when let go.
+ *
+ * A hit only looks: it moves nobody's turn and not the slice's LRU order
+ * (without the slice's lock: a tag is one aligned word), so it needs no
+ * order.  A miss, with the gate (etsoc1_dram_timed), passes it as a
+ * request to DRAM (etsoc1_dram_gate), for the time it reaches the slice
+ * (half an L3 hit and its hops after it leaves), and looks again: if an
+ * earlier miss brought the line meanwhile, it is a hit; if not, it takes
+ * its turn at the memory shire and installs the line, so that the next
+ * miss of another hart, or of this one after its L2 let the line go,
+ * finds it there as on the chip.  Fills therefore come in the model's
+ * order.  Only with the machine's plain-dram-turns, since a gate pass
+ * per miss costs a host hand-off each; without it, or without the gate,
+ * which is what orders them, plain misses only look (docs/timing.md,
+ * "The cache model").  The latency is the caller's (etsoc1_l3_path).
+ */
+bool etsoc1_l3_plain_miss(Etsoc1MinionCPU *cpu, hwaddr pa, bool *dram,
+                          uint64_t *queued)
+{
+    Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
+    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
+    Etsoc1GateAccess a = { .dram = true };
+    unsigned w, base;
+    bool hit = false;
+
+    *queued = 0;
+    *dram = false;
+    if (!s) {
+        return true;
+    }
+    base = l3_set(s, pa) * s->ways;
+    for (w = base; w < base + s->ways; w++) {
+        hit |= qatomic_read(&s->tag[w]) == want;
+    }
+    if (hit || !cpu->shire->chip->plain_dram_turns ||
+        !etsoc1_dram_timed(cpu)) {
+        /* let go from the gate, and an earlier miss brought it: done */
+        if (etsoc1_sync_leave(cpu)) {
+            etsoc1_sync_done(cpu);
+        }
+        *dram = !hit;
+        return true;
+    }
+    if (!etsoc1_sync_gate(cpu, etsoc1_now(cpu) +
+                          etsoc1_cycles(l3_path(cpu, pa, false) / 2), &a)) {
+        return false;
+    }
+    WITH_QEMU_LOCK_GUARD(&s->lock) {
+        hit = l3_lookup(s, pa, true);
+    }
+    if (!hit) {
+        *queued = etsoc1_dram_take(cpu, etsoc1_memshire_of(pa),
+                                   l3_dram_arrival(cpu, pa, etsoc1_now(cpu)),
+                                   1);
+    }
+    *dram = !hit;
+    etsoc1_sync_done(cpu);
+    return true;
 }
 
 /* The round trip from @cpu to another shire's scratchpad at @pa. */

@@ -91,7 +91,8 @@ typedef enum Etsoc1CacheOp {
 
 Etsoc1LineClock *etsoc1_line_clock_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write);
-bool etsoc1_l3_holds(Etsoc1MinionCPU *cpu, hwaddr pa);
+bool etsoc1_l3_plain_miss(Etsoc1MinionCPU *cpu, hwaddr pa, bool *dram,
+                          uint64_t *queued);
 double etsoc1_l3_path(const Etsoc1Timing *tm, unsigned shire, hwaddr pa,
                       bool to_mem);
 

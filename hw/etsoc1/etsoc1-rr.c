@@ -326,6 +326,8 @@ static char *rr_config(Etsoc1MachineState *m, MachineState *ms, Error **errp)
                                         m->stamp_host));
     g_ptr_array_add(kv, g_strdup_printf("machine.cache-model=%d",
                                         m->cache_model));
+    g_ptr_array_add(kv, g_strdup_printf("machine.plain-dram-turns=%d",
+                                        m->plain_dram_turns));
     g_ptr_array_add(kv, g_strdup_printf("machine.sp=%d", !!m->sp_firmware));
     g_ptr_array_add(kv, g_strdup_printf("machine.timing=%s", timing));
     g_ptr_array_add(kv, g_strdup_printf("info.machine.timing-file=%s",

@@ -1146,6 +1146,19 @@ static void etsoc1_set_cache_model(Object *obj, bool value, Error **errp)
     ETSOC1_MACHINE(obj)->cache_model = value;
 }
 
+static bool etsoc1_get_plain_dram_turns(Object *obj, Error **errp)
+{
+    return ETSOC1_MACHINE(obj)->plain_dram_turns;
+}
+
+static void etsoc1_set_plain_dram_turns(Object *obj, bool value, Error **errp)
+{
+    if (etsoc1_set_late("plain-dram-turns", errp)) {
+        return;
+    }
+    ETSOC1_MACHINE(obj)->plain_dram_turns = value;
+}
+
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field, prop)                                        \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
@@ -1347,6 +1360,14 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "Plain loads and stores of the minions are timed through the L1, "
         "the shire's L2, the L3 and DRAM (default on; off: every one costs "
         "an L1 hit, for speed; docs/timing.md, The cache model)");
+    object_class_property_add_bool(oc, "plain-dram-turns",
+                                   etsoc1_get_plain_dram_turns,
+                                   etsoc1_set_plain_dram_turns);
+    object_class_property_set_description(oc, "plain-dram-turns",
+        "Plain loads and stores that miss the L3 fill it and take their "
+        "turn at the memory shires' DRAM, in the model's order: a pass "
+        "through the read gate per such miss (default off, for speed; "
+        "needs poll-halt and cache-model; docs/timing.md, The cache model)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

@@ -500,12 +500,17 @@ void HELPER(etsoc1_store)(CPURISCVState *env, target_ulong addr,
 /*
  * A scalar or F load or store whose line is not the hart's last one
  * (etsoc1-l1-gen.c.inc): look it up in the L1 (hw/etsoc1/etsoc1-l1.c).
- * Only minions translate the call (cfg.et_l1).
+ * Only minions translate the call (cfg.et_l1).  A miss beyond the L2 may
+ * halt the hart at the gate: the instruction runs again when let go.
  */
 void HELPER(etsoc1_l1)(CPURISCVState *env, target_ulong addr, uint32_t store)
 {
-    etsoc1_l1_access(container_of(env_archcpu(env), Etsoc1MinionCPU,
-                                  parent_obj), addr, store);
+    Etsoc1MinionCPU *cpu = container_of(env_archcpu(env), Etsoc1MinionCPU,
+                                        parent_obj);
+
+    if (!etsoc1_l1_access(cpu, addr, store)) {
+        riscv_raise_exception(env, etsoc1_halt_cause(cpu), GETPC());
+    }
 }
 
 /* ---- FP instructions behind a tensor operation (patch 0002) ---------- */

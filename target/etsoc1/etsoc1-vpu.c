@@ -584,15 +584,18 @@ void HELPER(etsoc1_vop_from_x)(CPURISCVState *env, target_ulong x,
  * scatter's lane (etsoc1-l1.c); a line in the hart's memo hits, a clean
  * one only for a load (etsoc1-l1-gen.c.inc).
  */
-static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store)
+static void vpu_l1(CPURISCVState *env, target_ulong addr, bool store,
+                   uintptr_t ra)
 {
     uint64_t line = addr / ETSOC1_LINE;
     uint64_t memo = env->et_l1_memo[(store ? ETSOC1_L1_MEMO_STORE : 0) +
                                     line % ETSOC1_L1_MEMO];
+    Etsoc1MinionCPU *cpu = ETSOC1_MINION_CPU(env_archcpu(env));
 
-    if (env_archcpu(env)->cfg.et_l1 && memo != line) {
-        etsoc1_l1_access_packed(ETSOC1_MINION_CPU(env_archcpu(env)), addr,
-                                store);
+    /* halted at the gate: runs again (a gather from its lane) */
+    if (env_archcpu(env)->cfg.et_l1 && memo != line &&
+        !etsoc1_l1_access_packed(cpu, addr, store)) {
+        riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
     }
 }
 
@@ -605,9 +608,10 @@ void HELPER(etsoc1_vmem)(CPURISCVState *env, target_ulong addr, uint32_t op,
     unsigned e;
     uint32_t v[NL];
 
-    vpu_l1(env, addr, op == ET_OP_FSW_PS || op == ET_OP_FSQ2);
+    vpu_l1(env, addr, op == ET_OP_FSW_PS || op == ET_OP_FSQ2, ra);
     if (op != ET_OP_FBC_PS) {
-        vpu_l1(env, addr + 4 * NL - 1, op == ET_OP_FSW_PS || op == ET_OP_FSQ2);
+        vpu_l1(env, addr + 4 * NL - 1, op == ET_OP_FSW_PS || op == ET_OP_FSQ2,
+               ra);
     }
     if (op == ET_OP_FSW_PS || op == ET_OP_FSQ2) {
         get_lanes(env, FIELD_EX32(insn, VINSN, RS2), v);
@@ -907,7 +911,7 @@ void HELPER(etsoc1_vgsc)(CPURISCVState *env, target_ulong x1, target_ulong x2,
             vpu_access_fault(env, addr, g->store, ra);
         }
         if (g->kind != GSC_COHERENT) {      /* those bypass the L1 */
-            vpu_l1(env, addr, g->store);
+            vpu_l1(env, addr, g->store, ra);
         }
         if (g->store) {
             vpu_store(env, addr, size, data[e], ra);

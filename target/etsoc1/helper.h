@@ -10,8 +10,11 @@ DEF_HELPER_1(etsoc1_fp_wait, void, env)
 DEF_HELPER_4(etsoc1_amo, tl, env, tl, tl, i32)
 DEF_HELPER_4(etsoc1_store, void, env, tl, tl, i32)
 /* the L1 check of a scalar load or store (etsoc1-l1-gen.c.inc) */
-/* it reads and writes no TCG global (env fields the translator keeps apart) */
-DEF_HELPER_FLAGS_3(etsoc1_l1, TCG_CALL_NO_RWG, void, env, tl, i32)
+/*
+ * it writes no TCG global (env fields the translator keeps apart); it may
+ * halt the hart, which restarts the instruction from env
+ */
+DEF_HELPER_FLAGS_3(etsoc1_l1, TCG_CALL_NO_WG, void, env, tl, i32)
 /* The packed ones: ..., op (Etsoc1Op), instruction word */
 DEF_HELPER_3(etsoc1_vop, void, env, i32, i32)
 DEF_HELPER_3(etsoc1_vop_x, tl, env, i32, i32)

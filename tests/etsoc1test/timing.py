@@ -85,11 +85,11 @@ def sync_timing_test():
                f'minions 7 cycles apart (want {want:g})', out[-2000:])
 
 
-def three_runs(kernel, timeout, parse):
-    """@kernel on 32 shires under MTTCG twice and thread=single: (the
-    runs, @parse of each run's output, whether all three ended with status
-    0 and the same figures)."""
-    runs = [run(qemu_cmd(kernel, 32, accel), timeout)
+def three_runs(kernel, timeout, parse, machine=''):
+    """@kernel on 32 shires (machine options @machine) under MTTCG twice
+    and thread=single: (the runs, @parse of each run's output, whether all
+    three ended with status 0 and the same figures)."""
+    runs = [run(qemu_cmd(kernel, 32, accel, machine=machine), timeout)
             for accel in ('', '', 'thread=single')]
     figs = [parse(out) for _, out, _ in runs]
     return runs, figs, \
@@ -278,6 +278,54 @@ def l3_hammer_test():
            f'{figs}\n' + runs[0][1][-2000:])
 
 
+def dram_bw_test():
+    """probes/dram-bw on 32 shires with plain-dram-turns=on (issue 28):
+    plain loads of lines no cache holds, one after the other on every
+    hart.  All 2,048 harts,
+    each its own 64 lines: the memory shires' bound (8 x 64 B per
+    dram.line) within 5 %; hart 0 alone: the unloaded DRAM path of
+    timing.md 4 line after line, within 5 %; all harts on one shared
+    table: the first miss of a line fills its L3 slice, so the rest are
+    L3 hits (at most 0.7 of the lone hart's DRAM time, and no less than
+    the nearest shire's L3 hits); equal under MTTCG twice and
+    thread=single; without plain-dram-turns the lone hart's figure is
+    the same and all harts are bound by their own latency, not the memory
+    shires' (docs/timing.md, "The cache model")."""
+    def parse(out):
+        return {c: (int(n), int(gbps), int(cyc))
+                for c, n, gbps, cyc in re.findall(
+                    r'^probe dram-bw case=(\S+) harts=(\d+) bytes=\d+ '
+                    r'gbps=(\d+) cycles=(\d+)$', out, re.M)}
+
+    runs, figs, same = three_runs('dram-bw', 300, parse,
+                                  machine=',plain-dram-turns=on')
+    rc, out, _ = run(qemu_cmd('dram-bw', 32), 300)
+    off = parse(out)
+    got = figs[0]
+    area = 0x8000000000 + (128 << 20)
+    single = timing_ref.chase_step('dram', base=area + (1 << 23),
+                                   lines=64) * 64
+    table = (area + (2 << 23)) >> 6
+    hits = min(sum(timing_ref.l3_hit(s, (table + i) % 32)
+                   for i in range(64)) for s in range(32))
+    ok = same and set(got) == {'all', 'single', 'table'} and \
+        got['all'][0] == 2048 and got['single'][0] == 1 and \
+        abs(got['all'][1] / TLOAD_DRAM_GBPS - 1) <= timing_ref.TOLERANCE and \
+        abs(got['single'][2] / single - 1) <= timing_ref.TOLERANCE and \
+        hits <= got['table'][2] <= 0.7 * got['single'][2] and \
+        rc == 0 and off.get('single') == got['single'] and \
+        off.get('all', (0, 0))[1] > 1.5 * TLOAD_DRAM_GBPS
+    report(ok, f'timing: plain loads from DRAM (plain-dram-turns=on): '
+           f'2,048 harts '
+           f'{got.get("all", (0, 0))[1]} GB/s (memory shires\' bound '
+           f'{TLOAD_DRAM_GBPS:.1f}, within 5 %), one hart '
+           f'{got.get("single", (0, 0, 0))[2]} cycles (DRAM path {single:g}, '
+           f'within 5 %), a table every hart reads '
+           f'{got.get("table", (0, 0, 0))[2]} cycles (L3 hits: {hits:g} to '
+           f'0.7 x the lone hart\'s); equal under MTTCG twice and '
+           f'thread=single; off: {off}', f'{figs}\n' + runs[0][1][-2000:])
+
+
 def cache_timing_test():
     """probes/cache-timing on 10 shires: a pointer chase through plain
     loads, with the chain in the L1, the shire's L2, the own scratchpad,
@@ -357,6 +405,7 @@ def timing_tests():
     cache_timing_test()
     sync_timing_test()
     l3_hammer_test()
+    dram_bw_test()
     allreduce_timing_test()
     ring_bw_test()
     tload_bw_test()
