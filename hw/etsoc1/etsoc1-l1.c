@@ -164,14 +164,9 @@ static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 static bool l2_holds(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     int base = l2_base(cpu, line);
-    unsigned w;
 
-    for (w = 0; base >= 0 && w < cpu->shire->l2.ways; w++) {
-        if (cpu->l2_tag[base + w] == line + 1) {
-            return true;
-        }
-    }
-    return false;
+    return base >= 0 && etsoc1_lru_holds(cpu->l2_tag + base,
+                                         cpu->shire->l2.ways, line + 1);
 }
 
 /*
@@ -192,20 +187,6 @@ static bool l2_rbuf_read(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1,
 
     return n && etsoc1_lru_lookup(l1->rbuf, l1->rbuf_used, n, line + 1,
                                   ++l1->l2_clock, true);
-}
-
-/* Does the read buffer hold @line?  A look, no change. */
-static bool l2_rbuf_holds(Etsoc1MinionCPU *cpu, Etsoc1HartL1 *l1,
-                          uint64_t line)
-{
-    unsigned w;
-
-    for (w = 0; w < cpu->shire->l2.rbuf_lines; w++) {
-        if (l1->rbuf[w] == line + 1) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /* @cpu's evict takes @line out of its copy of the L2 */
@@ -474,7 +455,8 @@ static bool l1_access(Etsoc1MinionCPU *cpu, uint64_t va, hwaddr pa,
     if (scp) {
         lvl = ETSOC1_LVL_SCP;
     } else if (l1_way(l1, set, line) < 0 && !l2_holds(cpu, line) &&
-               (store || !l2_rbuf_holds(cpu, l1, line))) {
+               (store || !etsoc1_lru_holds(l1->rbuf, cpu->shire->l2.rbuf_lines,
+                                           line + 1))) {
         /* beyond the L2: the home slice, and DRAM behind it */
         if (!etsoc1_l3_plain_miss(cpu, pa, &dram, &queued)) {
             return false;

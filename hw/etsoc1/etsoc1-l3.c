@@ -418,24 +418,16 @@ void etsoc1_l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write)
 
 /*
  * Would line @pa hit in its home slice?  A look that changes nothing,
- * for a request that may still halt before it is made.
+ * for a request that may still halt before it is made, or a plain miss
+ * that only looks (etsoc1_l3_plain_miss).  Without the slice's lock:
+ * what it finds follows the host's order either way.
  */
 static bool l3_peek(Etsoc1MachineState *m, hwaddr pa)
 {
     Etsoc1L3SliceState *s = m->l3[etsoc1_l3_home(pa)];
-    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
-    unsigned base, w;
-    bool hit = false;
 
-    if (!s) {
-        return true;
-    }
-    QEMU_LOCK_GUARD(&s->lock);
-    base = l3_set(s, pa) * s->ways;
-    for (w = base; w < base + s->ways; w++) {
-        hit |= s->tag[w] == want;
-    }
-    return hit;
+    return !s || etsoc1_lru_holds(s->tag + l3_set(s, pa) * s->ways, s->ways,
+                                  pa / ETSOC1_LINE | L3_VALID);
 }
 
 /*
@@ -478,27 +470,19 @@ bool etsoc1_l3_plain_miss(Etsoc1MinionCPU *cpu, hwaddr pa, bool *dram,
                           uint64_t *queued)
 {
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
-    uint64_t want = pa / ETSOC1_LINE | L3_VALID;
     Etsoc1GateAccess a = { .dram = true };
-    unsigned w, base;
-    bool hit = false;
+    bool hit = l3_peek(cpu->shire->chip, pa);
 
     *queued = 0;
-    *dram = false;
-    if (!s) {
+    *dram = !hit;
+    if (!cpu->shire->chip->plain_dram_turns || !etsoc1_dram_timed(cpu)) {
         return true;
     }
-    base = l3_set(s, pa) * s->ways;
-    for (w = base; w < base + s->ways; w++) {
-        hit |= qatomic_read(&s->tag[w]) == want;
-    }
-    if (hit || !cpu->shire->chip->plain_dram_turns ||
-        !etsoc1_dram_timed(cpu)) {
+    if (hit) {
         /* let go from the gate, and an earlier miss brought it: done */
         if (etsoc1_sync_leave(cpu)) {
             etsoc1_sync_done(cpu);
         }
-        *dram = !hit;
         return true;
     }
     if (!etsoc1_sync_gate(cpu, etsoc1_now(cpu) +

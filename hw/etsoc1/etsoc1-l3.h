@@ -143,6 +143,25 @@ static inline bool etsoc1_lru_lookup(uint64_t *tag, uint64_t *used,
     return false;
 }
 
+/*
+ * Does a set of @ways ways of @tag hold @want?  A look that changes
+ * nothing (no LRU stamp), as etsoc1_lru_lookup would find it; each tag
+ * is read as one aligned word, so a shared set may be looked at without
+ * its lock.
+ */
+static inline bool etsoc1_lru_holds(const uint64_t *tag, unsigned ways,
+                                    uint64_t want)
+{
+    unsigned w;
+
+    for (w = 0; w < ways; w++) {
+        if (qatomic_read(&tag[w]) == want) {
+            return true;
+        }
+    }
+    return false;
+}
+
 unsigned etsoc1_line_slot(hwaddr pa);
 uint64_t etsoc1_line_value_at(Etsoc1LineClock *c, const Etsoc1LineWord *w,
                               uint64_t t);
