@@ -1094,70 +1094,25 @@ static void etsoc1_set_clock(Object *obj, Visitor *v, const char *name,
     ETSOC1_MACHINE(obj)->clock_mhz = value;
 }
 
-static bool etsoc1_get_host_loopback(Object *obj, Error **errp)
-{
-    return ETSOC1_MACHINE(obj)->host_loopback;
-}
-
-static void etsoc1_set_host_loopback(Object *obj, bool value, Error **errp)
-{
-    if (etsoc1_set_late("host-loopback", errp)) {
-        return;
+/* Bool machine properties, read when the chip is built (etsoc1_set_late) */
+#define ETSOC1_BOOL_PROP(field, prop)                                       \
+    static bool etsoc1_get_##field(Object *obj, Error **errp)               \
+    {                                                                       \
+        return ETSOC1_MACHINE(obj)->field;                                  \
+    }                                                                       \
+    static void etsoc1_set_##field(Object *obj, bool value, Error **errp)   \
+    {                                                                       \
+        if (etsoc1_set_late(prop, errp)) {                                  \
+            return;                                                         \
+        }                                                                   \
+        ETSOC1_MACHINE(obj)->field = value;                                 \
     }
-    ETSOC1_MACHINE(obj)->host_loopback = value;
-}
 
-static bool etsoc1_get_poll_halt(Object *obj, Error **errp)
-{
-    return ETSOC1_MACHINE(obj)->poll_halt;
-}
-
-static void etsoc1_set_poll_halt(Object *obj, bool value, Error **errp)
-{
-    if (etsoc1_set_late("poll-halt", errp)) {
-        return;
-    }
-    ETSOC1_MACHINE(obj)->poll_halt = value;
-}
-
-static bool etsoc1_get_stamp_host(Object *obj, Error **errp)
-{
-    return ETSOC1_MACHINE(obj)->stamp_host;
-}
-
-static void etsoc1_set_stamp_host(Object *obj, bool value, Error **errp)
-{
-    if (etsoc1_set_late("stamp-host", errp)) {
-        return;
-    }
-    ETSOC1_MACHINE(obj)->stamp_host = value;
-}
-
-static bool etsoc1_get_cache_model(Object *obj, Error **errp)
-{
-    return ETSOC1_MACHINE(obj)->cache_model;
-}
-
-static void etsoc1_set_cache_model(Object *obj, bool value, Error **errp)
-{
-    if (etsoc1_set_late("cache-model", errp)) {
-        return;
-    }
-    ETSOC1_MACHINE(obj)->cache_model = value;
-}
-
-static bool etsoc1_get_plain_dram_turns(Object *obj, Error **errp)
-{
-    return ETSOC1_MACHINE(obj)->plain_dram_turns;
-}
-
-static void etsoc1_set_plain_dram_turns(Object *obj, bool value, Error **errp)
-{
-    if (etsoc1_set_late("plain-dram-turns", errp)) {
-        return;
-    }
-    ETSOC1_MACHINE(obj)->plain_dram_turns = value;
-}
+ETSOC1_BOOL_PROP(host_loopback, "host-loopback")
+ETSOC1_BOOL_PROP(poll_halt, "poll-halt")
+ETSOC1_BOOL_PROP(stamp_host, "stamp-host")
+ETSOC1_BOOL_PROP(cache_model, "cache-model")
+ETSOC1_BOOL_PROP(plain_dram_turns, "plain-dram-turns")
 
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field, prop)                                        \
