@@ -109,6 +109,7 @@ static void etsoc1_minion_do_redirect(CPUState *cs, run_on_cpu_data data)
     etsoc1_trace_wake(etsoc1_hart(cpu), etsoc1_now(cpu));
     etsoc1_sync_unpark(cpu);
     cs->halted = 0;
+    etsoc1_sync_lower(cpu, false);  /* it acts, from the IPI's arrival */
 }
 
 /* Send a stalled hart to @pc (ipi_redirect_trigger), on its own thread. */
@@ -722,6 +723,9 @@ static RISCVException etsoc1_rmw_counter(CPURISCVState *env, int csrno,
             cpu->et->stall = val - env->et_insns - env->et_cycles;
         } else {
             env->et_insns = val;
+        }
+        if (k < 4) {
+            etsoc1_sync_lower(cpu, true);   /* its clock may have gone back */
         }
     }
     return RISCV_EXCP_NONE;

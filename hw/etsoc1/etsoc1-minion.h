@@ -202,12 +202,14 @@ typedef struct Etsoc1HartEt {
     uint32_t wait;          /* Etsoc1Wait */
     /* a CSR or helper raised ETSOC1_EXCP_WAIT: halt when cpu_exec() ends */
     bool halting;
+    /* beside wait: the gate's scans read both, and stall, of every hart */
+    Etsoc1HartGate gate;
+    uint64_t stall;         /* cycles the timing model charged this hart */
     uint64_t mbusaddr;      /* address of the last bus error (CSR 0x7d5) */
     uint64_t stall_pc;      /* pc after the last stall CSR write */
     uint8_t m[8];           /* packed mask registers m0-m7 */
     uint8_t gsc_progress;   /* CSR 0x840: restart lane of a gather/scatter */
     uint64_t validation[4]; /* DV hook CSRs 0x8d0-0x8d3 */
-    uint64_t stall;         /* cycles the timing model charged this hart */
     Etsoc1HartL1 l1;        /* its L1 tags (etsoc1-l1.c) */
     uint64_t ipi_at;        /* arrival of the latest IPI */
     Etsoc1HartCredits credit;
@@ -215,7 +217,6 @@ typedef struct Etsoc1HartEt {
     Etsoc1HartCoop coop;
     Etsoc1HartPmu pmu;
     Etsoc1HartPoll poll;
-    Etsoc1HartGate gate;
     /*
      * A TensorLoad from another shire's scratchpad that has taken its
      * source shire's out-port (etsoc1_tload_port) and waits at the gate

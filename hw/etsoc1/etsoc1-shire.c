@@ -308,6 +308,10 @@ static void etsoc1_shire_ipi(Etsoc1ShireState *s, uint64_t mask, bool raise)
         }
         riscv_cpu_update_mip(&s->hart[h].parent_obj, MIP_MSIP,
                              BOOL_TO_MASK(raise));
+        if (raise) {
+            /* raised: before the writer's clock moves on */
+            etsoc1_sync_lower(&s->hart[h], false);
+        }
     }
 }
 
@@ -343,6 +347,7 @@ static void etsoc1_shire_ipi_redirect(Etsoc1ShireState *s, uint64_t mask)
             riscv_cpu_update_mip(&cpu->parent_obj,
                                  1ULL << ETSOC1_IRQ_BAD_IPI_REDIRECT,
                                  BOOL_TO_MASK(1));
+            etsoc1_sync_lower(cpu, false);
         }
     }
 }

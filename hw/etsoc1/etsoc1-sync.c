@@ -38,6 +38,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bitmap.h"
 #include "qemu/main-loop.h"
+#include "qemu/memalign.h"
 #include "qemu/timer.h"
 #include "hw/core/cpu.h"
 #include "sysemu/runstate.h"
@@ -128,6 +129,92 @@ static void etsoc1_input_max(uint64_t *p, uint64_t v)
 }
 
 /*
+ * Bounds by word.  The scans ask "may a hart still act before t?" of
+ * every hart not parked.  Each word of awake (64 harts) keeps a lower
+ * bound on the times from which its harts may act (etsoc1_next_act), and
+ * a look passes over a word whose bound is past what it asks about.  A
+ * hart's time only grows while it runs or waits at the gate (a clock, or
+ * a gated access's time, which is past the clock); what lets it act from
+ * an earlier time lowers its word first (etsoc1_sync_lower): an unpark
+ * (every wake and every interrupt raised at a minion unparks it first,
+ * before the sender's clock moves on), a hart leaving the gate, a clock
+ * set by a CSR, a reset.  A look at a word's harts stores their least
+ * time as its new bound (etsoc1_act_end), unless a lowering came
+ * meanwhile: the epoch says so.
+ */
+/* Another hart's clock, read from outside its thread: never ahead. */
+static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
+{
+    CPURISCVState *env = &cpu->parent_obj.env;
+
+    return qatomic_read(&env->et_insns) + qatomic_read(&env->et_cycles) +
+           qatomic_read(&cpu->et->stall);
+}
+
+typedef struct Etsoc1ActWord {
+    uint64_t lb;        /* no awake hart of the word acts before it */
+    uint32_t epoch;     /* one more at every lowering */
+    uint32_t looks;     /* looks at its harts under way */
+} QEMU_ALIGNED(64) Etsoc1ActWord;
+
+/*
+ * @cpu may act from an earlier time than its word's bound says, or from
+ * its clock where it could not act before (@always: its clock may have
+ * gone back).  Unless no look at the word is under way and its bound is
+ * at or below the hart's clock already, the word is looked at again: its
+ * epoch first, so that a look that began before and stores its bound
+ * after sees the change (etsoc1_act_end); the bound is 0 before the
+ * caller goes on.  A look that begins after the caller published what
+ * lets the hart act sees it (the full barriers on both sides).
+ */
+static void etsoc1_act_lower(Etsoc1MinionCPU *cpu, bool always)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    Etsoc1ActWord *w;
+
+    if (!m || !m->act) {
+        return;
+    }
+    w = &m->act[BIT_WORD(etsoc1_minion_cs(cpu)->cpu_index)];
+    smp_mb();       /* what lets it act is published before the looks */
+    if (!always && !qatomic_read(&w->looks) &&
+        qatomic_read(&w->lb) <= etsoc1_clock_peek(cpu)) {
+        return;
+    }
+    qatomic_inc(&w->epoch);
+    smp_mb();
+    qatomic_set(&w->lb, 0);
+    smp_mb();
+}
+
+void etsoc1_sync_lower(Etsoc1MinionCPU *cpu, bool always)
+{
+    etsoc1_act_lower(cpu, always);
+}
+
+/* A look at word @w's harts begins: its epoch, read before the harts */
+static uint32_t etsoc1_act_begin(Etsoc1ActWord *w)
+{
+    qatomic_inc(&w->looks);     /* a full barrier */
+    return qatomic_read(&w->epoch);
+}
+
+/*
+ * ... and ends, having found @lb the least time from which one of them
+ * may act: the word's new bound, unless a lowering came since @epoch
+ * (then 0: the next look looks at its harts).
+ */
+static void etsoc1_act_end(Etsoc1ActWord *w, uint32_t epoch, uint64_t lb)
+{
+    qatomic_store_release(&w->lb, lb);
+    smp_mb();
+    if (qatomic_read(&w->epoch) != epoch) {
+        qatomic_set(&w->lb, 0);
+    }
+    qatomic_dec(&w->looks);
+}
+
+/*
  * On @cpu's thread, which halted: park it if it waits for nothing the
  * scans let go (etsoc1_parks).  Not while an interrupt that ends its WFI
  * is pending, or what it waits for came: it is about to run
@@ -180,28 +267,37 @@ void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu)
     smp_mb();   /* what ends its wait is published before the look */
     if (m && m->awake && !(qatomic_read(&m->awake[BIT_WORD(i)]) & bit)) {
         qatomic_or(&m->awake[BIT_WORD(i)], bit);
-        smp_mb();   /* set before the caller clears cs->halted */
     }
+    /*
+     * even if it was not parked (halted, not parked yet).  What ends its
+     * wait is published: the callers that raise an interrupt or clear
+     * cs->halted after this lower its word again once they have.
+     */
+    etsoc1_sync_lower(cpu, false);
 }
 
 /*
- * Every minion hart of @m that is not parked, as @cpu (index @i).  Other
- * threads park and unpark harts meanwhile: find_next_bit_atomic().
+ * Every minion hart of @m whose bit is set in @map (awake: those not
+ * parked; waiters), as @cpu (index @i).  Other threads set and clear bits
+ * meanwhile: find_next_bit_atomic().
  */
-#define ETSOC1_AWAKE_FOREACH(m, i, cpu) \
-    for ((i) = find_next_bit_atomic((m)->awake, (m)->minion_slots, 0); \
+#define ETSOC1_MAP_FOREACH(m, map, i, cpu) \
+    for ((i) = find_next_bit_atomic(map, (m)->minion_slots, 0); \
          (i) < (m)->minion_slots; \
-         (i) = find_next_bit_atomic((m)->awake, (m)->minion_slots, (i) + 1)) \
+         (i) = find_next_bit_atomic(map, (m)->minion_slots, (i) + 1)) \
         if (!((cpu) = (m)->minion[i])) { } else
+#define ETSOC1_AWAKE_FOREACH(m, i, cpu) \
+    ETSOC1_MAP_FOREACH(m, (m)->awake, i, cpu)
+/* a hart at the gate or on a poll is never parked: a subset of awake */
+#define ETSOC1_WAITERS_FOREACH(m, i, cpu) \
+    ETSOC1_MAP_FOREACH(m, (m)->waiters, i, cpu)
 
-/* Another hart's clock, read from outside its thread: never ahead. */
-static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
-{
-    CPURISCVState *env = &cpu->parent_obj.env;
-
-    return qatomic_read(&env->et_insns) + qatomic_read(&env->et_cycles) +
-           qatomic_read(&cpu->et->stall);
-}
+/* The same, for the harts of word @w of awake (@bits: what is left) */
+#define ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) \
+    for ((bits) = qatomic_read(&(m)->awake[w]); (bits); \
+         (bits) &= (bits) - 1) \
+        if ((i) = (w) * BITS_PER_LONG + ctz64(bits), \
+            !((cpu) = (m)->minion[i])) { } else
 
 /*
  * Is @cpu, halted in ET wait @why (read once by the caller), about to run
@@ -248,26 +344,63 @@ static bool etsoc1_next_act(Etsoc1MinionCPU *cpu, uint64_t *t, bool *gated)
 }
 
 /*
+ * Lower *@lb, a word's bound, to @cpu's clock if it is halted on a poll
+ * or for a host input (etsoc1_next_act found it unable to act): what ends
+ * those waits (a line's write, a host input) is published before the hart
+ * is woken and its word lowered, by the host too, whose writes have no
+ * clock that the second look could see move on (etsoc1_gate_open).
+ */
+static void etsoc1_act_idle(Etsoc1MinionCPU *cpu, uint64_t *lb)
+{
+    uint32_t why = qatomic_read(&cpu->et->wait);
+
+    if (why == ETSOC1_WAIT_POLL || why == ETSOC1_WAIT_HOST) {
+        *lb = MIN(*lb, etsoc1_clock_peek(cpu));
+    }
+}
+
+/*
  * The lowest times from which a minion hart other than @self may act
  * (etsoc1_next_act): *@running among those not at the gate, *@any among
- * all; UINT64_MAX for none.
+ * all; UINT64_MAX for none.  Exact below @bound: a word whose bound is at
+ * or past it gives that bound to both, unlooked at (with UINT64_MAX, only
+ * a word none of whose harts may act).
  */
 static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
-                               uint64_t *running, uint64_t *any)
+                               uint64_t bound, uint64_t *running,
+                               uint64_t *any)
 {
+    unsigned w, i, words = BITS_TO_LONGS(m->minion_slots);
     Etsoc1MinionCPU *cpu;
-    unsigned i;
-    uint64_t t;
+    unsigned long bits;
+    uint32_t epoch;
+    uint64_t t, lb;
     bool at_gate;
 
     *running = *any = UINT64_MAX;
-    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
-        if (cpu != self && etsoc1_next_act(cpu, &t, &at_gate)) {
-            *any = MIN(*any, t);
-            if (!at_gate) {
-                *running = MIN(*running, t);
+    for (w = 0; w < words; w++) {
+        lb = qatomic_load_acquire(&m->act[w].lb);
+        if (lb >= bound) {
+            *running = MIN(*running, lb);
+            *any = MIN(*any, lb);
+            continue;
+        }
+        epoch = etsoc1_act_begin(&m->act[w]);
+        lb = UINT64_MAX;
+        ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) {
+            if (!etsoc1_next_act(cpu, &t, &at_gate)) {
+                etsoc1_act_idle(cpu, &lb);
+                continue;
+            }
+            lb = MIN(lb, t);
+            if (cpu != self) {
+                *any = MIN(*any, t);
+                if (!at_gate) {
+                    *running = MIN(*running, t);
+                }
             }
         }
+        etsoc1_act_end(&m->act[w], epoch, lb);
     }
 }
 
@@ -366,7 +499,7 @@ static uint64_t etsoc1_others_min(Etsoc1MachineState *m,
 {
     uint64_t running, any;
 
-    etsoc1_others_mins(m, self, &running, &any);
+    etsoc1_others_mins(m, self, UINT64_MAX, &running, &any);
     return gated ? any : running;
 }
 
@@ -421,22 +554,19 @@ static bool etsoc1_owner_before(Etsoc1MinionCPU *owner, uint64_t t, int index)
 }
 
 /*
- * Does @cpu, another hart than @self (at the gate as hart @me), keep @self
- * from going at @t with access @a?  If it runs or is about to and can
- * still act before @t; if it is at the gate before @self in (time, hart)
- * order with an access that conflicts with @a, or can act before @t once
- * let go (a hart let go runs from its own time, and may send or write
- * what @self must see).  Harts halted on polls do not hold the gate.
+ * Does @cpu, another hart than @self (at the gate as hart @me), which may
+ * act from @u (at the gate if @at_gate: etsoc1_next_act), keep @self from
+ * going at @t with access @a?  If it runs or is about to and can still
+ * act before @t; if it is at the gate before @self in (time, hart) order
+ * with an access that conflicts with @a, or can act before @t once let
+ * go (a hart let go runs from its own time, and may send or write what
+ * @self must see).  Harts halted on polls do not hold the gate.  Never
+ * when @u > @t (etsoc1_gate_scan passes over such words).
  */
 static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
-                               uint64_t t, int me, const Etsoc1GateAccess *a)
+                               uint64_t u, bool at_gate, uint64_t t, int me,
+                               const Etsoc1GateAccess *a)
 {
-    uint64_t u;
-    bool at_gate;
-
-    if (!etsoc1_next_act(cpu, &u, &at_gate)) {
-        return false;
-    }
     return at_gate ? etsoc1_gate_before(u, etsoc1_minion_cs(cpu)->cpu_index,
                                         t, me) &&
                      (etsoc1_gate_conflict(a, &cpu->et->gate.access) ||
@@ -449,7 +579,8 @@ static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
  * (etsoc1_gate_blocks), nor the access's owner (etsoc1_owner_before) can
  * still act before it.  The hart that kept it the last time is asked
  * first (et->gate.hint): a hart that must halt finds out in one look,
- * not a look at every hart, most of the time.
+ * not a look at every hart, most of the time.  A word whose bound is
+ * past @t has no hart that keeps it: only the others are looked at.
  */
 static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
@@ -457,18 +588,37 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
     Etsoc1MachineState *m = self->shire->chip;
     Etsoc1MinionCPU *hint = self->et->gate.hint;
     int me = etsoc1_minion_cs(self)->cpu_index;
+    unsigned w, i, words = BITS_TO_LONGS(m->minion_slots);
     Etsoc1MinionCPU *cpu;
-    unsigned i;
+    unsigned long bits;
+    uint32_t epoch;
+    uint64_t u, lb;
+    bool at_gate;
 
-    if (hint && etsoc1_gate_blocks(m, hint, t, me, a)) {
+    if (hint && etsoc1_next_act(hint, &u, &at_gate) &&
+        etsoc1_gate_blocks(m, hint, u, at_gate, t, me, a)) {
         return false;
     }
-    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
-        if (cpu != self && cpu != hint &&
-            etsoc1_gate_blocks(m, cpu, t, me, a)) {
-            self->et->gate.hint = cpu;
-            return false;
+    for (w = 0; w < words; w++) {
+        if (qatomic_load_acquire(&m->act[w].lb) > t) {
+            continue;
         }
+        epoch = etsoc1_act_begin(&m->act[w]);
+        lb = UINT64_MAX;
+        ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) {
+            if (!etsoc1_next_act(cpu, &u, &at_gate)) {
+                etsoc1_act_idle(cpu, &lb);
+                continue;
+            }
+            lb = MIN(lb, u);
+            if (cpu != self && cpu != hint &&
+                etsoc1_gate_blocks(m, cpu, u, at_gate, t, me, a)) {
+                qatomic_dec(&m->act[w].looks);  /* a look cut short */
+                self->et->gate.hint = cpu;
+                return false;
+            }
+        }
+        etsoc1_act_end(&m->act[w], epoch, lb);
     }
     return !etsoc1_owner_before(a->owner, t, me);
 }
@@ -537,6 +687,96 @@ void etsoc1_sync_note(Etsoc1MinionCPU *cpu, hwaddr pa, uint64_t val)
 }
 
 /*
+ * The harts at the gate, kept in (time, hart) order as they come and go
+ * (a binary heap, under gate_lock), so that a scan reads the ones it may
+ * let go, from the earliest on (etsoc1_gate_window), not every hart that
+ * waits there.  The key is kept in the node: no look at the hart to
+ * compare.
+ */
+typedef struct Etsoc1GateNode {
+    uint64_t t;
+    int index;
+    Etsoc1MinionCPU *cpu;
+} Etsoc1GateNode;
+
+static bool etsoc1_node_before(const Etsoc1GateNode *a,
+                               const Etsoc1GateNode *b)
+{
+    return etsoc1_gate_before(a->t, a->index, b->t, b->index);
+}
+
+static void etsoc1_heap_put(Etsoc1MachineState *m, unsigned i,
+                            Etsoc1GateNode node)
+{
+    m->gate_heap[i] = node;
+    m->gate_heap_pos[node.index] = i + 1;
+}
+
+/* the node at @i, moved up or down to its place */
+static void etsoc1_heap_fix(Etsoc1MachineState *m, unsigned i)
+{
+    Etsoc1GateNode node = m->gate_heap[i];
+    unsigned c;
+
+    while (i && etsoc1_node_before(&node, &m->gate_heap[(i - 1) / 2])) {
+        etsoc1_heap_put(m, i, m->gate_heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    while ((c = 2 * i + 1) < m->gate_heap_n) {
+        if (c + 1 < m->gate_heap_n &&
+            etsoc1_node_before(&m->gate_heap[c + 1], &m->gate_heap[c])) {
+            c++;
+        }
+        if (!etsoc1_node_before(&m->gate_heap[c], &node)) {
+            break;
+        }
+        etsoc1_heap_put(m, i, m->gate_heap[c]);
+        i = c;
+    }
+    etsoc1_heap_put(m, i, node);
+}
+
+/* @cpu leaves the heap, if it is in it.  With gate_lock held. */
+static void etsoc1_heap_remove(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
+{
+    unsigned *pos_of = &m->gate_heap_pos[etsoc1_minion_cs(cpu)->cpu_index];
+    unsigned pos = *pos_of;
+
+    if (!pos) {
+        return;
+    }
+    *pos_of = 0;
+    if (pos - 1 < --m->gate_heap_n) {
+        m->gate_heap[pos - 1] = m->gate_heap[m->gate_heap_n];
+        etsoc1_heap_fix(m, pos - 1);
+    }
+}
+
+/* @cpu, at the gate for gate.t, joins the heap.  With gate_lock held. */
+static void etsoc1_heap_push(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
+{
+    if (m->gate_heap_n == m->gate_heap_len) {
+        m->gate_heap_len = MAX(64, m->gate_heap_len * 2);
+        m->gate_heap = g_renew(Etsoc1GateNode, m->gate_heap,
+                               m->gate_heap_len);
+    }
+    m->gate_heap[m->gate_heap_n] = (Etsoc1GateNode) {
+        .t = cpu->et->gate.t, .index = etsoc1_minion_cs(cpu)->cpu_index,
+        .cpu = cpu,
+    };
+    etsoc1_heap_fix(m, m->gate_heap_n++);
+}
+
+/* @cpu is in no wait at the gate or on a poll.  With gate_lock held. */
+static void etsoc1_waiters_clear(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
+{
+    unsigned i = etsoc1_minion_cs(cpu)->cpu_index;
+
+    qatomic_and(&m->waiters[BIT_WORD(i)], ~BIT_MASK(i));
+    etsoc1_heap_remove(m, cpu);
+}
+
+/*
  * @cpu enters wait @why (at the gate or on a poll) for time @t, a new
  * wait number (etsoc1_sync_release_locked).  With gate_lock held.
  */
@@ -546,11 +786,20 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1HartEt *et = cpu->et;
 
+    etsoc1_heap_remove(m, cpu);     /* a wait it left without a leave */
     et->gate.t = t;
     et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
+        if (t < etsoc1_clock_peek(cpu)) {
+            etsoc1_sync_lower(cpu, true);   /* from @t, before its clock */
+        }
+        etsoc1_heap_push(m, cpu);
         qatomic_set(&m->gate_waiting, true);
+    } else {
+        /* seen by the scans from before the wait (etsoc1_sync_scan) */
+        qatomic_or(&m->waiters[BIT_WORD(etsoc1_minion_cs(cpu)->cpu_index)],
+                   BIT_MASK(etsoc1_minion_cs(cpu)->cpu_index));
     }
     qatomic_set(&et->gate.wait_seq, et->gate.wait_seq + 1);
     /*
@@ -597,7 +846,11 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
         return 0;
     }
     qemu_mutex_lock(&m->gate_lock);
+    if (why == ETSOC1_WAIT_GATE) {
+        etsoc1_sync_lower(cpu, false);  /* from its access to its clock */
+    }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    etsoc1_waiters_clear(m, cpu);
     how = qatomic_xchg(&et->gate.released, 0);
     qemu_mutex_unlock(&m->gate_lock);
     return how;
@@ -1024,6 +1277,96 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
 }
 
 /*
+ * Into m->gate_entries, the harts at the gate that a release may let go
+ * with @running the least clock of the others (etsoc1_gate_release): those
+ * before the lookahead past the earlier of @running and the earliest at
+ * the gate, walked from the heap's top (a node's children come after it,
+ * so each branch stops at its first node past that).  Only the heap's
+ * nodes are read under gate_lock, which every hart that comes to the gate
+ * or leaves it takes; each hart's wait is read after, as the wait number
+ * first (a release names it), then the wait and its time.  A hart that
+ * left the gate without etsoc1_sync_leave leaves the heap.  Returns how
+ * many; *@first: the earliest time at the gate, UINT64_MAX if none.
+ */
+static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
+                                   Etsoc1MinionCPU *self, uint64_t running,
+                                   uint64_t *first)
+{
+    Etsoc1MinionCPU *stale[16];
+    unsigned top = 0, n = 0, n_stale = 0, k, i, at;
+    uint64_t end;
+
+    qemu_mutex_lock(&m->gate_lock);
+    if (!m->gate_heap_n) {
+        qemu_mutex_unlock(&m->gate_lock);
+        *first = UINT64_MAX;
+        return 0;
+    }
+    *first = m->gate_heap[0].t;
+    end = MIN(running, *first);
+    end = end > UINT64_MAX - m->sync_lookahead ? UINT64_MAX
+                                               : end + m->sync_lookahead;
+    if (m->gate_walk_len < m->gate_heap_len) {
+        m->gate_walk_len = m->gate_heap_len;
+        m->gate_walk = g_renew(unsigned, m->gate_walk, m->gate_walk_len);
+    }
+    if (m->gate_entries_len < m->gate_heap_len) {
+        m->gate_entries_len = m->gate_heap_len;
+        m->gate_entries = g_renew(Etsoc1GateEntry, m->gate_entries,
+                                  m->gate_entries_len);
+    }
+    m->gate_walk[top++] = 0;
+    while (top) {
+        Etsoc1GateNode *node = &m->gate_heap[at = m->gate_walk[--top]];
+
+        if (node->t >= end) {
+            continue;
+        }
+        for (i = 2 * at + 1; i < m->gate_heap_n && i <= 2 * at + 2; i++) {
+            m->gate_walk[top++] = i;    /* a stack no deeper than the heap */
+        }
+        m->gate_entries[n++] = (Etsoc1GateEntry) { .cpu = node->cpu };
+    }
+    qemu_mutex_unlock(&m->gate_lock);
+
+    for (i = k = 0; i < n; i++) {
+        Etsoc1MinionCPU *cpu = m->gate_entries[i].cpu;
+        Etsoc1HartEt *et = cpu->et;
+        CPUState *cs = etsoc1_minion_cs(cpu);
+        /* a release for a wait the hart left is not made: wait_seq first */
+        uint32_t seq = qatomic_read(&et->gate.wait_seq);
+        uint32_t why = (smp_rmb(), qatomic_read(&et->wait));
+
+        if (why != ETSOC1_WAIT_GATE) {
+            if (n_stale < ARRAY_SIZE(stale)) {
+                stale[n_stale++] = cpu;     /* the rest: a later scan */
+            }
+            continue;
+        }
+        m->gate_entries[k++] = (Etsoc1GateEntry) {
+            .t = qatomic_read(&et->gate.t), .index = cs->cpu_index,
+            .cpu = cpu, .seq = seq,
+            .may_release = !qatomic_read(&et->gate.released) &&
+                           (cpu == self || qatomic_read(&cs->halted)),
+        };
+    }
+    if (n_stale) {
+        /*
+         * left the gate, most by etsoc1_sync_leave (out of the heap then);
+         * one that left it another way and is in no wait now leaves it
+         */
+        qemu_mutex_lock(&m->gate_lock);
+        for (i = 0; i < n_stale; i++) {
+            if (!etsoc1_sync_wait(qatomic_read(&stale[i]->et->wait))) {
+                etsoc1_waiters_clear(m, stale[i]);
+            }
+        }
+        qemu_mutex_unlock(&m->gate_lock);
+    }
+    return k;
+}
+
+/*
  * Let go what may go: harts at the gate (etsoc1_gate_release); polls
  * whose line was written; with no hart left that could write, polls that
  * have waited ETSOC1_POLL_IDLE_MS.  A poll is not let go because the
@@ -1036,19 +1379,26 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
-    uint64_t running, writers;
+    uint64_t running, running2, writers, any, first;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     int64_t next_ms = INT64_MAX;
-    bool waiting = false;
+    bool waiting, exact;
     Etsoc1MinionCPU *cpu;
-    unsigned i, n = 0;
+    unsigned i, n;
 
-    etsoc1_others_mins(m, self, &running, &writers);
-    if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
-        writers = MIN(writers, self->et->gate.t);   /* it will run */
-    }
-    /* a hart at the gate or on a poll is never parked */
-    ETSOC1_AWAKE_FOREACH(m, i, cpu) {
+    /*
+     * The running harts first, then those at the gate: a hart that goes
+     * to the gate in between is seen running, at a clock a lookahead or
+     * more before its access.  Only the words that may hold the earliest
+     * hart at the gate are looked at (the last scan's earliest: any bound
+     * gives a lower bound, at worst a smaller window), the others give
+     * their bounds.  A poll asks for the least time of all (below).
+     */
+    exact = m->gate_first == UINT64_MAX;
+    etsoc1_others_mins(m, self, m->gate_first, &running, &writers);
+    n = etsoc1_gate_window(m, self, running, &first);
+    waiting = first != UINT64_MAX;
+    ETSOC1_WAITERS_FOREACH(m, i, cpu) {
         CPUState *cs = etsoc1_minion_cs(cpu);
         Etsoc1HartEt *et = cpu->et;
         /* a release for a wait the hart left is not made: wait_seq first */
@@ -1056,30 +1406,36 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         uint32_t why = (smp_rmb(), qatomic_read(&et->wait));
         bool released = qatomic_read(&et->gate.released);
 
-        if (!etsoc1_sync_wait(why)) {
+        if (why == ETSOC1_WAIT_GATE) {
+            continue;       /* in the heap */
+        }
+        if (why != ETSOC1_WAIT_POLL) {
+            /* left its poll without etsoc1_sync_leave: its bit goes */
+            qemu_mutex_lock(&m->gate_lock);
+            if (!etsoc1_sync_wait(qatomic_read(&et->wait))) {
+                etsoc1_waiters_clear(m, cpu);
+            }
+            qemu_mutex_unlock(&m->gate_lock);
             continue;
         }
         waiting = true;
-        if (why == ETSOC1_WAIT_GATE) {
-            if (n == m->gate_entries_len) {
-                m->gate_entries_len = MAX(64, n * 2);
-                m->gate_entries = g_renew(Etsoc1GateEntry, m->gate_entries,
-                                          m->gate_entries_len);
-            }
-            m->gate_entries[n++] = (Etsoc1GateEntry) {
-                .t = et->gate.t, .index = cs->cpu_index, .cpu = cpu,
-                .seq = seq,
-                .may_release = !released &&
-                               (cpu == self || qatomic_read(&cs->halted)),
-            };
-            continue;
-        }
         if (released || (cpu != self && !qatomic_read(&cs->halted))) {
             continue;       /* let go already, or not halted yet */
         }
         if (etsoc1_sync_has_work(cpu)) {
             etsoc1_minion_wake(cpu);    /* written: has_work lets it go */
-        } else if (et->poll.plain) {
+            continue;
+        }
+        if (!exact) {
+            /* the least time of every hart that may write */
+            etsoc1_others_mins(m, self, UINT64_MAX, &running2, &writers);
+            running = MIN(running, running2);
+            exact = true;
+        }
+        if (self && qatomic_read(&self->et->wait) == ETSOC1_WAIT_GATE) {
+            writers = MIN(writers, self->et->gate.t);   /* it will run */
+        }
+        if (et->poll.plain) {
             /*
              * every hart that may act is past its next read (or none
              * may): read again (etsoc1_sync_plain_read)
@@ -1101,16 +1457,17 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
     }
     /* the second look at the running harts: see etsoc1_gate_open */
-    etsoc1_gate_release(m, MIN(running, etsoc1_others_min(m, self, false)),
-                        m->gate_entries, n);
+    m->gate_first = first;
+    etsoc1_others_mins(m, self, first, &running2, &any);
+    etsoc1_gate_release(m, MIN(running, running2), m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
-    m->gate_waiting = n > 0;
+    m->gate_waiting = first != UINT64_MAX;
     /*
      * Come back while harts run (they may pass a gated time without
      * halting) or wait at the gate; with every hart halted only the
      * host can write, and only a lone poll's nap has a due time.
      */
-    if (n || running != UINT64_MAX) {
+    if (first != UINT64_MAX || running != UINT64_MAX) {
         next_ms = now_ms + ETSOC1_SYNC_TICK_MS;
     }
     if (waiting && next_ms != INT64_MAX) {
@@ -1223,7 +1580,7 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
         return;
     }
     taken = etsoc1_bql_lock();
-    ETSOC1_AWAKE_FOREACH(m, h, cpu) {     /* a poll is never parked */
+    ETSOC1_WAITERS_FOREACH(m, h, cpu) {
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
             (!lc || (cpu->et->poll.lc == lc && cpu->et->poll.slot == i))) {
             found = true;
@@ -1247,6 +1604,11 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
 {
     uint32_t why = cpu->et->wait;
 
+    if (cpu->shire->chip && cpu->shire->chip->waiters) {
+        qemu_mutex_lock(&cpu->shire->chip->gate_lock);
+        etsoc1_waiters_clear(cpu->shire->chip, cpu);
+        qemu_mutex_unlock(&cpu->shire->chip->gate_lock);
+    }
     if (etsoc1_sync_wait(why) || why == ETSOC1_WAIT_HOST) {
         cpu->et->wait = ETSOC1_WAIT_NONE;
         cpu->et->gate.released = 0;     /* it goes through the gate again */
@@ -1257,6 +1619,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
         CPU(cpu)->halted = 0;
     }
     cpu->et->gate.next = NULL;  /* every hart at the gate goes through again */
+    etsoc1_sync_lower(cpu, true);   /* its clock was loaded or reset */
 }
 
 /*
@@ -1330,7 +1693,7 @@ static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
      * pending counts: etsoc1_next_act)
      */
     for (look = 0; look < 2; look++) {
-        etsoc1_others_mins(m, NULL, &running, &any);
+        etsoc1_others_mins(m, NULL, UINT64_MAX, &running, &any);
         if (running < t || (any < t && any < link)) {
             return false;
         }
@@ -1645,7 +2008,7 @@ bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, bool host_wait,
     }
     /* twice, for a hart woken between the looks: see etsoc1_gate_open */
     for (look = 0; look < 2; look++) {
-        etsoc1_others_mins(m, NULL, &running, &any);
+        etsoc1_others_mins(m, NULL, UINT64_MAX, &running, &any);
         if (running <= t || any < t) {
             return false;
         }
@@ -1700,6 +2063,13 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     }
     s->minion = g_new0(Etsoc1MinionCPU *, s->minion_slots);
     s->awake = bitmap_new(s->minion_slots);
+    s->waiters = bitmap_new(s->minion_slots);
+    s->gate_heap_pos = g_new0(unsigned, s->minion_slots);
+    /* every bound 0: the first look at each word looks at its harts */
+    s->act = qemu_memalign(sizeof(Etsoc1ActWord),
+                           BITS_TO_LONGS(s->minion_slots) *
+                           sizeof(Etsoc1ActWord));
+    memset(s->act, 0, BITS_TO_LONGS(s->minion_slots) * sizeof(Etsoc1ActWord));
     ETSOC1_MINION_FOREACH(cs, cpu) {
         s->minion[cs->cpu_index] = cpu;
         set_bit(cs->cpu_index, s->awake);  /* until it halts (reset too) */
@@ -1709,6 +2079,7 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
                                               s->handshake ==
                                               ETSOC1_HANDSHAKE_RTL);
     s->sync_scan_gap_ns = ETSOC1_SYNC_SCAN_NS;
+    s->gate_first = UINT64_MAX;
     s->sync_timer = timer_new_ns(QEMU_CLOCK_REALTIME, etsoc1_sync_tick, s);
     if (s->poll_halt && tcg_enabled()) {
         s->sync_idle.notify = etsoc1_sync_idle;

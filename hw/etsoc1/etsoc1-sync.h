@@ -33,7 +33,7 @@ typedef struct Etsoc1GateAccess {
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
 #define ETSOC1_SYNC_TICK_MS         1
-#define ETSOC1_SYNC_SCAN_NS         20000
+#define ETSOC1_SYNC_SCAN_NS         100000
 /*
  * A lone poller's pace in host time: ETSOC1_POLL_BURST equal reads, then a
  * nap of ETSOC1_POLL_IDLE_MS; each further nap with no write halves the
@@ -70,6 +70,7 @@ bool etsoc1_sync_has_work(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_resume(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_park(Etsoc1MinionCPU *cpu);
 void etsoc1_sync_unpark(Etsoc1MinionCPU *cpu);
+void etsoc1_sync_lower(Etsoc1MinionCPU *cpu, bool always);
 void etsoc1_sync_start(Etsoc1MachineState *s);
 uint64_t etsoc1_sync_horizon(bool *idle);
 bool etsoc1_sync_at_rest(uint64_t before);

@@ -460,6 +460,9 @@ static void etsoc1_pu_plic_irq(void *opaque, int n, int level)
         etsoc1_sync_unpark(cpu);
     }
     qemu_set_irq(qdev_get_gpio_in(DEVICE(cpu), IRQ_M_EXT), level);
+    if (level) {
+        etsoc1_sync_lower(cpu, false);  /* raised: the gate's bounds see it */
+    }
 }
 
 /* Before a host input at @t: the PU timers' expiries up to it */

@@ -76,6 +76,21 @@ struct Etsoc1MachineState {
     Etsoc1MinionCPU **minion;
     unsigned long *awake;
     unsigned minion_slots;
+    /*
+     * Per word of awake (64 harts): a lower bound on the time from which
+     * any of its harts may act, so that the gate's looks pass over the
+     * words that cannot hold them (etsoc1_sync_lower, etsoc1_act_end).
+     */
+    struct Etsoc1ActWord *act;
+    /* harts that may be halted on a poll */
+    unsigned long *waiters;
+    /* the harts at the gate, a heap in (time, hart) order (gate_lock) */
+    struct Etsoc1GateNode *gate_heap;
+    unsigned gate_heap_n, gate_heap_len;
+    unsigned *gate_heap_pos;    /* by cpu_index: 1 + place in it, or 0 */
+    unsigned *gate_walk;        /* the scan's, a walk of the heap */
+    unsigned gate_walk_len;
+    uint64_t gate_first;    /* the last scan's earliest time at the gate */
     struct Etsoc1GateEntry *gate_entries;   /* the scan's, by hart */
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
