@@ -128,20 +128,6 @@ static void etsoc1_input_max(uint64_t *p, uint64_t v)
     }
 }
 
-/*
- * Bounds by word.  The scans ask "may a hart still act before t?" of
- * every hart not parked.  Each word of awake (64 harts) keeps a lower
- * bound on the times from which its harts may act (etsoc1_next_act), and
- * a look passes over a word whose bound is past what it asks about.  A
- * hart's time only grows while it runs or waits at the gate (a clock, or
- * a gated access's time, which is past the clock); what lets it act from
- * an earlier time lowers its word first (etsoc1_sync_lower): an unpark
- * (every wake and every interrupt raised at a minion unparks it first,
- * before the sender's clock moves on), a hart leaving the gate, a clock
- * set by a CSR, a reset.  A look at a word's harts stores their least
- * time as its new bound (etsoc1_act_end), unless a lowering came
- * meanwhile: the epoch says so.
- */
 /* Another hart's clock, read from outside its thread: never ahead. */
 static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
 {
@@ -151,6 +137,20 @@ static uint64_t etsoc1_clock_peek(Etsoc1MinionCPU *cpu)
            qatomic_read(&cpu->et->stall);
 }
 
+/*
+ * Bounds by word.  The scans ask "may a hart still act before t?" of
+ * every hart not parked.  Each word of awake (64 harts) keeps a lower
+ * bound on the times from which its harts may act (etsoc1_next_act), and
+ * a look passes over a word whose bound is past what it asks about.  A
+ * hart's time only grows while it runs or waits at the gate (a clock, or
+ * a gated access's time, which is past the clock); what lets it act from
+ * an earlier time lowers its word first (etsoc1_sync_lower), before the
+ * sender's clock moves on: an unpark (every wake), an interrupt raised at
+ * a minion (once raised), a hart leaving the gate, a clock set by a CSR,
+ * a reset or a migration's load.  A look at a word's harts stores their
+ * least time as its new bound (etsoc1_act_word), unless a lowering came
+ * meanwhile: the epoch says so.
+ */
 typedef struct Etsoc1ActWord {
     uint64_t lb;        /* no awake hart of the word acts before it */
     uint32_t epoch;     /* one more at every lowering */
@@ -163,11 +163,11 @@ typedef struct Etsoc1ActWord {
  * gone back).  Unless no look at the word is under way and its bound is
  * at or below the hart's clock already, the word is looked at again: its
  * epoch first, so that a look that began before and stores its bound
- * after sees the change (etsoc1_act_end); the bound is 0 before the
+ * after sees the change (etsoc1_act_word); the bound is 0 before the
  * caller goes on.  A look that begins after the caller published what
  * lets the hart act sees it (the full barriers on both sides).
  */
-static void etsoc1_act_lower(Etsoc1MinionCPU *cpu, bool always)
+void etsoc1_sync_lower(Etsoc1MinionCPU *cpu, bool always)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1ActWord *w;
@@ -185,33 +185,6 @@ static void etsoc1_act_lower(Etsoc1MinionCPU *cpu, bool always)
     smp_mb();
     qatomic_set(&w->lb, 0);
     smp_mb();
-}
-
-void etsoc1_sync_lower(Etsoc1MinionCPU *cpu, bool always)
-{
-    etsoc1_act_lower(cpu, always);
-}
-
-/* A look at word @w's harts begins: its epoch, read before the harts */
-static uint32_t etsoc1_act_begin(Etsoc1ActWord *w)
-{
-    qatomic_inc(&w->looks);     /* a full barrier */
-    return qatomic_read(&w->epoch);
-}
-
-/*
- * ... and ends, having found @lb the least time from which one of them
- * may act: the word's new bound, unless a lowering came since @epoch
- * (then 0: the next look looks at its harts).
- */
-static void etsoc1_act_end(Etsoc1ActWord *w, uint32_t epoch, uint64_t lb)
-{
-    qatomic_store_release(&w->lb, lb);
-    smp_mb();
-    if (qatomic_read(&w->epoch) != epoch) {
-        qatomic_set(&w->lb, 0);
-    }
-    qatomic_dec(&w->looks);
 }
 
 /*
@@ -360,6 +333,74 @@ static void etsoc1_act_idle(Etsoc1MinionCPU *cpu, uint64_t *lb)
 }
 
 /*
+ * What a look at a word gives each of its harts that may act: the time
+ * @t from which it may (at the gate if @at_gate).  False: stop the look.
+ */
+typedef bool Etsoc1ActVisit(Etsoc1MinionCPU *cpu, uint64_t t, bool at_gate,
+                            void *opaque);
+
+/*
+ * Look at the harts of word @w, giving each that may act to @visit.
+ * Unless @visit stops the look (then false), their least time becomes
+ * the word's bound, or 0 if a lowering came since the look began (its
+ * epoch, read before the harts; etsoc1_sync_lower): the next look then
+ * looks at them again.  The looks under way are counted, for the
+ * lowerings' skip.
+ */
+static bool etsoc1_act_word(Etsoc1MachineState *m, unsigned w,
+                            Etsoc1ActVisit *visit, void *opaque)
+{
+    Etsoc1ActWord *aw = &m->act[w];
+    uint64_t t, lb = UINT64_MAX;
+    Etsoc1MinionCPU *cpu;
+    unsigned long bits;
+    uint32_t epoch;
+    unsigned i;
+    bool at_gate;
+
+    qatomic_inc(&aw->looks);    /* a full barrier: before the epoch */
+    epoch = qatomic_read(&aw->epoch);
+    ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) {
+        if (!etsoc1_next_act(cpu, &t, &at_gate)) {
+            etsoc1_act_idle(cpu, &lb);
+            continue;
+        }
+        lb = MIN(lb, t);
+        if (!visit(cpu, t, at_gate, opaque)) {
+            qatomic_dec(&aw->looks);
+            return false;
+        }
+    }
+    qatomic_store_release(&aw->lb, lb);
+    smp_mb();
+    if (qatomic_read(&aw->epoch) != epoch) {
+        qatomic_set(&aw->lb, 0);
+    }
+    qatomic_dec(&aw->looks);
+    return true;
+}
+
+/* etsoc1_others_mins' look at a hart */
+typedef struct Etsoc1MinsLook {
+    Etsoc1MinionCPU *self;
+    uint64_t *running, *any;
+} Etsoc1MinsLook;
+
+static bool etsoc1_mins_visit(Etsoc1MinionCPU *cpu, uint64_t t, bool at_gate,
+                              void *opaque)
+{
+    Etsoc1MinsLook *look = opaque;
+
+    if (cpu != look->self) {
+        *look->any = MIN(*look->any, t);
+        if (!at_gate) {
+            *look->running = MIN(*look->running, t);
+        }
+    }
+    return true;
+}
+
+/*
  * The lowest times from which a minion hart other than @self may act
  * (etsoc1_next_act): *@running among those not at the gate, *@any among
  * all; UINT64_MAX for none.  Exact below @bound: a word whose bound is at
@@ -370,12 +411,9 @@ static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
                                uint64_t bound, uint64_t *running,
                                uint64_t *any)
 {
-    unsigned w, i, words = BITS_TO_LONGS(m->minion_slots);
-    Etsoc1MinionCPU *cpu;
-    unsigned long bits;
-    uint32_t epoch;
-    uint64_t t, lb;
-    bool at_gate;
+    Etsoc1MinsLook look = { .self = self, .running = running, .any = any };
+    unsigned w, words = BITS_TO_LONGS(m->minion_slots);
+    uint64_t lb;
 
     *running = *any = UINT64_MAX;
     for (w = 0; w < words; w++) {
@@ -383,24 +421,9 @@ static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
         if (lb >= bound) {
             *running = MIN(*running, lb);
             *any = MIN(*any, lb);
-            continue;
+        } else {
+            etsoc1_act_word(m, w, etsoc1_mins_visit, &look);
         }
-        epoch = etsoc1_act_begin(&m->act[w]);
-        lb = UINT64_MAX;
-        ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) {
-            if (!etsoc1_next_act(cpu, &t, &at_gate)) {
-                etsoc1_act_idle(cpu, &lb);
-                continue;
-            }
-            lb = MIN(lb, t);
-            if (cpu != self) {
-                *any = MIN(*any, t);
-                if (!at_gate) {
-                    *running = MIN(*running, t);
-                }
-            }
-        }
-        etsoc1_act_end(&m->act[w], epoch, lb);
     }
 }
 
@@ -574,6 +597,29 @@ static bool etsoc1_gate_blocks(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
                    : etsoc1_may_precede(m, u, t);
 }
 
+/* etsoc1_gate_scan's look at a hart */
+typedef struct Etsoc1GateLook {
+    Etsoc1MachineState *m;
+    Etsoc1MinionCPU *self, *hint, *blocker;
+    uint64_t t;
+    int me;
+    const Etsoc1GateAccess *a;
+} Etsoc1GateLook;
+
+static bool etsoc1_gate_visit(Etsoc1MinionCPU *cpu, uint64_t u, bool at_gate,
+                              void *opaque)
+{
+    Etsoc1GateLook *look = opaque;
+
+    if (cpu != look->self && cpu != look->hint &&
+        etsoc1_gate_blocks(look->m, cpu, u, at_gate, look->t, look->me,
+                           look->a)) {
+        look->blocker = cpu;
+        return false;
+    }
+    return true;
+}
+
 /*
  * May @self go at @t with access @a?  Only when no other hart keeps it
  * (etsoc1_gate_blocks), nor the access's owner (etsoc1_owner_before) can
@@ -586,41 +632,26 @@ static bool etsoc1_gate_scan(Etsoc1MinionCPU *self, uint64_t t,
                              const Etsoc1GateAccess *a)
 {
     Etsoc1MachineState *m = self->shire->chip;
-    Etsoc1MinionCPU *hint = self->et->gate.hint;
-    int me = etsoc1_minion_cs(self)->cpu_index;
-    unsigned w, i, words = BITS_TO_LONGS(m->minion_slots);
-    Etsoc1MinionCPU *cpu;
-    unsigned long bits;
-    uint32_t epoch;
-    uint64_t u, lb;
+    Etsoc1GateLook look = {
+        .m = m, .self = self, .hint = self->et->gate.hint, .t = t,
+        .me = etsoc1_minion_cs(self)->cpu_index, .a = a,
+    };
+    unsigned w, words = BITS_TO_LONGS(m->minion_slots);
+    uint64_t u;
     bool at_gate;
 
-    if (hint && etsoc1_next_act(hint, &u, &at_gate) &&
-        etsoc1_gate_blocks(m, hint, u, at_gate, t, me, a)) {
+    if (look.hint && etsoc1_next_act(look.hint, &u, &at_gate) &&
+        etsoc1_gate_blocks(m, look.hint, u, at_gate, t, look.me, a)) {
         return false;
     }
     for (w = 0; w < words; w++) {
-        if (qatomic_load_acquire(&m->act[w].lb) > t) {
-            continue;
+        if (qatomic_load_acquire(&m->act[w].lb) <= t &&
+            !etsoc1_act_word(m, w, etsoc1_gate_visit, &look)) {
+            self->et->gate.hint = look.blocker;
+            return false;
         }
-        epoch = etsoc1_act_begin(&m->act[w]);
-        lb = UINT64_MAX;
-        ETSOC1_WORD_FOREACH(m, w, bits, i, cpu) {
-            if (!etsoc1_next_act(cpu, &u, &at_gate)) {
-                etsoc1_act_idle(cpu, &lb);
-                continue;
-            }
-            lb = MIN(lb, u);
-            if (cpu != self && cpu != hint &&
-                etsoc1_gate_blocks(m, cpu, u, at_gate, t, me, a)) {
-                qatomic_dec(&m->act[w].looks);  /* a look cut short */
-                self->et->gate.hint = cpu;
-                return false;
-            }
-        }
-        etsoc1_act_end(&m->act[w], epoch, lb);
     }
-    return !etsoc1_owner_before(a->owner, t, me);
+    return !etsoc1_owner_before(a->owner, t, look.me);
 }
 
 /*
