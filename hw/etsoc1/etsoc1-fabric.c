@@ -311,7 +311,7 @@ static void etsoc1_port_book(Etsoc1MachineState *m, unsigned a,
 {
     Etsoc1ShireState *out = &m->shire[a / ETSOC1_MINIONS_PER_SHIRE];
 
-    qemu_mutex_lock(&m->port_lock);
+    etsoc1_mutex_lock(&m->port_lock);
     qatomic_set(&r->port, ETSOC1_PORT_BOOKED);
     r->port_from = a / ETSOC1_MINIONS_PER_SHIRE;
     r->port_out = left + llround(etsoc1_port_leg(m->timing));
@@ -442,7 +442,7 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
         return true;
     }
     for (;;) {
-        qemu_mutex_lock(&m->port_lock);
+        etsoc1_mutex_lock(&m->port_lock);
         port = r->port;
         /* the earliest its message can reach the in-port */
         t = port == ETSOC1_PORT_BOOKED ?
@@ -455,7 +455,7 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
         if (!etsoc1_sync_gate(cpu, t + etsoc1_port_slack(m), NULL)) {
             return false;
         }
-        qemu_mutex_lock(&m->port_lock);
+        etsoc1_mutex_lock(&m->port_lock);
         if (r->port == ETSOC1_PORT_BOOKED) {
             etsoc1_port_serve_out(m, r->port_from, r->port_out, me);
         }
@@ -481,7 +481,7 @@ static bool etsoc1_tload_take(Etsoc1MinionCPU *cpu, uint64_t *free,
     if (!etsoc1_sync_gate(cpu, t, &a)) {
         return false;
     }
-    qemu_mutex_lock(&m->port_lock);
+    etsoc1_mutex_lock(&m->port_lock);
     *go = MAX(t, *free);
     *free = *go + hold;
     qemu_mutex_unlock(&m->port_lock);
@@ -910,7 +910,7 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
                                sh->chip->sync_lookahead, &a)) {
         return (RISCVException)etsoc1_halt_cause(cpu);
     }
-    qemu_mutex_lock(&sh->flb_lock);
+    etsoc1_mutex_lock(&sh->flb_lock);
     old = sh->flb[n];
     last = old == match;
     sh->flb[n] = last ? 0 : (uint8_t)(old + 1);
@@ -1909,7 +1909,7 @@ static RISCVException write_tensor_reduce(Etsoc1MinionCPU *cpu, int csrno,
     Etsoc1MachineState *m = cpu->shire->chip;
     RISCVException r;
 
-    qemu_mutex_lock(&m->fabric_lock);
+    etsoc1_mutex_lock(&m->fabric_lock);
     r = etsoc1_tensor_reduce(cpu, val);
     qemu_mutex_unlock(&m->fabric_lock);
     return r;

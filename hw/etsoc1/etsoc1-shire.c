@@ -442,7 +442,7 @@ static void esr_flb_write(const Etsoc1EsrAt *at, uint64_t val)
     Etsoc1ShireState *s = at->s;
 
     /* a counter set by software starts a new round */
-    qemu_mutex_lock(&s->flb_lock);
+    etsoc1_mutex_lock(&s->flb_lock);
     s->flb[at->idx] = val;
     s->flb_n[at->idx] = 0;
     qemu_mutex_unlock(&s->flb_lock);

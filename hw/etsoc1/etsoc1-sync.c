@@ -31,8 +31,10 @@
  *    it naps, backing off while nothing writes: only the host or a device
  *    can write then.
  *
- * Releases are made with the BQL held: when a hart halts on a poll or at
- * the gate, and from a timer on the realtime clock while any does.
+ * Releases are made by scans, one at a time under scan_lock (not the
+ * BQL): when a hart halts on a poll or at the gate, when a TCG thread has
+ * no hart left to run, and from a timer on the realtime clock while any
+ * hart waits.
  */
 
 #include "qemu/osdep.h"
@@ -850,7 +852,7 @@ static Etsoc1ReadStep etsoc1_sync_halt(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
 {
     Etsoc1MachineState *m = cpu->shire->chip;
 
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     etsoc1_sync_enter_locked(cpu, why, t);
     qemu_mutex_unlock(&m->gate_lock);
     return ETSOC1_READ_HALT;
@@ -876,7 +878,7 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
     if (!etsoc1_sync_wait(why)) {
         return 0;
     }
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     if (why == ETSOC1_WAIT_GATE) {
         etsoc1_sync_lower(cpu, false);  /* from its access to its clock */
     }
@@ -944,7 +946,7 @@ bool etsoc1_sync_credit_gate(Etsoc1MinionCPU *cpu, uint32_t why, uint64_t t)
         return false;
     }
     etsoc1_sync_unpark(cpu);
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     if (qatomic_read(&et->wait) == why &&
         qatomic_read(&etsoc1_minion_cs(cpu)->halted) &&
         !qatomic_read(&et->gate.released)) {
@@ -1151,7 +1153,7 @@ static void etsoc1_sync_release_locked(Etsoc1MinionCPU *cpu, uint8_t how,
 static void etsoc1_sync_release(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu,
                                 uint8_t how, uint32_t seq)
 {
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     etsoc1_sync_release_locked(cpu, how, seq);
     qemu_mutex_unlock(&m->gate_lock);
 }
@@ -1244,7 +1246,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
     }
     g_hash_table_remove_all(m->gate_slots);
-    qemu_mutex_lock(&m->gate_lock);     /* once for the batch */
+    etsoc1_mutex_lock(&m->gate_lock);     /* once for the batch */
     for (i = 0; i < n; i++) {
         const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
         Etsoc1GateEntry *prev, *prev_dram;
@@ -1298,7 +1300,7 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
         return;
     }
     m = cpu->shire->chip;
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     next = et->gate.next;
     et->gate.next = NULL;
     if (next) {     /* only if still in the wait it was handed on in */
@@ -1327,7 +1329,7 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
     unsigned top = 0, n = 0, n_stale = 0, k, i, at;
     uint64_t end;
 
-    qemu_mutex_lock(&m->gate_lock);
+    etsoc1_mutex_lock(&m->gate_lock);
     if (!m->gate_heap_n) {
         qemu_mutex_unlock(&m->gate_lock);
         *first = UINT64_MAX;
@@ -1386,7 +1388,7 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
          * left the gate, most by etsoc1_sync_leave (out of the heap then);
          * one that left it another way and is in no wait now leaves it
          */
-        qemu_mutex_lock(&m->gate_lock);
+        etsoc1_mutex_lock(&m->gate_lock);
         for (i = 0; i < n_stale; i++) {
             if (!etsoc1_sync_wait(qatomic_read(&stale[i]->et->wait))) {
                 etsoc1_waiters_clear(m, stale[i]);
@@ -1406,9 +1408,10 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
  * the write's time (line_read), and the host's order would choose between
  * the two.  A plain poll is, once they are past its next read, which
  * leaves the host no such choice (etsoc1_sync_plain_read).  @self is
- * halting.  With the BQL held.
+ * halting.  With scan_lock held (etsoc1_sync_scan).
  */
-static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
+static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
+                                    Etsoc1MinionCPU *self)
 {
     uint64_t running, running2, writers, any, first;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
@@ -1442,7 +1445,7 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
         }
         if (why != ETSOC1_WAIT_POLL) {
             /* left its poll without etsoc1_sync_leave: its bit goes */
-            qemu_mutex_lock(&m->gate_lock);
+            etsoc1_mutex_lock(&m->gate_lock);
             if (!etsoc1_sync_wait(qatomic_read(&et->wait))) {
                 etsoc1_waiters_clear(m, cpu);
             }
@@ -1492,47 +1495,64 @@ static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
     etsoc1_others_mins(m, self, first, &running2, &any);
     etsoc1_gate_release(m, MIN(running, running2), m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
-    m->gate_waiting = first != UINT64_MAX;
+    qatomic_set(&m->gate_waiting, first != UINT64_MAX);
     /*
      * Come back while harts run (they may pass a gated time without
      * halting) or wait at the gate; with every hart halted only the
-     * host can write, and only a lone poll's nap has a due time.
+     * host can write, and only a lone poll's nap has a due time.  A
+     * timer due sooner stays: moving it later at every scan woke the
+     * main loop each time (timer_mod notifies it of a new first timer),
+     * and a scan that comes early costs only itself.
      */
     if (first != UINT64_MAX || running != UINT64_MAX) {
         next_ms = now_ms + ETSOC1_SYNC_TICK_MS;
     }
     if (waiting && next_ms != INT64_MAX) {
-        timer_mod(m->sync_timer, next_ms * SCALE_MS);
+        timer_mod_anticipate(m->sync_timer, next_ms * SCALE_MS);
     }
+}
+
+/*
+ * One scan at a time, under a lock of the scans' own (their scratch:
+ * gate_entries, gate_slots, gate_first), not the BQL: a hart that halts
+ * or a TCG thread with nothing to run scans without queueing behind the
+ * main loop and its devices, nor they behind it.  What a scan changes in
+ * the harts' waits is made under gate_lock, as their own moves are.
+ */
+static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
+{
+    etsoc1_mutex_lock(&m->scan_lock);
+    etsoc1_sync_scan_locked(m, self);
+    qemu_mutex_unlock(&m->scan_lock);
 }
 
 /*
  * Scan for a halting @cpu if the last scan is ETSOC1_SYNC_SCAN_NS, or five
  * times its host time, ago: scans from halts then take at most a fifth of
- * a host CPU.  They are made one at a time, under the BQL, as the
- * timer's are.  True if it scanned.
+ * a host CPU.  Not if another scan is under way (it is the last scan).
+ * True if it scanned.
  */
 static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
 {
-    bool taken, due;
+    bool due;
     int64_t now;
 
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     if (now - qatomic_read(&m->sync_scan_ns) <
-        qatomic_read(&m->sync_scan_gap_ns)) {
+        qatomic_read(&m->sync_scan_gap_ns) ||
+        qemu_mutex_trylock(&m->scan_lock)) {
         return false;
     }
-    taken = etsoc1_bql_lock();
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     due = now - m->sync_scan_ns >= m->sync_scan_gap_ns;   /* still? */
     if (due) {
         qatomic_set(&m->sync_scan_ns, now);
-        etsoc1_sync_scan(m, cpu);
+        etsoc1_sync_scan_locked(m, cpu);
         qatomic_set(&m->sync_scan_gap_ns,
                     MAX(ETSOC1_SYNC_SCAN_NS,
                         5 * (qemu_clock_get_ns(QEMU_CLOCK_REALTIME) - now)));
     }
-    etsoc1_bql_unlock(taken);
+    qemu_mutex_unlock(&m->scan_lock);
     return due;
 }
 
@@ -1584,33 +1604,33 @@ static void etsoc1_sync_tick(void *opaque)
 static void etsoc1_sync_idle(Notifier *n, void *unused)
 {
     Etsoc1MachineState *m = container_of(n, Etsoc1MachineState, sync_idle);
-    bool taken;
 
     if (!qatomic_read(&m->sync_waiting)) {
         return;
     }
-    taken = etsoc1_bql_lock();
+    etsoc1_mutex_lock(&m->scan_lock);
     qatomic_set(&m->sync_scan_ns, qemu_clock_get_ns(QEMU_CLOCK_REALTIME));
-    etsoc1_sync_scan(m, NULL);
-    etsoc1_bql_unlock(taken);
+    etsoc1_sync_scan_locked(m, NULL);
+    qemu_mutex_unlock(&m->scan_lock);
 }
 
 /*
  * A global write to line @pa of @lc (@lc NULL: to any line) was made:
- * wake the polls halted on it.  Called without the line clock's lock.
+ * wake the polls halted on it.  Called without the line clock's lock,
+ * and with no lock: a wake is a kick, and a poll that halts meanwhile is
+ * found by the next scan.
  */
 void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
                          hwaddr pa)
 {
     unsigned i = etsoc1_line_slot(pa), h;
     Etsoc1MinionCPU *cpu;
-    bool taken, found = false;
+    bool found = false;
 
     if (!m || !qatomic_read(&m->sync_waiting) ||
         (lc && !qatomic_read(&lc->polled[i]))) {
         return;
     }
-    taken = etsoc1_bql_lock();
     ETSOC1_WAITERS_FOREACH(m, h, cpu) {
         if (qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_POLL &&
             (!lc || (cpu->et->poll.lc == lc && cpu->et->poll.slot == i))) {
@@ -1624,7 +1644,6 @@ void etsoc1_sync_written(Etsoc1MachineState *m, Etsoc1LineClock *lc,
         /* a poll that halts meanwhile is found by the timer's scan */
         qatomic_set(&lc->polled[i], false);
     }
-    etsoc1_bql_unlock(taken);
 }
 
 /*
@@ -1636,7 +1655,7 @@ void etsoc1_sync_resume(Etsoc1MinionCPU *cpu)
     uint32_t why = cpu->et->wait;
 
     if (cpu->shire->chip && cpu->shire->chip->waiters) {
-        qemu_mutex_lock(&cpu->shire->chip->gate_lock);
+        etsoc1_mutex_lock(&cpu->shire->chip->gate_lock);
         etsoc1_waiters_clear(cpu->shire->chip, cpu);
         qemu_mutex_unlock(&cpu->shire->chip->gate_lock);
     }
@@ -2118,6 +2137,7 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
     }
     s->gate_slots = g_hash_table_new(NULL, NULL);
     qemu_mutex_init(&s->gate_lock);
+    qemu_mutex_init(&s->scan_lock);
     qemu_mutex_init(&s->port_lock);
     qemu_mutex_init(&s->fabric_lock);
 

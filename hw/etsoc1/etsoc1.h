@@ -95,6 +95,7 @@ struct Etsoc1MachineState {
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
     QemuMutex gate_lock;        /* harts into and out of the gate */
+    QemuMutex scan_lock;        /* one scan at a time, and its scratch */
     QemuMutex port_lock;        /* the shires' mesh ports (etsoc1-fabric.c) */
     /* tensor messages' pairs and ready bits (etsoc1-fabric.c) */
     QemuMutex fabric_lock;
