@@ -592,12 +592,14 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
     if (!cpu->et->tload_port.go) {
         uint64_t t = start + llround(etsoc1_port_leg(tm)), far = 0, w = 0;
         unsigned lines[ETSOC1_MEMSHIRES] = { 0 };
+        uint8_t memshires = 0;
 
-        if (!etsoc1_dram_gate(cpu, t)) {
-            return false;
-        }
         for (i = 0; i < n; i++) {
             lines[etsoc1_memshire_of(pa[i])]++;
+            memshires |= BIT(etsoc1_memshire_of(pa[i]));
+        }
+        if (!etsoc1_dram_gate(cpu, t, memshires)) {
+            return false;
         }
         for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
             uint64_t way = llround(etsoc1_memshire_way(tm, s, j));

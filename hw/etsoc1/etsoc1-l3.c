@@ -470,7 +470,7 @@ bool etsoc1_l3_plain_miss(Etsoc1MinionCPU *cpu, hwaddr pa, bool *dram,
                           uint64_t *queued)
 {
     Etsoc1L3SliceState *s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
-    Etsoc1GateAccess a = { .dram = true };
+    Etsoc1GateAccess a = { .dram = BIT(etsoc1_memshire_of(pa)) };
     bool hit = l3_peek(cpu->shire->chip, pa);
 
     *queued = 0;
@@ -754,16 +754,17 @@ static double l3_cacheop(Etsoc1MinionCPU *cpu, hwaddr pa,
  * leave for the mesh: past the gate's lookahead after the hart's clock,
  * so a hart that runs holds the gate for them): their turn at the memory
  * shires.  Requests that may reach DRAM (these, and global operations
- * that miss the L3: etsoc1_l3_may_miss) pass the gate one at a time, so
- * they take their turns in the (request time, hart) order, whatever the
+ * that miss the L3: etsoc1_l3_may_miss) pass the gate one at a time at
+ * each memory shire they may reach (@memshires, a bit each), so they
+ * take their turns there in the (request time, hart) order, whatever the
  * host ran first (docs/timing.md, "TensorLoads from DRAM").  The caller
  * books its lines (etsoc1_dram_take), then calls etsoc1_sync_done.
  * False: the hart halts at the gate and the CSR write runs again when
  * let go.
  */
-bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t)
+bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t, uint8_t memshires)
 {
-    Etsoc1GateAccess a = { .dram = true };
+    Etsoc1GateAccess a = { .dram = memshires };
 
     return !etsoc1_dram_timed(cpu) || etsoc1_sync_gate(cpu, t, &a);
 }
@@ -831,7 +832,8 @@ bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,
     /* asked when the first line can reach its home slice, the nearest */
     return etsoc1_dram_gate(cpu, etsoc1_now(cpu) +
                             etsoc1_cycles(etsoc1_t(cpu->timing,
-                                                   ETSOC1_T_L3_HIT) / 2));
+                                                   ETSOC1_T_L3_HIT) / 2),
+                            ETSOC1_DRAM_ANY);
 }
 
 /*

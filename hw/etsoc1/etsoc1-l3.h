@@ -186,7 +186,7 @@ typedef struct Etsoc1CacheopLines {
     uint64_t back[ETSOC1_CACHEOP_MAX_LINES];
 } Etsoc1CacheopLines;
 
-bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t);
+bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t, uint8_t memshires);
 bool etsoc1_l3_may_miss(Etsoc1MinionCPU *cpu, hwaddr pa);
 uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
                           unsigned n);

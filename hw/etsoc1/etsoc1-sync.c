@@ -552,13 +552,13 @@ static bool etsoc1_may_precede(Etsoc1MachineState *m, uint64_t u,
 /*
  * Must two accesses at the gate go one after the other?  Those on one
  * line clock slot do, reads too: which goes first decides which one
- * takes the L3 miss, and so both times.  Two that may reach DRAM do: the
- * memory shires serve requests in the order they pass.
+ * takes the L3 miss, and so both times.  Two that may reach DRAM at the
+ * same memory shire do: it serves requests in the order they pass.
  */
 static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
                                  const Etsoc1GateAccess *b)
 {
-    return (a->slot && a->slot == b->slot) || (a->dram && b->dram);
+    return (a->slot && a->slot == b->slot) || (a->dram & b->dram);
 }
 
 /*
@@ -1179,20 +1179,26 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
 }
 
 /*
- * The entry before @e on chain @key (a line clock slot, or the memory
- * shires) in this release, or NULL; @e is now the chain's last.
+ * @e joins chain @key (a line clock slot, or a memory shire) in this
+ * release, as its last.  The entry before it there is *@prev, unless
+ * another chain of @e gave another one: then *@two.
  */
-static Etsoc1GateEntry *etsoc1_gate_chain(Etsoc1MachineState *m,
-                                          const void *key, Etsoc1GateEntry *e)
+static void etsoc1_gate_chain(Etsoc1MachineState *m, const void *key,
+                              Etsoc1GateEntry *e, Etsoc1GateEntry **prev,
+                              bool *two)
 {
-    Etsoc1GateEntry *prev;
+    Etsoc1GateEntry *p;
 
     if (!key) {
-        return NULL;
+        return;
     }
-    prev = g_hash_table_lookup(m->gate_slots, key);
+    p = g_hash_table_lookup(m->gate_slots, key);
     g_hash_table_insert(m->gate_slots, (gpointer)key, e);
-    return prev;
+    if (p && *prev && p != *prev) {
+        *two = true;
+    } else if (p) {
+        *prev = p;
+    }
 }
 
 /*
@@ -1249,22 +1255,26 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     etsoc1_mutex_lock(&m->gate_lock);     /* once for the batch */
     for (i = 0; i < n; i++) {
         const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
-        Etsoc1GateEntry *prev, *prev_dram;
+        Etsoc1GateEntry *prev = NULL;
+        bool two = false;
+        unsigned j;
 
         e[i].going = !e[i].may_release &&
                      qatomic_read(&e[i].cpu->et->gate.released);
-        prev = etsoc1_gate_chain(m, a->slot, &e[i]);
-        /* the memory shires are one more chain (etsoc1_gate_conflict) */
-        prev_dram = etsoc1_gate_chain(m, a->dram ? m->memshire : NULL,
-                                      &e[i]);
+        etsoc1_gate_chain(m, a->slot, &e[i], &prev, &two);
+        /* each memory shire is one more chain (etsoc1_gate_conflict) */
+        for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
+            if (a->dram & BIT(j)) {
+                etsoc1_gate_chain(m, m->memshire[j], &e[i], &prev, &two);
+            }
+        }
         if (!e[i].may_release || e[i].t >= head ||
             etsoc1_owner_before(a->owner, e[i].t, e[i].index)) {
             continue;
         }
-        if (prev && prev_dram && prev != prev_dram) {
+        if (two) {
             continue;   /* behind two others: a later scan lets it go */
         }
-        prev = prev ? prev : prev_dram;
         if (!prev) {
             etsoc1_sync_release_locked(e[i].cpu, ETSOC1_LET_GO, e[i].seq);
             e[i].going = true;

@@ -18,8 +18,10 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 
 /*
  * A global access waiting at the gate (etsoc1-sync.c): two on one line
- * clock slot go one at a time, and so do two that may reach DRAM (they
- * take turns at the memory shires, etsoc1_dram_gate).  Credit waits have
+ * clock slot go one at a time, and so do two that may reach DRAM at the
+ * same memory shire (they take turns there, etsoc1_dram_gate; a slice's
+ * lines all have one memory shire, PA[8:6] of PA[10:6], so its fills
+ * and evictions are ordered with them).  Credit waits have
  * neither (slot NULL): only their own counter sees them.  A tensor ready
  * that reaches a sender's ready bit has an owner, the sender: it acts on
  * its own bit at its own clock, with no lookahead, so it must be past
@@ -28,8 +30,11 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */
     Etsoc1MinionCPU *owner;
-    bool dram;              /* may take a turn at a memory shire */
+    uint8_t dram;           /* memory shires it may take a turn at, a bit each */
 } Etsoc1GateAccess;
+
+/* Every memory shire: an access whose lines are not known at the gate */
+#define ETSOC1_DRAM_ANY     ((uint8_t)MAKE_64BIT_MASK(0, ETSOC1_MEMSHIRES))
 
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
 #define ETSOC1_SYNC_TICK_MS         1

@@ -133,8 +133,11 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
         lc = etsoc1_line_clock_of(cpu, pa);
     }
     if (lc) {
-        Etsoc1GateAccess a = { .slot = &lc->gen[etsoc1_line_slot(pa)],
-                               .dram = etsoc1_l3_may_miss(cpu, pa) };
+        Etsoc1GateAccess a = {
+            .slot = &lc->gen[etsoc1_line_slot(pa)],
+            .dram = etsoc1_l3_may_miss(cpu, pa) ?
+                    BIT(etsoc1_memshire_of(pa)) : 0,
+        };
 
         if (!etsoc1_sync_gate(cpu, etsoc1_global_arrival(cpu, pa), &a)) {
             riscv_raise_exception(env, etsoc1_halt_cause(cpu), ra);
