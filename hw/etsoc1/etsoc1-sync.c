@@ -1528,6 +1528,8 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
  * or a TCG thread with nothing to run scans without queueing behind the
  * main loop and its devices, nor they behind it.  What a scan changes in
  * the harts' waits is made under gate_lock, as their own moves are.
+ * Order: the BQL (the main loop's timer, the round-robin thread), then
+ * scan_lock, then gate_lock; nothing under scan_lock takes the BQL.
  */
 static void etsoc1_sync_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *self)
 {
