@@ -595,8 +595,9 @@ bool etsoc1_tload_dram(Etsoc1MinionCPU *cpu, const hwaddr *pa, unsigned n,
         uint8_t memshires = 0;
 
         for (i = 0; i < n; i++) {
-            lines[etsoc1_memshire_of(pa[i])]++;
-            memshires |= BIT(etsoc1_memshire_of(pa[i]));
+            j = etsoc1_memshire_of(pa[i]);
+            lines[j]++;
+            memshires |= BIT(j);
         }
         if (!etsoc1_dram_gate(cpu, t, memshires)) {
             return false;

@@ -294,12 +294,12 @@ static inline void etsoc1_bql_unlock(bool taken)
 
 /*
  * Take @lock, one of the model's own that TCG threads hold for a few
- * microseconds (gate_lock, scan_lock, fabric_lock, port_lock, flb_lock).  Spin a while
- * first, as glibc's adaptive mutexes do: a futex sleep and the wake at
- * its unlock cost more host time than the wait (on a 2-core Firecracker
- * host they were a seventh of probes/ring-bw's host CPU on fabric_lock
- * alone).  Bounded, so a holder that the host descheduled (a thread per
- * hart) costs at most the spin.
+ * microseconds (gate_lock, scan_lock, fabric_lock, port_lock, flb_lock).
+ * Spin a while first, as glibc's adaptive mutexes do: a futex sleep and
+ * the wake at its unlock cost more host time than the wait (on a 2-core
+ * Firecracker host they were a seventh of probes/ring-bw's host CPU on
+ * fabric_lock alone).  Bounded, so a holder that the host descheduled (a
+ * thread per hart) costs at most the spin.
  */
 #define ETSOC1_LOCK_SPINS 200
 

@@ -374,7 +374,7 @@ static bool etsoc1_act_word(Etsoc1MachineState *m, unsigned w,
         }
     }
     qatomic_store_release(&aw->lb, lb);
-    smp_mb();
+    smp_mb();   /* the bound, then the epoch: see etsoc1_sync_lower */
     if (qatomic_read(&aw->epoch) != epoch) {
         qatomic_set(&aw->lb, 0);
     }
@@ -1252,7 +1252,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
     }
     g_hash_table_remove_all(m->gate_slots);
-    etsoc1_mutex_lock(&m->gate_lock);     /* once for the batch */
+    etsoc1_mutex_lock(&m->gate_lock);   /* once for the batch */
     for (i = 0; i < n; i++) {
         const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
         Etsoc1GateEntry *prev = NULL;
@@ -1620,10 +1620,8 @@ static void etsoc1_sync_idle(Notifier *n, void *unused)
     if (!qatomic_read(&m->sync_waiting)) {
         return;
     }
-    etsoc1_mutex_lock(&m->scan_lock);
     qatomic_set(&m->sync_scan_ns, qemu_clock_get_ns(QEMU_CLOCK_REALTIME));
-    etsoc1_sync_scan_locked(m, NULL);
-    qemu_mutex_unlock(&m->scan_lock);
+    etsoc1_sync_scan(m, NULL);
 }
 
 /*

@@ -30,7 +30,7 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */
     Etsoc1MinionCPU *owner;
-    uint8_t dram;           /* memory shires it may take a turn at, a bit each */
+    uint8_t dram;           /* memory shires it may take turns at: a bit each */
 } Etsoc1GateAccess;
 
 /* Every memory shire: an access whose lines are not known at the gate */
