@@ -290,6 +290,7 @@ static void edma_finish(Etsoc1EdmaChan *c, Etsoc1EdmaCs cs)
     c->waiting = false;
     c->e_left = 0;
     c->run_len = c->run_ok = 0;
+    c->stop_at = UINT64_MAX;
     timer_del(c->timer);
 }
 
@@ -360,6 +361,52 @@ static void edma_done(Etsoc1EdmaChan *c)
     s->int_status[c->write ? WR : RD] |= BIT(c->index);
     trace_etsoc1_edma_done(dir_name(c->write), c->index);
     edma_update_irq(s);
+}
+
+static void edma_link_kick(Etsoc1EdmaState *s);
+
+/*
+ * A STOP doorbell (@quiet: the engine disabled) for running channel @c.
+ * On the chip's time it takes effect at the channel's first step at or
+ * after the writer's emulated time (a hart's clock, or a host input's
+ * stamped time): the steps before that time may not all have been taken
+ * yet when the write comes, and which ones had was the host's pace.
+ * True if it was left for then (edma_link_run).  Not while the host owes
+ * the channel an answer: a host that never answers would keep the stop
+ * from ever taking effect (docs/record-replay.md, Limits).
+ */
+static bool edma_stop_later(Etsoc1EdmaChan *c, bool quiet)
+{
+    Object *chip = c->engine->chip;
+    uint64_t t;
+
+    if (!c->on_chip || c->waiting) {
+        return false;
+    }
+    if (!etsoc1_dma_chip_requester_time(chip, &t)) {
+        t = etsoc1_dma_chip_input_time(chip);
+        if (!t) {
+            return false;   /* no emulated time (gdb, qtest): now */
+        }
+    }
+    if (t < c->stop_at) {
+        c->stop_at = t;
+        c->stop_quiet = quiet;
+    }
+    trace_etsoc1_edma_stop_at(dir_name(c->write), c->index, c->stop_at,
+                              c->stop_quiet);
+    edma_link_kick(c->engine);
+    return true;
+}
+
+/* The stop that edma_stop_later left for the channel's step at c->at */
+static void edma_stop_now(Etsoc1EdmaChan *c)
+{
+    if (c->stop_quiet) {
+        edma_finish(c, EDMA_CS_STOPPED);
+    } else {
+        edma_abort(c, EDMA_ERR_STOP, c->llp);
+    }
 }
 
 /*
@@ -474,8 +521,6 @@ static void edma_host_answer(Etsoc1EdmaChan *c, uint64_t tag,
     }
     edma_moved(c, at_once);
 }
-
-static void edma_link_kick(Etsoc1EdmaState *s);
 
 static void edma_host_done(void *opaque, uint64_t tag, MemTxResult res)
 {
@@ -772,6 +817,10 @@ static void edma_link_run(void *opaque)
         }
         trace_etsoc1_edma_step(dir_name(c->write), c->index, c->at, true);
         s->link_t = c->at;
+        if (c->stop_at <= c->at) {
+            edma_stop_now(c);       /* a STOP or disable came before this */
+            continue;
+        }
         edma_step_one(c, 1);
         c->run_len = c->run_ok = 0;
         edma_install_flush(c, true);
@@ -798,7 +847,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
     trace_etsoc1_edma_doorbell(dir_name(c->write), n,
                                FIELD_EX32(val, DOORBELL, STOP));
     if (FIELD_EX32(val, DOORBELL, STOP)) {
-        if (c->state == EDMA_CS_RUNNING) {
+        if (c->state == EDMA_CS_RUNNING && !edma_stop_later(c, false)) {
             edma_abort(c, EDMA_ERR_STOP, c->llp);
             edma_link_publish(s);
         }
@@ -827,6 +876,7 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         c->at = MAX(c->at, s->link_t);
     }
     c->start = c->at;
+    c->stop_at = UINT64_MAX;
     c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     etsoc1_trace_dma_start(c->write, n, c->at);
     c->pending = false;
@@ -867,7 +917,8 @@ static void edma_engine_en(Etsoc1EdmaState *s, unsigned side, uint32_t val)
     }
     /* Disabling the engine stops its channels without an interrupt. */
     for (n = 0; n < ETSOC1_EDMA_CHANNELS; n++) {
-        if (s->ch[side][n].state == EDMA_CS_RUNNING) {
+        if (s->ch[side][n].state == EDMA_CS_RUNNING &&
+            !edma_stop_later(&s->ch[side][n], true)) {
             edma_finish(&s->ch[side][n], EDMA_CS_STOPPED);
         }
     }
@@ -1136,6 +1187,8 @@ static void edma_reset(DeviceState *dev)
             c->run_len = c->run_ok = 0;
             c->on_chip = false;
             c->start = 0;
+            c->stop_at = UINT64_MAX;
+            c->stop_quiet = false;
         }
         s->engine_en[side] = 0;
         s->doorbell[side] = 0;
@@ -1211,7 +1264,7 @@ static int edma_chan_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_edma_chan = {
     .name = "etsoc1-edma-chan",
-    .version_id = 3,
+    .version_id = 4,
     .minimum_version_id = 1,
     .post_load = edma_chan_post_load,
     .fields = (VMStateField[]) {
@@ -1233,6 +1286,8 @@ static const VMStateDescription vmstate_edma_chan = {
         VMSTATE_UINT64_V(at, Etsoc1EdmaChan, 2),
         VMSTATE_BOOL_V(on_chip, Etsoc1EdmaChan, 3),
         VMSTATE_UINT64_V(start, Etsoc1EdmaChan, 3),
+        VMSTATE_UINT64_V(stop_at, Etsoc1EdmaChan, 4),
+        VMSTATE_BOOL_V(stop_quiet, Etsoc1EdmaChan, 4),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1249,7 +1304,7 @@ static int edma_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_edma = {
     .name = TYPE_ETSOC1_EDMA,
-    .version_id = 3,
+    .version_id = 4,
     .minimum_version_id = 1,
     .post_load = edma_post_load,
     .fields = (VMStateField[]) {

@@ -320,6 +320,16 @@ typedef struct Etsoc1EdmaChan {
     bool on_chip;
     uint64_t start;         /* emulated time of the doorbell */
     /*
+     * On the chip's time: the emulated time of a STOP doorbell, or of
+     * the engine disabled, that came while the channel ran (UINT64_MAX:
+     * none), the earliest if several.  It takes effect at the channel's
+     * first step at or after that time (edma_link_run), so what moved
+     * before it follows from the model's times, not from how far the
+     * host had taken the steps when the write came.
+     */
+    uint64_t stop_at;
+    bool stop_quiet;        /* the engine was disabled: no ABORT */
+    /*
      * QEMU_CLOCK_VIRTUAL time at which the last piece has crossed the
      * link (the timer's deadline); not migrated: post_load takes it from
      * the timer.

@@ -63,6 +63,29 @@ def allsum_same():
            f'run and mode ({", ".join(map(str, cycles))})')
 
 
+def edma_stop_same():
+    """An eDMA transfer a hart stops while it runs (tests/edmastop.c): the
+    STOP doorbell, then the engine disabled, each 100,000 cycles after the
+    doorbell.  What moved must follow from the model's times, not from
+    how far the host had taken the channel's steps: the same bytes in
+    every run and mode, the whole 64 KiB pieces that start before the
+    stop at 12.5 GB/s (docs/timing.md, "DMA"; before the stop waited for
+    the channel's steps, 0 bytes moved, the host being behind)."""
+    seen = []
+    for accel in ('', 'thread=single', ''):
+        out = guest('eDMA stopped by a hart', 'edmastop', 1, accel,
+                    machine=',host-loopback=on', expect=[r'^1\.\.6$'])
+        seen.append(tuple(int(n) for n in re.findall(
+            r'^edmastop: \w+ moved (\d+) bytes$', out, re.M)))
+    # 100,000 cycles at 600 MHz, host -> card at 12.5 GB/s (timing.md 6)
+    want = 100_000 / 600e6 * 12.5e9
+    piece = 64 * 1024
+    report(len(set(seen)) == 1 and len(seen[0]) == 2 and
+           all(abs(n - want) <= piece for n in seen[0]),
+           f'guest eDMA stopped by a hart: the same bytes moved in every run '
+           f'and mode, within a 64 KiB piece of {want:.0f} ({seen})')
+
+
 def guest_tests():
     for accel in ('', 'thread=single'):
         guest('hello', 'hello', 2, accel, expect=[
@@ -85,6 +108,7 @@ def guest_tests():
     guest('hello loaded with -bios', 'hello', 1, loader='-bios',
           expect=[r'^hello: 1 of 1 shires reported$'])
     noreserve_test()
+    edma_stop_same()
     guest('validation0 FAIL ends the run with status 1', 'fail', 1,
           expect_status=1, expect=[r'^fail: hart 0 returns 1$'])
     # The full chip: every minion of all 34 shires.
