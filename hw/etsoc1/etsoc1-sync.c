@@ -1248,8 +1248,25 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         }
     }
     n = k;
-    if (n > 1) {
-        qsort(e, n, sizeof(*e), etsoc1_gate_cmp);
+    /*
+     * Only accesses that may conflict (a line clock slot, a memory shire)
+     * need the (time, hart) order, for their chains: they go first,
+     * sorted.  The others (credit waits: a barrier's thousand) are let
+     * go in any order.  An access read here that its hart has left since
+     * names another wait, and is let go by neither.
+     */
+    for (i = k = 0; i < n; i++) {
+        const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
+
+        if (qatomic_read(&a->slot) || qatomic_read(&a->dram)) {
+            Etsoc1GateEntry x = e[k];
+
+            e[k++] = e[i];
+            e[i] = x;
+        }
+    }
+    if (k > 1) {
+        qsort(e, k, sizeof(*e), etsoc1_gate_cmp);
     }
     g_hash_table_remove_all(m->gate_slots);
     etsoc1_mutex_lock(&m->gate_lock);   /* once for the batch */
