@@ -86,9 +86,10 @@ def sync_timing_test():
 
 
 # The most probes/dram-bw's figures may differ between runs with
-# plain-dram-turns=on (a rare 2-cycle spread whose cause is not found:
-# docs/timing.md, "TensorLoads from DRAM")
-DRAM_TURNS_SPREAD = 4
+# plain-dram-turns=on: a rare spread whose cause is not found, 2 cycles
+# in the probe, 13 in a variant of it, of about 38,000 (docs/timing.md,
+# "TensorLoads from DRAM"); 0.1 %
+DRAM_TURNS_SPREAD = 40
 
 
 def three_runs(kernel, timeout, parse, machine=''):
@@ -306,8 +307,8 @@ def dram_bw_test():
     runs, figs, _ = three_runs('dram-bw', 300, parse,
                                machine=',plain-dram-turns=on')
     # plain-dram-turns=on is not yet deterministic: 'all' once took 37,912
-    # cycles against 37,914 (1 run in 8 with two host cores kept busy;
-    # docs/timing.md, "TensorLoads from DRAM"): equal but for that bound
+    # cycles against 37,914 (1 run in 8 with two host cores kept busy):
+    # equal but for DRAM_TURNS_SPREAD
     spread = max((abs(f.get(c, (0, 0, 0))[2] - figs[0].get(c, (0, 0, 0))[2])
                   for f in figs for c in figs[0]), default=0)
     same = all(r[0] == 0 for r in runs) and \
