@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Facts shared by the service-processor stub and the minion firmware:
+ * Facts shared by the service-processor stub, the minion firmware and the
+ * guest tests that drive the card's units themselves (tests/edmastop.c):
  * card addresses, the host-interface layouts (shared/spec/host-interface.md
  * sections 2.3-5.1) and small helpers.  Layouts are byte offsets, written
  * through the accessors below, so no packed structs are needed.
@@ -26,6 +27,41 @@
 #define EDMA_BASE           (PCIE_DBI + 0x380000)
 #define MSI_TX_VEC          0x7f80001018ULL
 #define PU_TIMER            0x12005000ULL
+
+/*
+ * ---- eDMA registers (docs/host-interface.md, spec 5.1), offsets from
+ * EDMA_BASE; channel registers from EDMA_CH(write side, n) ----
+ */
+#define EDMA_WR_ENGINE_EN   0x0c
+#define EDMA_WR_DOORBELL    0x10
+#define EDMA_WR_INT_STATUS  0x4c
+#define EDMA_WR_INT_CLEAR   0x58
+#define EDMA_RD_ENGINE_EN   0x2c
+#define EDMA_RD_DOORBELL    0x30
+#define EDMA_RD_INT_STATUS  0xa0
+#define EDMA_RD_INT_CLEAR   0xac
+#define EDMA_DOORBELL_STOP  (1u << 31)
+#define EDMA_INT_ABORT(n)   (1u << (16 + (n)))
+#define EDMA_CH(wr, n)      (EDMA_BASE + ((wr) ? 0x200 : 0x300) + (n) * 0x200)
+#define CH_CONTROL1         0x00
+#define CH_TRANSFER_SIZE    0x08
+#define CH_SAR_LO           0x0c
+#define CH_SAR_HI           0x10
+#define CH_DAR_LO           0x14
+#define CH_DAR_HI           0x18
+#define CH_LLP_LO           0x1c
+#define CH_LLP_HI           0x20
+#define CTL_LIE             (1u << 3)
+#define CTL_CS(ctl)         (((ctl) >> 5) & 3)  /* 1 running, 3 stopped */
+#define CTL_CCS             (1u << 8)
+#define CTL_LLE             (1u << 9)
+/* a linked-list element: control word, size, SAR, DAR */
+#define EL_CB               (1u << 0)
+#define EL_TCB              (1u << 1)
+#define EL_LLP              (1u << 2)
+#define EL_LIE              (1u << 3)
+#define EL_SIZE             24
+#define EDMA_CHANNELS       4
 
 /* PU timers (DesignWare APB timers): timer n's registers at n * 0x14 */
 #define PU_TIMER_HZ         100000000ULL    /* the model's timer clock */

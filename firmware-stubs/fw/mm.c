@@ -147,28 +147,6 @@ static void rsp_status(const uint8_t *cmd, uint16_t msg, uint32_t st)
     cq_send(rsp, sizeof(rsp), get16(cmd + HDR_TAG), msg);
 }
 
-/* ---- eDMA (docs/host-interface.md, spec 5.1) ---- */
-#define EDMA_WR_ENGINE_EN   0x0c
-#define EDMA_WR_DOORBELL    0x10
-#define EDMA_WR_INT_STATUS  0x4c
-#define EDMA_WR_INT_CLEAR   0x58
-#define EDMA_RD_ENGINE_EN   0x2c
-#define EDMA_RD_DOORBELL    0x30
-#define EDMA_RD_INT_STATUS  0xa0
-#define EDMA_RD_INT_CLEAR   0xac
-#define EDMA_CH(wr, n)      (EDMA_BASE + ((wr) ? 0x200 : 0x300) + (n) * 0x200)
-#define CH_CONTROL1         0x00
-#define CH_LLP_LO           0x1c
-#define CH_LLP_HI           0x20
-#define EL_CB               (1u << 0)
-#define EL_TCB              (1u << 1)
-#define EL_LLP              (1u << 2)
-#define EL_LIE              (1u << 3)
-#define CTL_CCS             (1u << 8)
-#define CTL_LLE             (1u << 9)
-#define EDMA_CHANNELS       4
-#define EL_SIZE             24
-
 /* one busy mask per direction: [0] read channels, [1] write channels */
 static uint64_t dma_busy[2];
 

@@ -7,8 +7,8 @@
  *                barrier + credit barrier (fabric.h shire_barrier) 100
  *                times
  *   -DPINGPONG8  minion 0 of 8 shire pairs ping-pongs a flag through
- *                global atomics 200 times (the pairs and words of
- *                probes/sync-atomic)
+ *                global atomics 200 times (the pairs and words
+ *                of probes/pingpong.h, as probes/sync-atomic)
  *
  * Hart 0 prints the cycles: the same on every run and in both TCG modes.
  */
@@ -17,7 +17,6 @@
 
 #define ROUNDS_FLB 100
 #define ROUNDS_PP  200
-#define NPAIRS     8
 
 static volatile uint64_t took[34];
 
@@ -42,12 +41,7 @@ static int run(unsigned gid, unsigned shires)
     return 0;
 }
 #else
-static const struct {
-    unsigned a, b;
-} pairs[NPAIRS] = {
-    { 10, 17 }, { 1, 4 }, { 2, 14 }, { 3, 9 }, { 5, 16 }, { 6, 19 },
-    { 7, 24 }, { 0, 31 },
-};
+#include "../probes/pingpong.h"
 
 static int run(unsigned gid, unsigned shires)
 {
@@ -58,14 +52,12 @@ static int run(unsigned gid, unsigned shires)
     if (gid % MINIONS_PER_SHIRE) {
         return 0;
     }
-    for (p = 0; p < NPAIRS; p++) {
-        if (pairs[p].a >= shires || pairs[p].b >= shires) {
+    for (p = 0; p < PP_PAIRS; p++) {
+        if (pp_pairs[p].a >= shires || pp_pairs[p].b >= shires) {
             continue;
         }
-        /* a DRAM word per pair, homed at L3 slice (p * 4 + 1) % 32 */
-        f = (volatile uint64_t *)(DRAM_BASE + (80ULL << 20) +
-                                  ((p * 4 + 1) % 32) * 64);
-        if (s == pairs[p].a) {
+        f = pp_word(pp_home(p), 0);
+        if (s == pp_pairs[p].a) {
             et_amoorg_d(f, 0);
             t0 = csr_read(mcycle);
             for (i = 0; i < ROUNDS_PP; i++) {
@@ -74,7 +66,7 @@ static int run(unsigned gid, unsigned shires)
                 }
             }
             took[p] = csr_read(mcycle) - t0;
-        } else if (s == pairs[p].b) {
+        } else if (s == pp_pairs[p].b) {
             for (i = 0; i < ROUNDS_PP; i++) {
                 while (et_amoorg_d(f, 0) != 2 * i + 1) {
                 }
@@ -84,7 +76,7 @@ static int run(unsigned gid, unsigned shires)
     }
     if (gid == 0) {
         /* pair 7's pinger: the last of its own; the others' may lag */
-        print("sync25 pingpong8 pairs=%u rounds=%u cycles=%u\n", NPAIRS,
+        print("sync25 pingpong8 pairs=%u rounds=%u cycles=%u\n", PP_PAIRS,
               ROUNDS_PP, (unsigned)took[7]);
     }
     return 0;

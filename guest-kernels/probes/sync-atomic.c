@@ -25,34 +25,20 @@
  */
 #include "etsoc1.h"
 #include "et-atomic.h"
+#include "pingpong.h"
 #include "probe.h"
 
 #define ROUNDS  200
 #define BARRIERS 20
 #define T       1000000ULL
-#define NPAIRS  8
-
-static const struct {
-    unsigned a, b;
-} pairs[NPAIRS] = {
-    { 10, 17 }, { 1, 4 }, { 2, 14 }, { 3, 9 }, { 5, 16 }, { 6, 19 },
-    { 7, 24 }, { 0, 31 },
-};
-
-/* A DRAM word per pair and use, homed at slice @home (PA[10:6]). */
-static volatile uint64_t *word(unsigned home, unsigned use)
-{
-    return (volatile uint64_t *)(DRAM_BASE + (80ULL << 20) +
-                                 use * 0x10000 + home * 64);
-}
 
 /* the figures, printed by hart 0 at the end (the UART's wait would count) */
-static volatile uint64_t pp_cycles[NPAIRS], ho_cycles[NPAIRS];
+static volatile uint64_t pp_cycles[PP_PAIRS], ho_cycles[PP_PAIRS];
 
 static void pinger(unsigned p)
 {
-    unsigned home = (p * 4 + 1) % 32;
-    volatile uint64_t *f = word(home, 0), *g = word(home, 1);
+    unsigned home = pp_home(p);
+    volatile uint64_t *f = pp_word(home, 0), *g = pp_word(home, 1);
     uint64_t t0, t1, i;
 
     /*
@@ -75,8 +61,8 @@ static void pinger(unsigned p)
 
 static void ponger(unsigned p)
 {
-    unsigned home = (p * 4 + 1) % 32;
-    volatile uint64_t *f = word(home, 0), *g = word(home, 1);
+    unsigned home = pp_home(p);
+    volatile uint64_t *f = pp_word(home, 0), *g = pp_word(home, 1);
     uint64_t i, t;
 
     for (i = 0; i < ROUNDS; i++) {
@@ -115,13 +101,13 @@ int main(uint64_t hartid, const void *fdt)
     if (hartid % HARTS_PER_SHIRE) {
         return 0;
     }
-    for (p = 0; p < NPAIRS; p++) {
-        if (pairs[p].a >= shires || pairs[p].b >= shires) {
+    for (p = 0; p < PP_PAIRS; p++) {
+        if (pp_pairs[p].a >= shires || pp_pairs[p].b >= shires) {
             continue;
         }
-        if (shire == pairs[p].a) {
+        if (shire == pp_pairs[p].a) {
             pinger(p);
-        } else if (shire == pairs[p].b) {
+        } else if (shire == pp_pairs[p].b) {
             ponger(p);
         }
     }
@@ -138,20 +124,21 @@ int main(uint64_t hartid, const void *fdt)
     }
     cred = cycles() - t0;
     if (hartid == 0) {
-        for (p = 0; p < NPAIRS; p++) {
-            unsigned home = (p * 4 + 1) % 32;
+        for (p = 0; p < PP_PAIRS; p++) {
+            unsigned home = pp_home(p);
 
-            if (pairs[p].a >= shires || pairs[p].b >= shires) {
+            if (pp_pairs[p].a >= shires || pp_pairs[p].b >= shires) {
                 continue;
             }
 
             print("probe pingpong a=%u b=%u hops=%u home=%u rounds=%u "
-                  "cycles=%lu\n", pairs[p].a, pairs[p].b,
-                  probe_hops(pairs[p].a, pairs[p].b), home, ROUNDS,
+                  "cycles=%lu\n", pp_pairs[p].a, pp_pairs[p].b,
+                  probe_hops(pp_pairs[p].a, pp_pairs[p].b), home, ROUNDS,
                   pp_cycles[p]);
             print("probe handoff-poll a=%u b=%u hops=%u home=%u cycles=%lu\n",
-                  pairs[p].a, pairs[p].b, probe_hops(pairs[p].a, pairs[p].b),
-                  home, ho_cycles[p]);
+                  pp_pairs[p].a, pp_pairs[p].b,
+                  probe_hops(pp_pairs[p].a, pp_pairs[p].b), home,
+                  ho_cycles[p]);
         }
         print("probe atomic-barrier shires=%u rounds=%u cycles=%lu\n", shires,
               BARRIERS, bar);

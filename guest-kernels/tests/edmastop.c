@@ -15,37 +15,14 @@
  */
 #include "etsoc1.h"
 #include "tap.h"
+#include "../../firmware-stubs/fw/card.h"
 
-#define EDMA          0x7e80380000ULL       /* DBI + 0x380000 */
-#define RD_ENGINE_EN  (EDMA + 0x2c)
-#define RD_DOORBELL   (EDMA + 0x30)
-#define RD_INT_STATUS (EDMA + 0xa0)
-#define RD_INT_CLEAR  (EDMA + 0xac)
-#define RD_CH0        (EDMA + 0x300)        /* read channel 0 */
-#define CH_CONTROL1   0x00
-#define CH_XFER       0x08
-#define CH_SAR        0x0c
-#define CH_DAR        0x14
-#define CTL_LIE       (1u << 3)
-#define CS(ctl)       (((ctl) >> 5) & 3)    /* 1 running, 3 stopped */
-#define STOP          (1u << 31)
-#define ABORT0        (1u << 16)
-
+#define RD_CH0        EDMA_CH(0, 0)         /* read channel 0 */
 #define LOOPBACK      0x3000000000ULL       /* host memory, as the card sees */
 #define LEN           (8u << 20)
 #define PAGE          4096u
 #define PIECE         (64u << 10)           /* etsoc1-edma step-bytes */
 #define D             100000u               /* cycles from doorbell to stop */
-
-static void wr32(uint64_t a, uint32_t v)
-{
-    *(volatile uint32_t *)a = v;
-}
-
-static uint32_t rd32(uint64_t a)
-{
-    return *(volatile uint32_t *)a;
-}
 
 /* Start the 8 MiB into @dst, D cycles later @stop it; bytes moved. */
 static uint32_t run(uint64_t dst, void (*stop)(void), const char *how)
@@ -53,22 +30,23 @@ static uint32_t run(uint64_t dst, void (*stop)(void), const char *how)
     uint64_t t0, n;
     uint32_t moved = 0, bad = 0, p;
 
-    wr32(RD_ENGINE_EN, 1);
+    wr32(EDMA_BASE + EDMA_RD_ENGINE_EN, 1);
     wr32(RD_CH0 + CH_CONTROL1, CTL_LIE);
-    wr32(RD_CH0 + CH_XFER, LEN);
-    wr32(RD_CH0 + CH_SAR, 0);
-    wr32(RD_CH0 + CH_SAR + 4, 0);
-    wr32(RD_CH0 + CH_DAR, (uint32_t)dst);
-    wr32(RD_CH0 + CH_DAR + 4, dst >> 32);
-    wr32(RD_DOORBELL, 0);
+    wr32(RD_CH0 + CH_TRANSFER_SIZE, LEN);
+    wr32(RD_CH0 + CH_SAR_LO, 0);
+    wr32(RD_CH0 + CH_SAR_HI, 0);
+    wr32(RD_CH0 + CH_DAR_LO, (uint32_t)dst);
+    wr32(RD_CH0 + CH_DAR_HI, dst >> 32);
+    wr32(EDMA_BASE + EDMA_RD_DOORBELL, 0);
     t0 = csr_read(mcycle);
     while (csr_read(mcycle) - t0 < D) {
     }
     stop();
     /* the stop takes effect at the channel's next step: poll for it */
-    for (n = 0; CS(rd32(RD_CH0 + CH_CONTROL1)) == 1 && n < 100000000; n++) {
+    for (n = 0; CTL_CS(rd32(RD_CH0 + CH_CONTROL1)) == 1 && n < 100000000;
+         n++) {
     }
-    CHECK(CS(rd32(RD_CH0 + CH_CONTROL1)) == 3, "%s: the channel stopped",
+    CHECK(CTL_CS(rd32(RD_CH0 + CH_CONTROL1)) == 3, "%s: the channel stopped",
           how);
     for (p = 0; p < LEN / PAGE; p++) {
         uint32_t got = *(volatile uint32_t *)(dst + (uint64_t)p * PAGE);
@@ -88,12 +66,12 @@ static uint32_t run(uint64_t dst, void (*stop)(void), const char *how)
 
 static void stop_doorbell(void)
 {
-    wr32(RD_DOORBELL, STOP | 0);
+    wr32(EDMA_BASE + EDMA_RD_DOORBELL, EDMA_DOORBELL_STOP | 0);
 }
 
 static void stop_engine(void)
 {
-    wr32(RD_ENGINE_EN, 0);
+    wr32(EDMA_BASE + EDMA_RD_ENGINE_EN, 0);
 }
 
 int main(uint64_t hartid, const void *fdt)
@@ -107,9 +85,11 @@ int main(uint64_t hartid, const void *fdt)
         *(volatile uint32_t *)(LOOPBACK + (uint64_t)p * PAGE) = p + 1;
     }
     run(DRAM_BASE + (256u << 20), stop_doorbell, "stop");
-    CHECK(rd32(RD_INT_STATUS) & ABORT0, "stop: ABORT raised");
-    wr32(RD_INT_CLEAR, ABORT0);
+    CHECK(rd32(EDMA_BASE + EDMA_RD_INT_STATUS) & EDMA_INT_ABORT(0),
+          "stop: ABORT raised");
+    wr32(EDMA_BASE + EDMA_RD_INT_CLEAR, EDMA_INT_ABORT(0));
     run(DRAM_BASE + (272u << 20), stop_engine, "disable");
-    CHECK(!(rd32(RD_INT_STATUS) & ABORT0), "disable: no ABORT");
+    CHECK(!(rd32(EDMA_BASE + EDMA_RD_INT_STATUS) & EDMA_INT_ABORT(0)),
+          "disable: no ABORT");
     return tap_done();
 }
