@@ -876,7 +876,6 @@ static void edma_doorbell(Etsoc1EdmaState *s, unsigned side, uint32_t val)
         c->at = MAX(c->at, s->link_t);
     }
     c->start = c->at;
-    c->stop_at = UINT64_MAX;
     c->due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     etsoc1_trace_dma_start(c->write, n, c->at);
     c->pending = false;
