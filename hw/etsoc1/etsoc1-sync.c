@@ -824,9 +824,6 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
-        if (t < etsoc1_clock_peek(cpu)) {
-            etsoc1_sync_lower(cpu, true);   /* from @t, before its clock */
-        }
         etsoc1_heap_push(m, cpu);
         qatomic_set(&m->gate_waiting, true);
     } else {
@@ -842,6 +839,10 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     qatomic_set(&et->gate.released, 0);
     smp_wmb();      /* the scan reads wait_seq, then wait */
     qatomic_set(&et->wait, why);
+    /* from @t, before its clock: lowered once a look sees the wait */
+    if (why == ETSOC1_WAIT_GATE && t < etsoc1_clock_peek(cpu)) {
+        etsoc1_sync_lower(cpu, true);
+    }
     trace_etsoc1_sync_halt(cpu->parent_obj.env.mhartid, why, t);
     etsoc1_trace_wait_begin(etsoc1_hart(cpu), etsoc1_clock_peek(cpu), why,
                             why == ETSOC1_WAIT_POLL ? et->poll.pa : t);
@@ -879,10 +880,16 @@ uint8_t etsoc1_sync_leave(Etsoc1MinionCPU *cpu)
         return 0;
     }
     etsoc1_mutex_lock(&m->gate_lock);
-    if (why == ETSOC1_WAIT_GATE) {
-        etsoc1_sync_lower(cpu, false);  /* from its access to its clock */
-    }
     qatomic_set(&et->wait, ETSOC1_WAIT_NONE);
+    if (why == ETSOC1_WAIT_GATE) {
+        /*
+         * from its access to its clock, once a look sees it run: a look
+         * that began before this and read it at the gate is under way
+         * (looks), so the word is lowered; one that begins after reads
+         * its clock
+         */
+        etsoc1_sync_lower(cpu, false);
+    }
     etsoc1_waiters_clear(m, cpu);
     how = qatomic_xchg(&et->gate.released, 0);
     qemu_mutex_unlock(&m->gate_lock);

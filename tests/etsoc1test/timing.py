@@ -85,13 +85,6 @@ def sync_timing_test():
                f'minions 7 cycles apart (want {want:g})', out[-2000:])
 
 
-# The most probes/dram-bw's figures may differ between runs with
-# plain-dram-turns=on: a rare spread whose cause is not found, 2 cycles
-# in the probe, 13 in a variant of it, of about 38,000 (docs/timing.md,
-# "TensorLoads from DRAM"); 0.1 %
-DRAM_TURNS_SPREAD = 40
-
-
 def three_runs(kernel, timeout, parse, machine=''):
     """@kernel on 32 shires (machine options @machine) under MTTCG twice
     and thread=single: (the runs, @parse of each run's output, whether all
@@ -304,17 +297,8 @@ def dram_bw_test():
                     r'^probe dram-bw case=(\S+) harts=(\d+) bytes=\d+ '
                     r'gbps=(\d+) cycles=(\d+)$', out, re.M)}
 
-    runs, figs, _ = three_runs('dram-bw', 300, parse,
-                               machine=',plain-dram-turns=on')
-    # plain-dram-turns=on is not yet deterministic: 'all' once took 37,912
-    # cycles against 37,914 (1 run in 8 with two host cores kept busy):
-    # equal but for DRAM_TURNS_SPREAD
-    spread = max((abs(f.get(c, (0, 0, 0))[2] - figs[0].get(c, (0, 0, 0))[2])
-                  for f in figs for c in figs[0]), default=0)
-    same = all(r[0] == 0 for r in runs) and \
-        all(set(f) == set(figs[0]) and
-            all(f[c][:2] == figs[0][c][:2] for c in f) for f in figs) and \
-        spread <= DRAM_TURNS_SPREAD
+    runs, figs, same = three_runs('dram-bw', 300, parse,
+                                  machine=',plain-dram-turns=on')
     rc, out, _ = run(qemu_cmd('dram-bw', 32), 300)
     off = parse(out)
     got = figs[0]
@@ -339,8 +323,7 @@ def dram_bw_test():
            f'within 5 %), a table every hart reads '
            f'{got.get("table", (0, 0, 0))[2]} cycles (L3 hits: {hits:g} to '
            f'0.7 x the lone hart\'s); equal under MTTCG twice and '
-           f'thread=single but for {spread} cycles (bound '
-           f'{DRAM_TURNS_SPREAD}); off: {off}',
+           f'thread=single: {same}; off: {off}',
            f'{figs}\n' + runs[0][1][-2000:])
 
 
