@@ -25,7 +25,8 @@
  *   dram    the l2 buffer after evict_va to memory: on to DRAM, memory
  *           shire PA[8:6]
  *   l2-small the l2 buffer with sc_l2_cache_ctl at 0x20 sets (128 KiB),
- *           after a warm pass: every step misses the L2 (DRAM)
+ *           after a warm pass: every step misses the L2, and finds its
+ *           line in the L3, which the warm pass filled
  *   l2-again the same with the reset size back, after a warm pass: L2 hits
  *   l3-home, dram-home (with home=S hops=N): 128 lines 2 KiB apart, so
  *           of one home slice S (and memory shire S % 8), after evict_va
@@ -240,8 +241,9 @@ int main(uint64_t hartid, const void *fdt)
      * The L2's size is sc_l2_cache_ctl's: 0x20 sets (128 KiB, 2,048
      * lines) cannot hold the 4,096-line chain, which goes round each set
      * in the same order every pass: every step misses the L2 even after a
-     * warm pass (DRAM: plain misses do not fill the L3).  The reset size
-     * back (0x80 sets): L2 hits after a warm pass.
+     * warm pass, and the L3 serves it (the warm pass's misses filled it;
+     * with plain-dram-turns=off they do not, and it is DRAM).  The reset
+     * size back (0x80 sets): L2 hits after a warm pass.
      */
     m0 = esr_read(ESR_SC(PP_M, 0, 0, SC_L2_CACHE_CTL));
     esr_write(ESR_SC(PP_M, 0, SC_BANKS_ALL, SC_L2_CACHE_CTL),

@@ -1167,6 +1167,7 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->poll_halt = true;
     ETSOC1_MACHINE(obj)->stamp_host = true;
     ETSOC1_MACHINE(obj)->cache_model = true;
+    ETSOC1_MACHINE(obj)->plain_dram_turns = true;
 }
 
 /* ---- the chip as the PCIe side sees it (etsoc1-dma-chip) ---- */
@@ -1324,7 +1325,8 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "plain-dram-turns",
         "Plain loads and stores that miss the L3 fill it and take their "
         "turn at the memory shires' DRAM, in the model's order: a pass "
-        "through the read gate per such miss (default off, for speed; "
+        "through the read gate per such miss (default on; off: they only "
+        "look, for speed; "
         "needs poll-halt and cache-model; docs/timing.md, The cache model)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);

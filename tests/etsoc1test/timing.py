@@ -279,16 +279,16 @@ def l3_hammer_test():
 
 
 def dram_bw_test():
-    """probes/dram-bw on 32 shires with plain-dram-turns=on (issue 28):
-    plain loads of lines no cache holds, one after the other on every
-    hart.  All 2,048 harts,
-    each its own 64 lines: the memory shires' bound (8 x 64 B per
-    dram.line) within 5 %; hart 0 alone: the unloaded DRAM path of
-    timing.md 4 line after line, within 5 %; all harts on one shared
+    """probes/dram-bw on 32 shires (issue 28; plain-dram-turns=on, the
+    default): plain loads of lines no cache holds, one after the other on
+    every hart.  All 2,048 harts, each its own 64 lines: the memory
+    shires' bound (8 x 64 B per dram.line) within 5 %; hart 0 alone: the
+    unloaded DRAM path of timing.md 4 line after line, within 5 %; all
+    harts on one shared
     table: the first miss of a line fills its L3 slice, so the rest are
     L3 hits (at most 0.7 of the lone hart's DRAM time, and no less than
     the nearest shire's L3 hits); equal under MTTCG twice and
-    thread=single; without plain-dram-turns the lone hart's figure is
+    thread=single; with plain-dram-turns=off the lone hart's figure is
     the same and all harts are bound by their own latency, not the memory
     shires' (docs/timing.md, "The cache model")."""
     def parse(out):
@@ -297,9 +297,9 @@ def dram_bw_test():
                     r'^probe dram-bw case=(\S+) harts=(\d+) bytes=\d+ '
                     r'gbps=(\d+) cycles=(\d+)$', out, re.M)}
 
-    runs, figs, same = three_runs('dram-bw', 300, parse,
-                                  machine=',plain-dram-turns=on')
-    rc, out, _ = run(qemu_cmd('dram-bw', 32), 300)
+    runs, figs, same = three_runs('dram-bw', 300, parse)
+    rc, out, _ = run(qemu_cmd('dram-bw', 32,
+                              machine=',plain-dram-turns=off'), 300)
     off = parse(out)
     got = figs[0]
     area = 0x8000000000 + (128 << 20)
@@ -315,10 +315,10 @@ def dram_bw_test():
         hits <= got['table'][2] <= 0.7 * got['single'][2] and \
         rc == 0 and off.get('single') == got['single'] and \
         off.get('all', (0, 0))[1] > 1.5 * TLOAD_DRAM_GBPS
-    report(ok, f'timing: plain loads from DRAM (plain-dram-turns=on): '
-           f'2,048 harts '
-           f'{got.get("all", (0, 0))[1]} GB/s (memory shires\' bound '
-           f'{TLOAD_DRAM_GBPS:.1f}, within 5 %), one hart '
+    report(ok, f'timing: plain loads from DRAM (plain-dram-turns=on, the '
+           f'default): 2,048 harts {got.get("all", (0, 0))[1]} GB/s '
+           f'(memory shires\' bound {TLOAD_DRAM_GBPS:.1f}, within 5 %), '
+           f'one hart '
            f'{got.get("single", (0, 0, 0))[2]} cycles (DRAM path {single:g}, '
            f'within 5 %), a table every hart reads '
            f'{got.get("table", (0, 0, 0))[2]} cycles (L3 hits: {hits:g} to '
@@ -332,7 +332,7 @@ def cache_timing_test():
     loads, with the chain in the L1, the shire's L2, the own scratchpad,
     the L3 (after evict_va to the L3), DRAM (after evict_va to memory),
     both also per home slice at 0, 4, 9 and 10 hops, the L2 made
-    128 KiB by sc_l2_cache_ctl (misses) and back (hits),
+    128 KiB by sc_l2_cache_ctl (misses the L3 serves) and back (hits),
     after prefetch_va to the L1, after a stream through its L1 set
     without and with lock_va, and in shire 9's scratchpad; hart 1's
     chase of its own scratchpad; a flush_va of a dirty line against a
