@@ -385,15 +385,30 @@ static bool etsoc1_act_word(Etsoc1MachineState *m, unsigned w,
 /* etsoc1_others_mins' look at a hart */
 typedef struct Etsoc1MinsLook {
     Etsoc1MinionCPU *self;
+    bool halting;
     uint64_t *running, *any;
 } Etsoc1MinsLook;
+
+/*
+ * Does @self, which is halting in an ET wait (its thread scans before it
+ * sets cs->halted), run on once halted: what it waits for came, or an
+ * interrupt that ends the wait is pending?  Then it acts from its clock,
+ * as etsoc1_next_act says of a halted hart so woken.
+ */
+static bool etsoc1_halting_runs(Etsoc1MinionCPU *self)
+{
+    uint32_t why = qatomic_read(&self->et->wait);
+
+    return etsoc1_woken(self, why) || etsoc1_irq_woken(self, why);
+}
 
 static bool etsoc1_mins_visit(Etsoc1MinionCPU *cpu, uint64_t t, bool at_gate,
                               void *opaque)
 {
     Etsoc1MinsLook *look = opaque;
 
-    if (cpu != look->self) {
+    if (cpu != look->self ||
+        (look->halting && !at_gate && etsoc1_halting_runs(cpu))) {
         *look->any = MIN(*look->any, t);
         if (!at_gate) {
             *look->running = MIN(*look->running, t);
@@ -405,15 +420,20 @@ static bool etsoc1_mins_visit(Etsoc1MinionCPU *cpu, uint64_t t, bool at_gate,
 /*
  * The lowest times from which a minion hart other than @self may act
  * (etsoc1_next_act): *@running among those not at the gate, *@any among
- * all; UINT64_MAX for none.  Exact below @bound: a word whose bound is at
+ * all; UINT64_MAX for none.  @halting: @self halts in an ET wait (a
+ * scan's), and counts from its clock if it runs on once halted
+ * (etsoc1_halting_runs): a credit may have come since its wait began,
+ * and the sender's clock gone past it.  Exact below @bound: a word whose bound is at
  * or past it gives that bound to both, unlooked at (with UINT64_MAX, only
  * a word none of whose harts may act).
  */
 static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
-                               uint64_t bound, uint64_t *running,
-                               uint64_t *any)
+                               bool halting, uint64_t bound,
+                               uint64_t *running, uint64_t *any)
 {
-    Etsoc1MinsLook look = { .self = self, .running = running, .any = any };
+    Etsoc1MinsLook look = {
+        .self = self, .halting = halting, .running = running, .any = any,
+    };
     unsigned w, words = BITS_TO_LONGS(m->minion_slots);
     uint64_t lb;
 
@@ -524,7 +544,7 @@ static uint64_t etsoc1_others_min(Etsoc1MachineState *m,
 {
     uint64_t running, any;
 
-    etsoc1_others_mins(m, self, UINT64_MAX, &running, &any);
+    etsoc1_others_mins(m, self, false, UINT64_MAX, &running, &any);
     return gated ? any : running;
 }
 
@@ -1463,7 +1483,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
      * their bounds.  A poll asks for the least time of all (below).
      */
     exact = m->gate_first == UINT64_MAX;
-    etsoc1_others_mins(m, self, m->gate_first, &running, &writers);
+    etsoc1_others_mins(m, self, true, m->gate_first, &running, &writers);
     n = etsoc1_gate_window(m, self, running, &first);
     waiting = first != UINT64_MAX;
     ETSOC1_WAITERS_FOREACH(m, i, cpu) {
@@ -1496,7 +1516,8 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
         }
         if (!exact) {
             /* the least time of every hart that may write */
-            etsoc1_others_mins(m, self, UINT64_MAX, &running2, &writers);
+            etsoc1_others_mins(m, self, true, UINT64_MAX, &running2,
+                               &writers);
             running = MIN(running, running2);
             exact = true;
         }
@@ -1526,7 +1547,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     }
     /* the second look at the running harts: see etsoc1_gate_open */
     m->gate_first = first;
-    etsoc1_others_mins(m, self, first, &running2, &any);
+    etsoc1_others_mins(m, self, true, first, &running2, &any);
     etsoc1_gate_release(m, MIN(running, running2), m->gate_entries, n);
     qatomic_set(&m->sync_waiting, waiting);
     qatomic_set(&m->gate_waiting, first != UINT64_MAX);
@@ -1777,7 +1798,7 @@ static bool etsoc1_input_clear(Etsoc1MachineState *m, uint64_t t)
      * pending counts: etsoc1_next_act)
      */
     for (look = 0; look < 2; look++) {
-        etsoc1_others_mins(m, NULL, UINT64_MAX, &running, &any);
+        etsoc1_others_mins(m, NULL, false, UINT64_MAX, &running, &any);
         if (running < t || (any < t && any < link)) {
             return false;
         }
@@ -2092,7 +2113,7 @@ bool etsoc1_link_turn(Etsoc1MachineState *m, uint64_t t, bool host_wait,
     }
     /* twice, for a hart woken between the looks: see etsoc1_gate_open */
     for (look = 0; look < 2; look++) {
-        etsoc1_others_mins(m, NULL, UINT64_MAX, &running, &any);
+        etsoc1_others_mins(m, NULL, false, UINT64_MAX, &running, &any);
         if (running <= t || any < t) {
             return false;
         }
