@@ -423,9 +423,9 @@ static bool etsoc1_mins_visit(Etsoc1MinionCPU *cpu, uint64_t t, bool at_gate,
  * all; UINT64_MAX for none.  @halting: @self halts in an ET wait (a
  * scan's), and counts from its clock if it runs on once halted
  * (etsoc1_halting_runs): a credit may have come since its wait began,
- * and the sender's clock gone past it.  Exact below @bound: a word whose bound is at
- * or past it gives that bound to both, unlooked at (with UINT64_MAX, only
- * a word none of whose harts may act).
+ * and the sender's clock gone past it.  Exact below @bound: a word whose
+ * bound is at or past it gives that bound to both, unlooked at (with
+ * UINT64_MAX, only a word none of whose harts may act).
  */
 static void etsoc1_others_mins(Etsoc1MachineState *m, Etsoc1MinionCPU *self,
                                bool halting, uint64_t bound,
