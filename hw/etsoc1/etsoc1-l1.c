@@ -104,6 +104,7 @@ void etsoc1_l2_forget(Etsoc1MinionCPU *cpu)
     g_free(cpu->l2_used);
     cpu->l2_tag = cpu->l2_used = NULL;
     cpu->l2_n = 0;
+    cpu->l2_lazy = false;
 }
 
 /*
@@ -123,6 +124,8 @@ static uint64_t *l2_copy(Etsoc1MinionCPU *cpu)
             cpu->l2_tag = g_new0(uint64_t, n);
             cpu->l2_used = g_new0(uint64_t, n);
             cpu->l2_n = n;
+            cpu->l2_lazy = true;
+            bitmap_zero(cpu->l2_written, 2 * ETSOC1_L2_COPY_BLOCKS);
         }
     }
     return cpu->l2_tag;
@@ -146,6 +149,75 @@ static int l2_base(Etsoc1MinionCPU *cpu, uint64_t line)
 }
 
 /*
+ * The 4 KiB blocks of @cpu's L2 copy that hold the set at @base: [*@first,
+ * *@last] of array @arr (0: the tags, 1: the LRU stamps), numbered from
+ * the array's first block, plus ETSOC1_L2_COPY_BLOCKS for the stamps
+ */
+static void l2_blocks(Etsoc1MinionCPU *cpu, int base, unsigned arr,
+                      unsigned *first, unsigned *last)
+{
+    const uint64_t *a = arr ? cpu->l2_used : cpu->l2_tag;
+    uintptr_t start = (uintptr_t)a / (4 * KiB);
+
+    *first = (uintptr_t)&a[base] / (4 * KiB) - start +
+             arr * ETSOC1_L2_COPY_BLOCKS;
+    *last = (uintptr_t)&a[base + cpu->shire->l2.ways - 1] / (4 * KiB) -
+            start + arr * ETSOC1_L2_COPY_BLOCKS;
+}
+
+/*
+ * Was the set at @base of @cpu's L2 copy ever written (l2_touch)?  If
+ * not, it is empty, and a look must not read it: see l2_touch.
+ */
+static bool l2_set_written(Etsoc1MinionCPU *cpu, int base)
+{
+    unsigned arr, b, last;
+
+    if (!cpu->l2_lazy) {
+        return true;
+    }
+    for (arr = 0; arr < 2; arr++) {
+        for (l2_blocks(cpu, base, arr, &b, &last); b <= last; b++) {
+            if (!test_bit(b, cpu->l2_written)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * The set at @base of @cpu's L2 copy is about to be read and written:
+ * write its entries (zero: the copy is new) in each block not written
+ * yet, before anything reads that block.  The host gives a hart's copy
+ * page by page as it misses; a page first read maps the host's shared
+ * zero page, and the write after it replaces that page and flushes the
+ * TLB of every host CPU running the process, an IPI each (costly in a
+ * VM): a full-chip C program's start spent about a quarter of its host
+ * time so.  A page first written is just allocated.
+ */
+static void l2_touch(Etsoc1MinionCPU *cpu, int base)
+{
+    uint64_t *a;
+    unsigned arr, b, last, w;
+
+    if (!cpu->l2_lazy) {
+        return;
+    }
+    for (arr = 0; arr < 2; arr++) {
+        a = arr ? cpu->l2_used : cpu->l2_tag;
+        for (l2_blocks(cpu, base, arr, &b, &last); b <= last; b++) {
+            if (!test_bit(b, cpu->l2_written)) {
+                for (w = 0; w < cpu->shire->l2.ways; w++) {
+                    a[base + w] = 0;
+                }
+                set_bit(b, cpu->l2_written);
+            }
+        }
+    }
+}
+
+/*
  * @line, asked for by @cpu: a hit makes it the most recently used of its
  * set; a miss puts it in place of the least recently used.  True on a
  * hit.  The hart's own copy of the tags: no other thread touches it.
@@ -154,6 +226,9 @@ static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     int base = l2_base(cpu, line);
 
+    if (base >= 0) {
+        l2_touch(cpu, base);
+    }
     return base >= 0 &&
            etsoc1_lru_lookup(cpu->l2_tag + base, cpu->l2_used + base,
                              cpu->shire->l2.ways, line + 1,
@@ -165,8 +240,9 @@ static bool l2_holds(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     int base = l2_base(cpu, line);
 
-    return base >= 0 && etsoc1_lru_holds(cpu->l2_tag + base,
-                                         cpu->shire->l2.ways, line + 1);
+    return base >= 0 && l2_set_written(cpu, base) &&
+           etsoc1_lru_holds(cpu->l2_tag + base, cpu->shire->l2.ways,
+                            line + 1);
 }
 
 /*
@@ -197,6 +273,9 @@ static void l2_drop(Etsoc1MinionCPU *cpu, uint64_t line)
     int base = l2_base(cpu, line);
     unsigned w;
 
+    if (base >= 0 && !l2_set_written(cpu, base)) {
+        base = -1;      /* never written: empty (l2_touch) */
+    }
     for (w = 0; base >= 0 && w < l2->ways; w++) {
         if (cpu->l2_tag[base + w] == line + 1) {
             cpu->l2_tag[base + w] = 0;

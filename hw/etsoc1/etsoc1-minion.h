@@ -252,6 +252,14 @@ typedef struct Etsoc1HartEt {
 } Etsoc1HartEt;
 
 #define TYPE_ETSOC1_MINION_CPU RISCV_CPU_TYPE_NAME("etsoc1-minion")
+/*
+ * 4 KiB blocks that one array of a hart's copy of the L2 tags spans at
+ * most: an entry of 8 bytes a line of the largest L2 (the shire's SRAM),
+ * one more for an array that does not start on a block
+ */
+#define ETSOC1_L2_COPY_BLOCKS \
+    (ETSOC1_SCP_SIZE / ETSOC1_LINE * sizeof(uint64_t) / (4 * KiB) + 1)
+
 OBJECT_DECLARE_TYPE(Etsoc1MinionCPU, Etsoc1MinionCPUClass, ETSOC1_MINION_CPU)
 
 struct Etsoc1MinionCPU {
@@ -269,6 +277,13 @@ struct Etsoc1MinionCPU {
     uint64_t *l2_tag;
     uint64_t *l2_used;
     uint32_t l2_n;
+    /*
+     * Made by its first access (not by a migration's load, which writes
+     * them all): which 4 KiB blocks of each array it has written yet
+     * (etsoc1-l1.c, l2_touch)
+     */
+    bool l2_lazy;
+    unsigned long l2_written[BITS_TO_LONGS(2 * ETSOC1_L2_COPY_BLOCKS)];
 };
 
 /*
