@@ -1205,6 +1205,43 @@ static gint etsoc1_gate_cmp(gconstpointer a, gconstpointer b)
     return x->index - y->index;
 }
 
+/* Swap two entries */
+static void etsoc1_gate_swap(Etsoc1GateEntry *a, Etsoc1GateEntry *b)
+{
+    Etsoc1GateEntry x = *a;
+
+    *a = *b;
+    *b = x;
+}
+
+/*
+ * Put the @want least of @e[0..@n) (etsoc1_gate_cmp: no two equal) first,
+ * in any order: a quickselect, on average a pass over each
+ */
+static void etsoc1_gate_select(Etsoc1GateEntry *e, unsigned n,
+                               unsigned want)
+{
+    unsigned lo = 0, hi = n, s, i;
+
+    while (hi - lo > 1) {
+        /* the pivot (the middle one) to the end, the lesser before s */
+        etsoc1_gate_swap(&e[lo + (hi - lo) / 2], &e[hi - 1]);
+        for (s = i = lo; i < hi - 1; i++) {
+            if (etsoc1_gate_cmp(&e[i], &e[hi - 1]) < 0) {
+                etsoc1_gate_swap(&e[i], &e[s++]);
+            }
+        }
+        etsoc1_gate_swap(&e[s], &e[hi - 1]);
+        if (want <= s) {
+            hi = s;
+        } else if (want > s + 1) {
+            lo = s + 1;
+        } else {
+            return;
+        }
+    }
+}
+
 /*
  * @e joins chain @key (a line clock slot, or a memory shire) in this
  * release, as its last.  The entry before it there is *@prev, unless
@@ -1291,6 +1328,21 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             e[k++] = e[i];
             e[i] = x;
         }
+    }
+    if (k > ETSOC1_GATE_ORDER_MAX) {
+        /*
+         * Only the earliest of them go into chains this time; the rest
+         * come after them all, and a later scan, once those have gone,
+         * takes them.  A full-chip program's start puts thousands of
+         * DRAM requests at the gate at once, and every scan sorted them
+         * all while their chains handed on one at a time.
+         */
+        etsoc1_gate_select(e, k, ETSOC1_GATE_ORDER_MAX);
+        for (i = k; i < n; i++) {
+            e[ETSOC1_GATE_ORDER_MAX + i - k] = e[i];
+        }
+        n -= k - ETSOC1_GATE_ORDER_MAX;
+        k = ETSOC1_GATE_ORDER_MAX;
     }
     if (k > 1) {
         qsort(e, k, sizeof(*e), etsoc1_gate_cmp);

@@ -39,6 +39,8 @@ typedef struct Etsoc1GateAccess {
 /* etsoc1-sync.c: polls and the global-read gate (docs/timing.md) */
 #define ETSOC1_SYNC_TICK_MS         1
 #define ETSOC1_SYNC_SCAN_NS         100000
+/* gated accesses that may conflict put in order by one release, at most */
+#define ETSOC1_GATE_ORDER_MAX       128
 /*
  * A lone poller's pace in host time: ETSOC1_POLL_BURST equal reads, then a
  * nap of ETSOC1_POLL_IDLE_MS; each further nap with no write halves the
