@@ -226,11 +226,11 @@ static bool l2_lookup(Etsoc1MinionCPU *cpu, uint64_t line)
 {
     int base = l2_base(cpu, line);
 
-    if (base >= 0) {
-        l2_touch(cpu, base);
+    if (base < 0) {
+        return false;
     }
-    return base >= 0 &&
-           etsoc1_lru_lookup(cpu->l2_tag + base, cpu->l2_used + base,
+    l2_touch(cpu, base);
+    return etsoc1_lru_lookup(cpu->l2_tag + base, cpu->l2_used + base,
                              cpu->shire->l2.ways, line + 1,
                              ++cpu->et->l1.l2_clock, true);
 }

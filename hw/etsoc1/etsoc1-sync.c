@@ -1323,10 +1323,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
 
         if (qatomic_read(&a->slot) || qatomic_read(&a->dram)) {
-            Etsoc1GateEntry x = e[k];
-
-            e[k++] = e[i];
-            e[i] = x;
+            etsoc1_gate_swap(&e[k++], &e[i]);
         }
     }
     if (k > ETSOC1_GATE_ORDER_MAX) {
@@ -1338,9 +1335,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
          * all while their chains handed on one at a time.
          */
         etsoc1_gate_select(e, k, ETSOC1_GATE_ORDER_MAX);
-        for (i = k; i < n; i++) {
-            e[ETSOC1_GATE_ORDER_MAX + i - k] = e[i];
-        }
+        memmove(&e[ETSOC1_GATE_ORDER_MAX], &e[k], (n - k) * sizeof(*e));
         n -= k - ETSOC1_GATE_ORDER_MAX;
         k = ETSOC1_GATE_ORDER_MAX;
     }

@@ -284,10 +284,10 @@ def dram_bw_test():
     every hart.  All 2,048 harts, each its own 64 lines: the memory
     shires' bound (8 x 64 B per dram.line) within 5 %; hart 0 alone: the
     unloaded DRAM path of timing.md 4 line after line, within 5 %; all
-    harts on one shared
-    table: the first miss of a line fills its L3 slice, so the rest are
-    L3 hits (at most 0.7 of the lone hart's DRAM time, and no less than
-    the nearest shire's L3 hits); equal under MTTCG twice and
+    harts on one shared table: the first miss of a line fills its L3
+    slice, so the rest are L3 hits (at most 0.7 of the lone hart's DRAM
+    time, and no less than the nearest shire's L3 hits); equal under
+    MTTCG twice and
     thread=single; with plain-dram-turns=off the lone hart's figure is
     the same and all harts are bound by their own latency, not the memory
     shires' (docs/timing.md, "The cache model")."""
