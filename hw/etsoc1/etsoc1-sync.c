@@ -842,6 +842,7 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     etsoc1_heap_remove(m, cpu);     /* a wait it left without a leave */
     et->gate.t = t;
     et->gate.halted_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    m->sync_enters++;
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
         etsoc1_heap_push(m, cpu);
@@ -1514,9 +1515,10 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
 static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
                                     Etsoc1MinionCPU *self)
 {
-    uint64_t running, running2, writers, any, first;
+    uint64_t running, running2, writers, any, first, bound;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     int64_t next_ms = INT64_MAX;
+    uint32_t enters = qatomic_read(&m->sync_enters);
     bool waiting, exact;
     Etsoc1MinionCPU *cpu;
     unsigned i, n;
@@ -1524,13 +1526,18 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     /*
      * The running harts first, then those at the gate: a hart that goes
      * to the gate in between is seen running, at a clock a lookahead or
-     * more before its access.  Only the words that may hold the earliest
-     * hart at the gate are looked at (the last scan's earliest: any bound
-     * gives a lower bound, at worst a smaller window), the others give
-     * their bounds.  A poll asks for the least time of all (below).
+     * more before its access.  Only the words that may hold a hart
+     * before the earliest at the gate now are looked at, the others give
+     * their bounds (any bound gives a lower bound; the last scan's
+     * earliest, once harts came to the gate since, gave a smaller window,
+     * and only the next scan let them go).  A poll asks for the least
+     * time of all (below).
      */
-    exact = m->gate_first == UINT64_MAX;
-    etsoc1_others_mins(m, self, true, m->gate_first, &running, &writers);
+    etsoc1_mutex_lock(&m->gate_lock);
+    bound = m->gate_heap_n ? m->gate_heap[0].t : m->gate_first;
+    qemu_mutex_unlock(&m->gate_lock);
+    exact = bound == UINT64_MAX;
+    etsoc1_others_mins(m, self, true, bound, &running, &writers);
     n = etsoc1_gate_window(m, self, running, &first);
     waiting = first != UINT64_MAX;
     ETSOC1_WAITERS_FOREACH(m, i, cpu) {
@@ -1596,8 +1603,20 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     m->gate_first = first;
     etsoc1_others_mins(m, self, true, first, &running2, &any);
     etsoc1_gate_release(m, MIN(running, running2), m->gate_entries, n);
+    /*
+     * A hart that came to a wait after the looks set these flags itself;
+     * they stay set, or its thread's idle scan and its halt would take
+     * the chip for one with nothing to let go, and only the timer would
+     * (etsoc1_sync_idle, etsoc1_sync_halting).
+     */
+    etsoc1_mutex_lock(&m->gate_lock);
+    if (m->sync_enters != enters) {
+        waiting = true;
+        first = MIN(first, m->gate_heap_n ? m->gate_heap[0].t : UINT64_MAX);
+    }
     qatomic_set(&m->sync_waiting, waiting);
     qatomic_set(&m->gate_waiting, first != UINT64_MAX);
+    qemu_mutex_unlock(&m->gate_lock);
     /*
      * Come back while harts run (they may pass a gated time without
      * halting) or wait at the gate; with every hart halted only the
@@ -1666,13 +1685,21 @@ static bool etsoc1_sync_halt_scan(Etsoc1MachineState *m, Etsoc1MinionCPU *cpu)
  * (etsoc1_sync_halt_scan, else the timer comes back when a scan is due);
  * a poll that halts with none there has nothing urgent to let go.  A halt
  * that does not scan takes no lock.
+ *
+ * Once a TCG thread has said it has no hart to run (etsoc1_sync_idle),
+ * the threads scan whenever they run out of harts, and the halts that
+ * come later scan once due: the timer need only catch harts that run on
+ * without halting, and comes back at the tick, not when the next scan is
+ * due.  That due time woke the main loop up to 10,000 times a second in
+ * a program of many harts, each wake a host context switch taken from a
+ * thread that runs harts.  A thread per vCPU never says so.
  */
 void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
 {
     Etsoc1MachineState *m = cpu->shire->chip;
     uint32_t why = cpu->et->wait;
     bool gated;
-    int64_t at;
+    int64_t now, due, tick, at;
 
     if (!m || !m->poll_halt) {
         return;
@@ -1684,10 +1711,16 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
     if ((why != ETSOC1_WAIT_POLL || gated) && etsoc1_sync_halt_scan(m, cpu)) {
         return;
     }
-    at = gated ? qatomic_read(&m->sync_scan_ns) +
-                 qatomic_read(&m->sync_scan_gap_ns)
-               : qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
-                 ETSOC1_SYNC_TICK_MS * SCALE_MS;
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    due = qatomic_read(&m->sync_scan_ns) + qatomic_read(&m->sync_scan_gap_ns);
+    tick = now + ETSOC1_SYNC_TICK_MS * SCALE_MS;
+    if (!gated) {
+        at = tick;
+    } else if (qatomic_read(&m->sync_idle_heard)) {
+        at = MAX(due, tick);
+    } else {
+        at = due;
+    }
     if (!timer_pending(m->sync_timer) ||
         timer_expire_time_ns(m->sync_timer) > at) {
         timer_mod(m->sync_timer, at);
@@ -1709,6 +1742,9 @@ static void etsoc1_sync_idle(Notifier *n, void *unused)
 {
     Etsoc1MachineState *m = container_of(n, Etsoc1MachineState, sync_idle);
 
+    if (!qatomic_read(&m->sync_idle_heard)) {   /* see etsoc1_sync_halting */
+        qatomic_set(&m->sync_idle_heard, true);
+    }
     if (!qatomic_read(&m->sync_waiting)) {
         return;
     }

@@ -67,6 +67,7 @@ struct Etsoc1MachineState {
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */
     uint64_t sync_lookahead;    /* cycles: see etsoc1_sync_start */
     Notifier sync_idle;     /* a TCG thread has no hart to run */
+    bool sync_idle_heard;   /* ... and one has said so: it scans then */
     /*
      * The minion harts by cpu_index (NULL for the service processor), and
      * a bit per hart that is not parked: parked harts (halted in WFI or
@@ -91,6 +92,7 @@ struct Etsoc1MachineState {
     unsigned *gate_walk;        /* the scan's, a walk of the heap */
     unsigned gate_walk_len;
     uint64_t gate_first;    /* the last scan's earliest time at the gate */
+    uint32_t sync_enters;   /* waits entered (gate_lock): see the scan */
     struct Etsoc1GateEntry *gate_entries;   /* the scan's, by hart */
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
