@@ -39,9 +39,11 @@ FLB_RTT = CREDIT_RTT_SHIRE / 2
 # access at a time, one per slot of the in-shire crossbar, the crossbar
 # stream's cost per 32 B register
 FLB_SERVICE = STREAM['xbar'][1]
-# our choice (docs/timing.md, "One line at a time"): the home slice does
-# one global operation on a line at a time, each holding it this long
-L3_LINE_SERVICE = 2
+# our choice (docs/timing.md, "One sub-bank at a time"): each of the home
+# slice's L3_BANKS sub-banks does one global write at a time, each holding
+# it this long; a line's sub-bank is its set (PA >> 11) modulo L3_BANKS
+L3_BANK_SERVICE = 2
+L3_BANKS = 16
 # our choice from public figures (docs/timing.md, "Contention"): a memory
 # shire's DRAM passes one 64 B line per this many ns
 DRAM_LINE_NS = 3.75

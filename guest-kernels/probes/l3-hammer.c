@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Many harts on one global-atomic line (docs/timing.md, "One line at a
- * time"): hart 0 of every minion that takes part runs OPS dependent
- * amoaddg.d in a row, from a chip barrier of credits.
+ * Many harts on one global-atomic line, or one L3 sub-bank
+ * (docs/timing.md, "One sub-bank at a time"): hart 0 of every minion
+ * that takes part runs OPS dependent amoaddg.d in a row, from a chip
+ * barrier of credits.
  *
  *   probe hammer phase=P harts=N lines=L home=S ops=K cycles=C
  *        N harts (the first N minions of the chip, hart 0 of each), on
  *        one counter line (L = 1) or each on its own line of the same
  *        home slice S (L = N).  C: the most any of them took for its K
- *        atomics.  One line serves one operation at a time
- *        (l3.line.service), so N harts on one line take about
- *        N x K x service once that exceeds their round trips; on lines
- *        of their own they take their round trips alone.
+ *        atomics.  A sub-bank of the slice serves one write at a time
+ *        (l3.bank.service), so N harts on one line take about
+ *        N x K x service once that exceeds their round trips.  On lines
+ *        of their own, consecutive lines of the slice (phase 3), they
+ *        spread over its BANKS sub-banks: their round trips, and turns
+ *        at N / BANKS x K x service at most.  Phase 5 puts every line in
+ *        one sub-bank: N x K x service again.
  *   probe hammer phase=4 harts=N lines=N*K home=S ops=K cycles=C
  *        every op on a line no one has touched (L = N x K): each misses
  *        the slice and takes its turn at the line's memory shire
@@ -27,18 +31,21 @@
 
 #define OPS     8
 #define HOME    13      /* the slice every line of the probe lives in */
+#define BANKS   16      /* its sub-banks (etsoc1-l3-slice's "banks") */
 
 /*
- * DRAM line @i of the probe, homed at slice HOME (PA[10:6]): phases 0-3
- * from 82 MiB, 1 MiB apart (up to 2 MiB each), phase 4 from 96 MiB
- * (16 MiB)
+ * DRAM line @i of the probe, homed at slice HOME (PA[10:6]), the slice's
+ * consecutive lines 2 KiB apart: phases 0-3 from 82 MiB, 1 MiB apart (up
+ * to 2 MiB each), phase 4 from 96 MiB (16 MiB); phase 5 from 128 MiB,
+ * every BANKS-th line of the slice, so all in one sub-bank (32 MiB)
  */
 static volatile uint64_t *line(unsigned phase, unsigned i)
 {
     uint64_t base = phase < 4 ? (82ULL << 20) + phase * 0x100000
-                              : 96ULL << 20;
+                    : phase == 4 ? 96ULL << 20 : 128ULL << 20;
+    uint64_t step = phase == 5 ? BANKS * 2048ULL : 2048ULL;
 
-    return (volatile uint64_t *)(DRAM_BASE + base + i * 2048ULL + HOME * 64);
+    return (volatile uint64_t *)(DRAM_BASE + base + i * step + HOME * 64);
 }
 
 static volatile uint64_t took[MINIONS_PER_SHIRE * 34];
@@ -53,6 +60,7 @@ static const struct {
     int fresh;
 } phases[] = {
     { 1, 0, 0 }, { 32, 0, 0 }, { 0, 0, 0 }, { 0, 1, 0 }, { 0, 1, 1 },
+    { 0, 1, 0 },
 };
 
 /* OPS atomics from @l on, @step words apart: the cycles they took */

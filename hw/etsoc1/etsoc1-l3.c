@@ -53,17 +53,25 @@ struct Etsoc1L3SliceState {
     uint64_t *used;         /* clock at the last use (LRU); 0 = never */
     uint64_t clock;         /* ticks at every lookup */
     Etsoc1LineClock written;    /* global writes to the lines homed here */
+    /*
+     * When each sub-bank lets its last global write go (l3.bank.service
+     * after it took effect): the next write there takes effect no
+     * earlier (bank_serve).  Under written.lock.
+     */
+    uint64_t *bank_until;
 
     /* properties */
     uint32_t slice;
     uint64_t size;
     uint32_t ways;
+    uint32_t banks;
 };
 
 #define L3_VALID        BIT_ULL(63)
 #define L3_DEFAULT_SIZE (1 * MiB)
 #define L3_DEFAULT_WAYS 4
 #define L3_MAX_WAYS     64
+#define L3_DEFAULT_BANKS 16
 /* lines a DMA install looks up per hold of a slice's lock (harts wait) */
 #define L3_INSTALL_BATCH 256
 
@@ -76,6 +84,17 @@ static bool etsoc1_l3_cacheable(hwaddr pa)
 static unsigned l3_set(Etsoc1L3SliceState *s, hwaddr pa)
 {
     return (pa >> 11) % s->sets;
+}
+
+/*
+ * The sub-bank of line @pa: the low bits of its set, so that a slice's
+ * consecutive lines (2 KiB apart) spread over every sub-bank.  Our
+ * choice: the sources say a slice has 16 sub-banks, not how lines map
+ * to them (docs/timing.md, "L3 and memory").
+ */
+static unsigned l3_bank(Etsoc1L3SliceState *s, hwaddr pa)
+{
+    return l3_set(s, pa) % s->banks;
 }
 
 /*
@@ -170,8 +189,6 @@ void etsoc1_line_clock_reset(Etsoc1LineClock *c)
     memset(c->ver_size, 0, sizeof(c->ver_size));
     memset(c->plain_at, 0, sizeof(c->plain_at));
     memset(c->plain_line, 0, sizeof(c->plain_line));
-    memset(c->busy_line, 0, sizeof(c->busy_line));
-    memset(c->busy_until, 0, sizeof(c->busy_until));
     /* gen[] only grows: a poll halted across the reset wakes */
 }
 
@@ -289,42 +306,43 @@ static void line_written(Etsoc1LineClock *c, const Etsoc1LineWord *w)
 
 /*
  * A global write (an operation that changes the line) to line @pa reaches
- * its home slice at @arrive: it is served once the slice's last write to
- * the line has let it go (l3.line.service after that one took effect).
- * Writes to one line pass the read gate one at a time in the model's
- * order (etsoc1_gate_conflict), so the line's queue is the same in every
- * run; with poll-halt=off it is the host's.  Reads take no turn: the
- * polls a write wakes read it at its own time whatever order the host
- * runs them in (etsoc1-sync.c: a halted poll does not hold the gate), so
- * a turn for each would put the host's order into their times.  Returns
- * when it is served.
+ * its home slice @s at @arrive: it is served once the line's sub-bank has
+ * let the last write there go (l3.bank.service after that one took
+ * effect), whichever line of the sub-bank that one wrote.  Global
+ * operations on a sub-bank pass the read gate one at a time in the
+ * model's order (etsoc1_l3_bank_of, etsoc1_gate_conflict), so its queue
+ * is the same in every run; with poll-halt=off it is the host's.  Reads
+ * take no turn: the polls a write wakes read it at its own time whatever
+ * order the host runs them in (etsoc1-sync.c: a halted poll does not
+ * hold the gate), so a turn for each would put the host's order into
+ * their times.  Returns when it is served.  With s->written's lock held.
  */
-static uint64_t line_serve(Etsoc1LineClock *c, hwaddr pa, uint64_t arrive)
+static uint64_t bank_serve(Etsoc1MinionCPU *cpu, Etsoc1L3SliceState *s,
+                           hwaddr pa, uint64_t arrive)
 {
-    unsigned i = etsoc1_line_slot(pa);
+    unsigned b = l3_bank(s, pa);
 
-    if (c->busy_line[i] == etsoc1_line_tag(pa)) {
-        return MAX(arrive, c->busy_until[i]);
+    if (s->bank_until[b] <= arrive) {
+        return arrive;
     }
-    return arrive;
+    trace_etsoc1_l3_bank_wait(cpu->parent_obj.env.mhartid, s->slice, b, pa,
+                              arrive, s->bank_until[b]);
+    return s->bank_until[b];
 }
 
 /* ... and the write to line @pa took effect at @effect */
-static void line_served(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
+static void bank_served(Etsoc1MinionCPU *cpu, Etsoc1L3SliceState *s,
                         hwaddr pa, uint64_t effect)
 {
-    unsigned i = etsoc1_line_slot(pa);
-
-    c->busy_line[i] = etsoc1_line_tag(pa);
-    c->busy_until[i] = effect + etsoc1_cycles(
-        etsoc1_t(cpu->timing, ETSOC1_T_L3_LINE_SERVICE));
+    s->bank_until[l3_bank(s, pa)] = effect + etsoc1_cycles(
+        etsoc1_t(cpu->timing, ETSOC1_T_L3_BANK_SERVICE));
 }
 
 /*
  * A round trip of @t cycles from @cpu to where line @pa is kept (@c):
  * the request gets there half way (@queued later if it waited for its
- * memory shire on the way), is served when the line is free if
- * @serve (line_serve: a global write at the home slice), takes
+ * memory shire on the way), is served when its sub-bank is free if
+ * @bank is its home slice (bank_serve: a global write there), takes
  * effect no earlier than the line's last global write (line_clock), and
  * the answer comes back.  The
  * hart waits for it; returns the cycles it waited.  @w, if not NULL, is
@@ -334,22 +352,23 @@ static void line_served(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
  */
 static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                                 hwaddr pa, double t, bool write,
-                                Etsoc1LineWord *w, bool serve, uint64_t queued)
+                                Etsoc1LineWord *w, Etsoc1L3SliceState *bank,
+                                uint64_t queued)
 {
     uint64_t start = etsoc1_now(cpu), go = etsoc1_cycles(t / 2);
     uint64_t arrive = start + go + queued, effect, done;
 
-    serve = serve && write;
-    if (serve) {
-        arrive = line_serve(c, pa, arrive);
+    bank = write ? bank : NULL;
+    if (bank) {
+        arrive = bank_serve(cpu, bank, pa, arrive);
     }
     if (!write && w) {
         effect = line_read(cpu, c, w, arrive);
     } else {
         effect = line_clock(c, pa, arrive, write);
     }
-    if (serve) {
-        line_served(cpu, c, pa, effect);
+    if (bank) {
+        bank_served(cpu, bank, pa, effect);
     }
     if (write) {
         unsigned i = etsoc1_line_slot(pa);
@@ -373,7 +392,7 @@ static uint64_t round_trip_word(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
 static uint64_t round_trip(Etsoc1MinionCPU *cpu, Etsoc1LineClock *c,
                            hwaddr pa, double t, bool write)
 {
-    return round_trip_word(cpu, c, pa, t, write, NULL, false, 0);
+    return round_trip_word(cpu, c, pa, t, write, NULL, NULL, 0);
 }
 
 /*
@@ -406,7 +425,7 @@ static void l3_access(Etsoc1MinionCPU *cpu, hwaddr pa, bool write,
                                   1);
     }
     cycles = round_trip_word(cpu, &s->written, pa,
-                             l3_path(cpu, pa, !hit), write, w, true, queued);
+                             l3_path(cpu, pa, !hit), write, w, s, queued);
     trace_etsoc1_l3_access(cpu->parent_obj.env.mhartid, home, pa, hit,
                            cycles);
 }
@@ -443,6 +462,23 @@ bool etsoc1_l3_may_miss(Etsoc1MinionCPU *cpu, hwaddr pa)
 {
     return etsoc1_dram_timed(cpu) && etsoc1_l3_cacheable(pa) &&
            !l3_peek(cpu->shire->chip, pa);
+}
+
+/*
+ * What a global operation by @cpu on line @pa takes a turn at, for the
+ * read gate (Etsoc1GateAccess.bank): its home slice's sub-bank
+ * (bank_serve), NULL for a line no slice homes.  Operations on one
+ * sub-bank pass the gate one at a time, whichever lines they touch.
+ */
+const void *etsoc1_l3_bank_of(Etsoc1MinionCPU *cpu, hwaddr pa)
+{
+    Etsoc1L3SliceState *s;
+
+    if (!etsoc1_l3_cacheable(pa)) {
+        return NULL;
+    }
+    s = cpu->shire->chip->l3[etsoc1_l3_home(pa)];
+    return s ? &s->bank_until[l3_bank(s, pa)] : NULL;
 }
 
 /*
@@ -553,7 +589,7 @@ void etsoc1_global_access(Etsoc1MinionCPU *cpu, Etsoc1LineWord *w,
         return;
     }
     cycles = round_trip_word(cpu, &m->shire[target].scp_written, w->pa,
-                             scp_path(cpu, w->pa), write, word, false, 0);
+                             scp_path(cpu, w->pa), write, word, NULL, 0);
     trace_etsoc1_scp_remote(cpu->parent_obj.env.mhartid, target,
                             etsoc1_hops(cpu->shire->shire_id, target),
                             cycles);
@@ -965,6 +1001,7 @@ static void etsoc1_l3_slice_reset_enter(Object *obj, ResetType type)
     memset(s->used, 0, s->lines * sizeof(*s->used));
     s->clock = 0;
     etsoc1_line_clock_reset(&s->written);
+    memset(s->bank_until, 0, s->banks * sizeof(*s->bank_until));
 }
 
 static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
@@ -989,9 +1026,15 @@ static void etsoc1_l3_slice_realize(DeviceState *dev, Error **errp)
         return;
     }
     s->sets = s->size / set_bytes;
+    if (!s->banks || s->banks > s->sets) {
+        error_setg(errp, "banks=%u: must be 1 to the slice's %u sets",
+                   s->banks, s->sets);
+        return;
+    }
     s->lines = s->sets * s->ways;
     s->tag = g_new0(uint64_t, s->lines);
     s->used = g_new0(uint64_t, s->lines);
+    s->bank_until = g_new0(uint64_t, s->banks);
     qemu_mutex_init(&s->lock);
     qemu_mutex_init(&s->written.lock);
 }
@@ -1004,6 +1047,7 @@ static void etsoc1_l3_slice_unrealize(DeviceState *dev)
     qemu_mutex_destroy(&s->written.lock);
     g_free(s->tag);
     g_free(s->used);
+    g_free(s->bank_until);
 }
 
 /*
@@ -1046,25 +1090,14 @@ static const VMStateDescription vmstate_etsoc1_l3_versions = {
     }
 };
 
-/* Each line's global operations in turn (line_serve) */
-static const VMStateDescription vmstate_etsoc1_line_busy = {
-    .name = "etsoc1-line-clock/busy",
+/* Each sub-bank's global writes in turn (bank_serve) */
+static const VMStateDescription vmstate_etsoc1_l3_banks = {
+    .name = TYPE_ETSOC1_L3_SLICE "/banks",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
-        VMSTATE_UINT64_ARRAY(busy_line, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
-        VMSTATE_UINT64_ARRAY(busy_until, Etsoc1LineClock, ETSOC1_LINE_CLOCKS),
-        VMSTATE_END_OF_LIST()
-    }
-};
-
-static const VMStateDescription vmstate_etsoc1_l3_busy = {
-    .name = TYPE_ETSOC1_L3_SLICE "/busy",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .fields = (VMStateField[]) {
-        VMSTATE_STRUCT(written, Etsoc1L3SliceState, 1,
-                       vmstate_etsoc1_line_busy, Etsoc1LineClock),
+        VMSTATE_VARRAY_UINT32(bank_until, Etsoc1L3SliceState, banks, 0,
+                              vmstate_info_uint64, uint64_t),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1085,7 +1118,7 @@ static const VMStateDescription vmstate_etsoc1_l3_slice = {
     },
     .subsections = (const VMStateDescription * []) {
         &vmstate_etsoc1_l3_versions,
-        &vmstate_etsoc1_l3_busy,
+        &vmstate_etsoc1_l3_banks,
         NULL
     }
 };
@@ -1096,6 +1129,8 @@ static Property etsoc1_l3_slice_props[] = {
     /* SRAM given to the L3 and its ways: our choice (docs/timing.md) */
     DEFINE_PROP_SIZE("size", Etsoc1L3SliceState, size, L3_DEFAULT_SIZE),
     DEFINE_PROP_UINT32("ways", Etsoc1L3SliceState, ways, L3_DEFAULT_WAYS),
+    /* sub-banks that each take one global write at a time (l3_bank) */
+    DEFINE_PROP_UINT32("banks", Etsoc1L3SliceState, banks, L3_DEFAULT_BANKS),
     DEFINE_PROP_END_OF_LIST(),
 };
 

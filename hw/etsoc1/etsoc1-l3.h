@@ -48,13 +48,6 @@ typedef struct Etsoc1LineClock {
     uint64_t plain_at[ETSOC1_LINE_CLOCKS];
     uint64_t plain_line[ETSOC1_LINE_CLOCKS];    /* its line address + 1 */
     uint8_t polled[ETSOC1_LINE_CLOCKS];  /* a poll may be halted there */
-    /*
-     * When the slice's last global operation on each line lets the line
-     * go (l3.line.service after it took effect), and that line's address
-     * + 1: the next one on the line takes effect no earlier.
-     */
-    uint64_t busy_line[ETSOC1_LINE_CLOCKS];
-    uint64_t busy_until[ETSOC1_LINE_CLOCKS];
     hwaddr locked_pa;   /* the line the lock's holder works on */
 } Etsoc1LineClock;
 
@@ -70,6 +63,8 @@ extern const VMStateDescription vmstate_etsoc1_line_versions;
  *  + property "slice": its index; it lives in shire @slice and is the home
  *    of every line with PA[10:6] = @slice
  *  + properties "size" (bytes) and "ways": its geometry
+ *  + property "banks": its sub-banks, each taking one global write at a
+ *    time (l3.bank.service); a line's is its set modulo banks
  */
 #define TYPE_ETSOC1_L3_SLICE "etsoc1-l3-slice"
 OBJECT_DECLARE_SIMPLE_TYPE(Etsoc1L3SliceState, ETSOC1_L3_SLICE)
@@ -188,6 +183,7 @@ typedef struct Etsoc1CacheopLines {
 
 bool etsoc1_dram_gate(Etsoc1MinionCPU *cpu, uint64_t t, uint8_t memshires);
 bool etsoc1_l3_may_miss(Etsoc1MinionCPU *cpu, hwaddr pa);
+const void *etsoc1_l3_bank_of(Etsoc1MinionCPU *cpu, hwaddr pa);
 uint64_t etsoc1_dram_take(Etsoc1MinionCPU *cpu, unsigned j, uint64_t at,
                           unsigned n);
 bool etsoc1_l3_cacheop_gate(Etsoc1MinionCPU *cpu, Etsoc1CacheOp op,

@@ -572,13 +572,16 @@ static bool etsoc1_may_precede(Etsoc1MachineState *m, uint64_t u,
 /*
  * Must two accesses at the gate go one after the other?  Those on one
  * line clock slot do, reads too: which goes first decides which one
- * takes the L3 miss, and so both times.  Two that may reach DRAM at the
- * same memory shire do: it serves requests in the order they pass.
+ * takes the L3 miss, and so both times.  Two on one L3 sub-bank do: it
+ * serves writes in the order they pass (an operation may turn out a
+ * read only when it runs).  Two that may reach DRAM at the same memory
+ * shire do: it serves requests in the order they pass.
  */
 static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
                                  const Etsoc1GateAccess *b)
 {
-    return (a->slot && a->slot == b->slot) || (a->dram & b->dram);
+    return (a->slot && a->slot == b->slot) ||
+           (a->bank && a->bank == b->bank) || (a->dram & b->dram);
 }
 
 /*
@@ -1244,7 +1247,8 @@ static void etsoc1_gate_select(Etsoc1GateEntry *e, unsigned n,
 }
 
 /*
- * @e joins chain @key (a line clock slot, or a memory shire) in this
+ * @e joins chain @key (a line clock slot, an L3 sub-bank, or a memory
+ * shire) in this
  * release, as its last.  The entry before it there is *@prev, unless
  * another chain of @e gave another one: then *@two.
  */
@@ -1314,7 +1318,8 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     }
     n = k;
     /*
-     * Only accesses that may conflict (a line clock slot, a memory shire)
+     * Only accesses that may conflict (a line clock slot, an L3 sub-bank,
+     * a memory shire)
      * need the (time, hart) order, for their chains: they go first,
      * sorted.  The others (credit waits: a barrier's thousand) are let
      * go in any order.  An access read here that its hart has left since
@@ -1323,7 +1328,8 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     for (i = k = 0; i < n; i++) {
         const Etsoc1GateAccess *a = &e[i].cpu->et->gate.access;
 
-        if (qatomic_read(&a->slot) || qatomic_read(&a->dram)) {
+        if (qatomic_read(&a->slot) || qatomic_read(&a->bank) ||
+            qatomic_read(&a->dram)) {
             etsoc1_gate_swap(&e[k++], &e[i]);
         }
     }
@@ -1354,6 +1360,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
         e[i].going = !e[i].may_release &&
                      qatomic_read(&e[i].cpu->et->gate.released);
         etsoc1_gate_chain(m, a->slot, &e[i], &prev, &two);
+        etsoc1_gate_chain(m, a->bank, &e[i], &prev, &two);
         /* each memory shire is one more chain (etsoc1_gate_conflict) */
         for (j = 0; j < ETSOC1_MEMSHIRES; j++) {
             if (a->dram & BIT(j)) {

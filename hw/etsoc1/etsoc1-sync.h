@@ -18,17 +18,20 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 
 /*
  * A global access waiting at the gate (etsoc1-sync.c): two on one line
- * clock slot go one at a time, and so do two that may reach DRAM at the
- * same memory shire (they take turns there, etsoc1_dram_gate; a slice's
- * lines all have one memory shire, PA[8:6] of PA[10:6], so its fills
- * and evictions are ordered with them).  Credit waits have
- * neither (slot NULL): only their own counter sees them.  A tensor ready
+ * clock slot go one at a time, and so do two global operations on one
+ * L3 sub-bank (they take turns there, whatever their lines) and two that
+ * may reach DRAM at the same memory shire (they take turns there,
+ * etsoc1_dram_gate; a slice's lines all have one memory shire, PA[8:6]
+ * of PA[10:6], so its fills and evictions are ordered with them).
+ * Credit waits have none of these (slot NULL): only their own counter
+ * sees them.  A tensor ready
  * that reaches a sender's ready bit has an owner, the sender: it acts on
  * its own bit at its own clock, with no lookahead, so it must be past
  * the ready too.
  */
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */
+    const void *bank;       /* an L3 sub-bank (etsoc1_l3_bank_of) */
     Etsoc1MinionCPU *owner;
     uint8_t dram;           /* memory shires it may take turns at: a bit each */
 } Etsoc1GateAccess;

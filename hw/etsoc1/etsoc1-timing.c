@@ -122,12 +122,11 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "for in return"),
     ROW(ETSOC1_T_L3_HIT, "l3.hit", 110, CYC600,
         "4: L3 hit, fixed part (hops at mesh.hop.rtt)"),
-    ROW(ETSOC1_T_L3_LINE_SERVICE, "l3.line.service", 2, CYC,
-        "our choice (issue 28; no L3 throughput is given): the home slice "
-        "does one global operation on a line at a time, each holding the "
-        "line this long (a read and a write of it in the slice's SRAM); "
-        "other lines of the slice go on (its 16 sub-banks); not fitted to "
-        "any composite figure"),
+    ROW(ETSOC1_T_L3_BANK_SERVICE, "l3.bank.service", 2, CYC,
+        "our choice (issue 28; no L3 throughput is given): each of the "
+        "home slice's sub-banks (property banks, 16) does one global write "
+        "at a time, each holding it this long (a read and a write of a line "
+        "in the slice's SRAM); not fitted to any composite figure"),
     ROW(ETSOC1_T_DRAM_LEG, "dram.leg", 91, CYC600,
         "4: DRAM, the leg past L3, fixed part (hops at mesh.hop.rtt)"),
     ROW(ETSOC1_T_SCP_REMOTE_CYC, "scp.remote.cycles", 66, CYC,

@@ -135,6 +135,7 @@ Etsoc1LineClock *etsoc1_amo_lock(CPURISCVState *env, target_ulong addr,
     if (lc) {
         Etsoc1GateAccess a = {
             .slot = &lc->gen[etsoc1_line_slot(pa)],
+            .bank = etsoc1_l3_bank_of(cpu, pa),
             .dram = etsoc1_l3_may_miss(cpu, pa) ?
                     BIT(etsoc1_memshire_of(pa)) : 0,
         };

@@ -436,6 +436,12 @@ def memory_timing_tests():
     refused('an L3 slice size that is not whole sets',
             ['-M', 'etsoc1', '-global', 'etsoc1-l3-slice.ways=3'],
             r'multiple of ways')
+    refused('an L3 slice with no sub-banks',
+            ['-M', 'etsoc1', '-global', 'etsoc1-l3-slice.banks=0'],
+            r'banks=0: must be 1 to the slice.s 4096 sets')
+    refused('an L3 slice with more sub-banks than sets',
+            ['-M', 'etsoc1', '-global', 'etsoc1-l3-slice.banks=4097'],
+            r'banks=4097: must be 1 to')
 
 
 if __name__ == '__main__':
