@@ -44,6 +44,10 @@ FLB_SERVICE = STREAM['xbar'][1]
 # it this long; a line's sub-bank is its set (PA >> 11) modulo L3_BANKS
 L3_BANK_SERVICE = 2
 L3_BANKS = 16
+# our choice (docs/timing.md, "Mesh links"): a mesh link passes a 64 B
+# line of a TensorLoad between shires in this many ns, half of what the
+# fitted mesh.port.tload gives a port (2.13 ns)
+MESH_LINK_TLOAD_NS = 1.065
 # our choice from public figures (docs/timing.md, "Contention"): a memory
 # shire's DRAM passes one 64 B line per this many ns
 DRAM_LINE_NS = 3.75
@@ -78,6 +82,30 @@ def memshire_hops(shire, m):
 def hops(a, b):
     (ax, ay), (bx, by) = POS[a], POS[b]
     return abs(ax - bx) + abs(ay - by)
+
+
+def route(a, b):
+    """The mesh links from shire @a to shire @b, X first, then Y (our
+    choice, docs/timing.md "Mesh links"): ((x, y), (x', y')) each."""
+    (x, y), (bx, by) = POS[a], POS[b]
+    links = []
+    while x != bx:
+        links.append(((x, y), (x + (1 if bx > x else -1), y)))
+        x += 1 if bx > x else -1
+    while y != by:
+        links.append(((x, y), (x, y + (1 if by > y else -1))))
+        y += 1 if by > y else -1
+    return links
+
+
+def busiest_link(pairs):
+    """How many of the routes of @pairs ((from, to) shires) share the
+    busiest mesh link."""
+    count = {}
+    for a, b in pairs:
+        for link in route(a, b):
+            count[link] = count.get(link, 0) + 1
+    return max(count.values(), default=0)
 
 
 def ns(t, mhz):

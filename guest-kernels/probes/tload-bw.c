@@ -11,6 +11,9 @@
  *            shires: 16 IDs away on the full chip), the card's
  *            0.96 TB/s figure: every byte crosses the source shire's
  *            mesh port out and the reader's in
+ *   remote4  shire s reads the scratchpad of shire s + 4 (mod S): on
+ *            the full chip four routes share the busiest mesh link
+ *            (docs/timing.md, "Mesh links"), which then limits them
  *   own      shire s reads its own scratchpad (no mesh port)
  *   single   minion 0 of shire 0 alone reads shire S/2's scratchpad
  *            (the unloaded stream, for comparison)
@@ -165,6 +168,8 @@ int main(uint64_t hartid, const void *fdt)
     csr_write(0x7e0, 3);                /* L1 scratchpad on */
     measure("remote", gid, minions, k, mhz, true,
             SCP_BASE + far * SCP_WINDOW + rows);
+    measure("remote4", gid, minions, k, mhz, true,
+            SCP_BASE + (shire + 4) % shires * SCP_WINDOW + rows);
     measure("own", gid, minions, k, mhz, true,
             SCP_BASE + shire * SCP_WINDOW + rows);
     measure("single", gid, minions, k, mhz, gid == 0,

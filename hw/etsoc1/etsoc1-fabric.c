@@ -511,6 +511,58 @@ static bool etsoc1_tload_in(Etsoc1MinionCPU *cpu, uint64_t transit,
 }
 
 /*
+ * The first leg of a TensorLoad from shire @src's scratchpad: its data
+ * reaches @src's out-port at @t and holds it for @hold, then takes each
+ * link of its route (docs/timing.md, "Mesh links"), half a round-trip
+ * hop after the one before plus what it waited there, holding each for
+ * mesh.link.tload a line.  The out-port and the links are one access at
+ * the gate: loads that share any of them pass in (time, hart) order and
+ * are served in that order.  *@go: when the data left the last link less
+ * the hops (so that the hops of the route come after it); false: the
+ * hart halts at the gate.
+ */
+static bool etsoc1_tload_out(Etsoc1MinionCPU *cpu, unsigned src,
+                             unsigned lines, uint64_t t, uint64_t hold,
+                             uint64_t *go)
+{
+    Etsoc1MachineState *m = cpu->shire->chip;
+    const Etsoc1Timing *tm = m->timing;
+    uint64_t *free = &m->shire[src].tload_free[0];
+    uint64_t link_hold = llround(lines *
+                                 etsoc1_t(tm, ETSOC1_T_MESH_LINK_TLOAD));
+    double hop = etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2;
+    Etsoc1GateAccess a = { .slot = free };
+    uint8_t links[ETSOC1_ROUTE_MAX];
+    unsigned n = 0, k;
+
+    if (link_hold) {
+        n = etsoc1_route(src, cpu->shire->shire_id, links);
+        for (k = 0; k < n; k++) {
+            set_bit(links[k], a.links);
+        }
+    }
+    if (!etsoc1_sync_gate(cpu, t, &a)) {
+        return false;
+    }
+    etsoc1_mutex_lock(&m->port_lock);
+    *go = MAX(t, *free);
+    *free = *go + hold;
+    for (k = 0; k < n; k++) {
+        uint64_t at = *go + llround(k * hop);
+        uint64_t *link = &m->mesh->link_free[links[k]];
+        uint64_t pass = MAX(at, *link);
+
+        *link = pass + link_hold;
+        trace_etsoc1_mesh_link_take(cpu->parent_obj.env.mhartid, links[k],
+                                    at, pass);
+        *go += pass - at;
+    }
+    qemu_mutex_unlock(&m->port_lock);
+    etsoc1_sync_done(cpu);          /* the next load on any of them */
+    return true;
+}
+
+/*
  * TensorLoad data through the mesh ports (docs/timing.md, "TensorLoads
  * through the ports").  A TensorLoad of @lines 64 B lines from the
  * scratchpad of shire @src, which the minion's load unit starts at
@@ -545,8 +597,7 @@ bool etsoc1_tload_port(Etsoc1MinionCPU *cpu, unsigned src, unsigned lines,
     if (!cpu->et->tload_port.go) {
         uint64_t t_out = start + llround(etsoc1_port_leg(tm)), go;
 
-        if (!etsoc1_tload_take(cpu, &m->shire[src].tload_free[0], t_out,
-                               hold, &go)) {
+        if (!etsoc1_tload_out(cpu, src, lines, t_out, hold, &go)) {
             return false;
         }
         cpu->et->tload_port.out = t_out;

@@ -69,6 +69,8 @@ static inline unsigned etsoc1_scp_shire(hwaddr pa)
 #define ETSOC1_ESR_WINDOW        (4 * MiB)  /* one shire at one PP */
 #define ETSOC1_MEMSHIRE_FIRST    232
 #define ETSOC1_MEMSHIRES         8
+/* the mesh's directed links: four out of each cell of its 6x6 map */
+#define ETSOC1_MESH_LINKS        (6 * 6 * 4)
 #define ETSOC1_IO_SHIRE          254
 
 /* ESR address of register @off of @shire at privilege @pp. */

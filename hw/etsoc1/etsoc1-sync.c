@@ -575,13 +575,24 @@ static bool etsoc1_may_precede(Etsoc1MachineState *m, uint64_t u,
  * takes the L3 miss, and so both times.  Two on one L3 sub-bank do: it
  * serves writes in the order they pass (an operation may turn out a
  * read only when it runs).  Two that may reach DRAM at the same memory
- * shire do: it serves requests in the order they pass.
+ * shire do: it serves requests in the order they pass.  So do two
+ * TensorLoads whose data takes a mesh link both (etsoc1_tload_out).
  */
 static bool etsoc1_gate_conflict(const Etsoc1GateAccess *a,
                                  const Etsoc1GateAccess *b)
 {
-    return (a->slot && a->slot == b->slot) ||
-           (a->bank && a->bank == b->bank) || (a->dram & b->dram);
+    unsigned i;
+
+    if ((a->slot && a->slot == b->slot) ||
+        (a->bank && a->bank == b->bank) || (a->dram & b->dram)) {
+        return true;
+    }
+    for (i = 0; i < ARRAY_SIZE(a->links); i++) {
+        if (a->links[i] & b->links[i]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /*
@@ -1247,8 +1258,8 @@ static void etsoc1_gate_select(Etsoc1GateEntry *e, unsigned n,
 }
 
 /*
- * @e joins chain @key (a line clock slot, an L3 sub-bank, or a memory
- * shire) in this
+ * @e joins chain @key (a line clock slot, an L3 sub-bank, a memory shire
+ * or a mesh link) in this
  * release, as its last.  The entry before it there is *@prev, unless
  * another chain of @e gave another one: then *@two.
  */
@@ -1366,6 +1377,12 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
             if (a->dram & BIT(j)) {
                 etsoc1_gate_chain(m, m->memshire[j], &e[i], &prev, &two);
             }
+        }
+        /* and each mesh link (a load's route: its slot is its out-port) */
+        for (j = find_first_bit(a->links, ETSOC1_MESH_LINKS);
+             j < ETSOC1_MESH_LINKS;
+             j = find_next_bit(a->links, ETSOC1_MESH_LINKS, j + 1)) {
+            etsoc1_gate_chain(m, &m->mesh->link_free[j], &e[i], &prev, &two);
         }
         if (!e[i].may_release || e[i].t >= head ||
             etsoc1_owner_before(a->owner, e[i].t, e[i].index)) {

@@ -32,6 +32,8 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */
     const void *bank;       /* an L3 sub-bank (etsoc1_l3_bank_of) */
+    /* mesh links it takes turns at: a bit each (etsoc1_route) */
+    unsigned long links[BITS_TO_LONGS(ETSOC1_MESH_LINKS)];
     Etsoc1MinionCPU *owner;
     uint8_t dram;           /* memory shires it may take turns at: a bit each */
 } Etsoc1GateAccess;

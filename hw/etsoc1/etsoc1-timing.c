@@ -95,6 +95,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "time; fitted to the card's 0.96 TB/s of all 1,024 minions "
         "streaming TensorLoads from the scratchpad of the shire 16 IDs "
         "away (probes/tload-bw, src=remote); no other figure was used"),
+    ROW(ETSOC1_T_MESH_LINK_TLOAD, "mesh.link.tload", 1.065, NS,
+        "our choice (issue 28; the sources give no link figure): a mesh "
+        "link passes one 64 B line of a TensorLoad between shires in this "
+        "time, half mesh.port.tload: the least the card allows, since it "
+        "moves the stream from 16 IDs away (2 routes on the busiest link) "
+        "at the ports' rate; 0: links take no turns"),
     ROW(ETSOC1_T_DRAM_LINE, "dram.line", 3.75, NS,
         "our choice from public figures, not fitted (issue 28): a memory "
         "shire's DRAM passes one 64 B line in this time; the chip's DRAM "
@@ -396,6 +402,33 @@ unsigned etsoc1_hops(unsigned a, unsigned b)
         return 0;
     }
     return abs(ax - bx) + abs(ay - by);
+}
+
+/*
+ * The route from shire @a to shire @b: X first, then Y (dimension-order
+ * routing, a shortest Manhattan path; the sources do not say which, and
+ * Y first loads the busiest link of the probes' rings alike: docs/
+ * timing.md, "Mesh links").  Fills @links with the directed links in
+ * order, (cell y * 6 + x) * 4 + direction (0 east, 1 west, 2 south,
+ * 3 north); returns how many.
+ */
+unsigned etsoc1_route(unsigned a, unsigned b, uint8_t links[ETSOC1_ROUTE_MAX])
+{
+    int x, y, bx, by;
+    unsigned n = 0;
+
+    if (!etsoc1_cell(a, &x, &y) || !etsoc1_cell(b, &bx, &by)) {
+        return 0;
+    }
+    while (x != bx) {
+        links[n++] = (y * 6 + x) * 4 + (bx > x ? 0 : 1);
+        x += bx > x ? 1 : -1;
+    }
+    while (y != by) {
+        links[n++] = (y * 6 + x) * 4 + (by > y ? 2 : 3);
+        y += by > y ? 1 : -1;
+    }
+    return n;
 }
 
 /*

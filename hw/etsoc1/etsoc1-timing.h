@@ -35,6 +35,7 @@ typedef enum Etsoc1TimingId {
     ETSOC1_T_FLB_SERVICE,
     ETSOC1_T_MESH_PORT_REG,
     ETSOC1_T_MESH_PORT_TLOAD,
+    ETSOC1_T_MESH_LINK_TLOAD,
     ETSOC1_T_DRAM_LINE,
     ETSOC1_T_L2_HIT,
     ETSOC1_T_L2_RBUF,
@@ -106,6 +107,14 @@ uint64_t etsoc1_ns_to_cycles(const Etsoc1Timing *tm, double ns);
 uint8_t etsoc1_insn_cost(const Etsoc1Timing *tm, unsigned cls);
 const uint8_t *etsoc1_insn_cost_table(const Etsoc1Timing *tm);
 unsigned etsoc1_hops(unsigned a, unsigned b);
+/*
+ * A route between two shires: the mesh links it takes in order (of
+ * ETSOC1_MESH_LINKS, four out of each cell: east, west, south, north),
+ * etsoc1_hops of them, at most ETSOC1_ROUTE_MAX.
+ */
+#define ETSOC1_ROUTE_MAX    10
+unsigned etsoc1_route(unsigned a, unsigned b,
+                      uint8_t links[ETSOC1_ROUTE_MAX]);
 unsigned etsoc1_hops_to_memshire(unsigned shire, unsigned m);
 double etsoc1_memshire_way(const Etsoc1Timing *tm, unsigned shire,
                            unsigned m);

@@ -808,6 +808,10 @@ static void etsoc1_machine_init(MachineState *ms)
         s->memshire[i] = ETSOC1_MEMSHIRE(etsoc1_unit(s, TYPE_ETSOC1_MEMSHIRE,
                                                      "memshire", "index", i));
     }
+    /* The mesh's links, timing only */
+    s->mesh = ETSOC1_MESH(qdev_new(TYPE_ETSOC1_MESH));
+    object_property_add_child(OBJECT(s), "mesh", OBJECT(s->mesh));
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(s->mesh), &error_fatal);
     /* the device tree gives the L3 slices' geometry */
     etsoc1_load_images(s, ms);
 

@@ -18,6 +18,7 @@
 #include "hw/cpu/cluster.h"
 #include "hw/etsoc1/etsoc1-map.h"
 #include "hw/etsoc1/etsoc1-memshire.h"
+#include "hw/etsoc1/etsoc1-mesh.h"
 #include "hw/etsoc1/etsoc1-shire.h"
 #include "hw/etsoc1/etsoc1-rr.h"
 
@@ -33,6 +34,8 @@ struct Etsoc1MachineState {
     Etsoc1L3SliceState *l3[ETSOC1_L3_SLICES];   /* children "l3[i]" */
     /* children "memshire[i]": their DRAM, under port_lock */
     Etsoc1MemShireState *memshire[ETSOC1_MEMSHIRES];
+    /* child "mesh": its links, under port_lock */
+    Etsoc1MeshState *mesh;
     MemoryRegion maxion;
     MemoryRegion scp_hole;
     MemoryRegion esr_hole;

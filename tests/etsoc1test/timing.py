@@ -196,11 +196,17 @@ def tload_bw_test():
             r'^probe tload-bw src=(\S+) minions=(\d+) bytes=\d+ '
             r'gbps=(\d+) cycles=(\d+)$', out, re.M)})
     got = figs[0]
+    # shire s from s + 4: the busiest mesh link passes four routes' loads,
+    # 32 minions x 32 loads of 16 lines each
+    link = timing_ref.busiest_link((s, (s + 4) % 32) for s in range(32)) * \
+        32 * 32 * round(16 * timing_ref.ns(timing_ref.MESH_LINK_TLOAD_NS, 600))
     ok = same and \
-        set(got) == {'remote', 'own', 'single', 'dram', 'dram-shire',
-                     'dram-single', 'prefetch', 'prefetch-single'} and \
+        set(got) == {'remote', 'remote4', 'own', 'single', 'dram',
+                     'dram-shire', 'dram-single', 'prefetch',
+                     'prefetch-single'} and \
         got['remote'][0] == got['own'][0] == got['dram'][0] == \
-        got['prefetch'][0] == 1024 and \
+        got['prefetch'][0] == got['remote4'][0] == 1024 and \
+        abs(got['remote4'][2] / link - 1) <= 0.05 and \
         got['dram-shire'][0] == 32 and \
         abs(got['remote'][1] / 1000 / TLOAD_CARD - 1) <= 0.05 and \
         abs(got['own'][2] / TLOAD_OWN_CYCLES - 1) <= 0.05 and \
@@ -221,7 +227,9 @@ def tload_bw_test():
         off.get('prefetch-single') == TLOAD_PREFETCH_SINGLE_CYCLES
     report(ok, f'timing: TensorLoad streams of 1,024 minions: '
            f'{got.get("remote", (0, 0))[1] / 1000} TB/s from 16 shires away '
-           f'(card {TLOAD_CARD}, within 5 %), own shire '
+           f'(card {TLOAD_CARD}, within 5 %), from 4 shires away '
+           f'{got.get("remote4", (0, 0, 0))[2]} cycles (the busiest mesh '
+           f'link\'s bound {link}, within 5 %), own shire '
            f'{got.get("own", (0, 0, 0))[2]} cycles and one minion '
            f'{got.get("single", (0, 0, 0))[2]} within 5 % of before '
            f'({TLOAD_OWN_CYCLES}, {TLOAD_SINGLE_CYCLES}; equal with '
@@ -237,6 +245,21 @@ def tload_bw_test():
            f'({TLOAD_PREFETCH_SINGLE_CYCLES}); '
            f'equal under MTTCG twice and thread=single',
            f'{figs}\n' + runs[0][1][-2000:])
+    # the links are one row of the timing table: at 0 they take no turns,
+    # and the loads from 4 shires away are the ports' again
+    port = 32 * 32 * 16 * timing_ref.ns(2.13, 600)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        open(path, 'w').write('mesh.link.tload = 0\n')
+        rc, out, _ = run(qemu_cmd('tload-bw', 32,
+                                  machine=f',timing-file={path}'), 300)
+    free = [int(c) for c in re.findall(
+        r'^probe tload-bw src=remote4 minions=1024 bytes=\d+ gbps=\d+ '
+        r'cycles=(\d+)$', out, re.M)]
+    report(rc == 0 and len(free) == 1 and abs(free[0] / port - 1) <= 0.05,
+           f'timing-file: mesh.link.tload = 0 gives the loads from 4 shires '
+           f'away {free} cycles, the ports\' bound ({port:.0f}, within 5 %)',
+           out[-2000:])
 
 
 def l3_hammer_test():
