@@ -1259,9 +1259,9 @@ static void etsoc1_gate_select(Etsoc1GateEntry *e, unsigned n,
 
 /*
  * @e joins chain @key (a line clock slot, an L3 sub-bank, a memory shire
- * or a mesh link) in this
- * release, as its last.  The entry before it there is *@prev, unless
- * another chain of @e gave another one: then *@two.
+ * or a mesh link) in this release, as its last.  The entry before it
+ * there is *@prev, unless another chain of @e gave another one: then
+ * *@two.
  */
 static void etsoc1_gate_chain(Etsoc1MachineState *m, const void *key,
                               Etsoc1GateEntry *e, Etsoc1GateEntry **prev,
@@ -1330,7 +1330,7 @@ static void etsoc1_gate_release(Etsoc1MachineState *m, uint64_t running,
     n = k;
     /*
      * Only accesses that may conflict (a line clock slot, an L3 sub-bank,
-     * a memory shire)
+     * a memory shire; a TensorLoad's links come with its out-port's slot)
      * need the (time, hart) order, for their chains: they go first,
      * sorted.  The others (credit waits: a barrier's thousand) are let
      * go in any order.  An access read here that its hart has left since

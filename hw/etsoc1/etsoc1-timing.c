@@ -407,10 +407,10 @@ unsigned etsoc1_hops(unsigned a, unsigned b)
 /*
  * The route from shire @a to shire @b: X first, then Y (dimension-order
  * routing, a shortest Manhattan path; the sources do not say which, and
- * Y first loads the busiest link of the probes' rings alike: docs/
- * timing.md, "Mesh links").  Fills @links with the directed links in
- * order, (cell y * 6 + x) * 4 + direction (0 east, 1 west, 2 south,
- * 3 north); returns how many.
+ * Y first puts as many routes on the busiest link for every stride the
+ * probes use: docs/timing.md, "Mesh links").  Fills @links with the
+ * directed links in order, (cell y * 6 + x) * 4 + direction (0 east,
+ * 1 west, 2 south, 3 north); returns how many.
  */
 unsigned etsoc1_route(unsigned a, unsigned b, uint8_t links[ETSOC1_ROUTE_MAX])
 {
