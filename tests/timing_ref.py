@@ -48,6 +48,9 @@ L3_BANKS = 16
 # line of a TensorLoad between shires in this many ns, half of what the
 # fitted mesh.port.tload gives a port (2.13 ns)
 MESH_LINK_TLOAD_NS = 1.065
+# ... and one 32 B register of a tensor message in this many ns, a third
+# of the fitted mesh.port.reg (8.5 ns)
+MESH_LINK_REG_NS = 2.83
 # our choice from public figures (docs/timing.md, "Contention"): a memory
 # shire's DRAM passes one 64 B line per this many ns
 DRAM_LINE_NS = 3.75

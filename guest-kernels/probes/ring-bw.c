@@ -14,6 +14,10 @@
  *   shires, stride S/2   minion m of shire s -> minion m of shire s + S/2
  *                        (S shires: rings of two, pairs of shires; 16 on
  *                        the full chip)
+ *   shires, stride 4     minion m of shire s -> minion m of shire s + 4
+ *                        (mod S; S >= 8: four rings of S/4 shires); on the
+ *                        full chip four routes share the busiest mesh link
+ *                        (docs/timing.md, "Mesh links")
  *
  * The time is the latest end less the earliest start over all minions, in
  * each one's own clock; the aggregate moves minions x ROUNDS x 1 KiB in
@@ -109,6 +113,11 @@ int main(uint64_t hartid, const void *fdt)
         ring("shires", half, gid, minions, k, mhz, shire / half,
              (shire + half) % shires * MINIONS_PER_SHIRE + m,
              (shire + half) % shires * MINIONS_PER_SHIRE + m);
+    }
+    if (shires >= 8) {
+        ring("shires", 4, gid, minions, k, mhz, shire / 4,
+             (shire + 4) % shires * MINIONS_PER_SHIRE + m,
+             (shire + shires - 4) % shires * MINIONS_PER_SHIRE + m);
     }
     if (gid == 0) {
         print("probe ring-bw done, tensor_error 0x%lx\n",

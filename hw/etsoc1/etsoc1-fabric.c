@@ -344,6 +344,44 @@ static bool etsoc1_port_before(uint64_t t, unsigned gid, uint64_t u,
     return t < u || (t == u && gid <= hgid);
 }
 
+/* the mesh's heap of messages on the links, in (time, receiver) order */
+static bool etsoc1_fly_before(const Etsoc1MeshEvent *a,
+                              const Etsoc1MeshEvent *b)
+{
+    return a->t < b->t || (a->t == b->t && a->gid < b->gid);
+}
+
+static void etsoc1_fly_push(Etsoc1MeshState *mesh, uint64_t t, uint32_t gid)
+{
+    Etsoc1MeshEvent v = { .t = t, .gid = gid };
+    unsigned i = mesh->nfly++;
+
+    while (i && etsoc1_fly_before(&v, &mesh->fly[(i - 1) / 2])) {
+        mesh->fly[i] = mesh->fly[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    mesh->fly[i] = v;
+}
+
+static Etsoc1MeshEvent etsoc1_fly_pop(Etsoc1MeshState *mesh)
+{
+    Etsoc1MeshEvent top = mesh->fly[0], v = mesh->fly[--mesh->nfly];
+    unsigned i = 0, c, n = mesh->nfly;
+
+    while ((c = 2 * i + 1) < n) {
+        if (c + 1 < n && etsoc1_fly_before(&mesh->fly[c + 1], &mesh->fly[c])) {
+            c++;
+        }
+        if (!etsoc1_fly_before(&mesh->fly[c], &v)) {
+            break;
+        }
+        mesh->fly[i] = mesh->fly[c];
+        i = c;
+    }
+    mesh->fly[i] = v;
+    return top;
+}
+
 /*
  * Shire @s's out-port serves, in (time, receiver) order, every message in
  * its queue up to (@t, @gid).  Under port_lock.
@@ -373,10 +411,96 @@ static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
 
         r->port_wait = go - r->port_out;
         sh->port_free[0] = go + etsoc1_port_service(m->timing, r->count);
+        if (etsoc1_t(m->timing, ETSOC1_T_MESH_LINK_REG) > 0) {
+            /* its route's links next (etsoc1_port_links) */
+            r->port_hop = 0;
+            r->port_at = go;
+            qatomic_set(&r->port, ETSOC1_PORT_LINKS);
+            etsoc1_fly_push(m->mesh, go, turn[i].gid);
+            continue;
+        }
         r->port_in = go + etsoc1_port_transit(m->timing, s,
                                               turn[i].gid /
                                               ETSOC1_MINIONS_PER_SHIRE);
         qatomic_set(&r->port, ETSOC1_PORT_OUT_DONE);
+    }
+}
+
+/*
+ * Every out-port serves its messages up to @t, then the mesh links pass
+ * every message that reaches one up to @t, in (time, receiver) order
+ * across the chip: a link serves a message one register per
+ * mesh.link.reg, from the later of its arrival and the end of the one
+ * before.  A message reaches link k of its route k half round-trip hops
+ * after its out-port let it go, plus what it waited at the links before
+ * (Etsoc1Reduce.port_at: that time plus the waits), and its receiver's
+ * in-port the route's transit after that.  The caller's receiver waited
+ * at the gate for @t + etsoc1_port_slack, so every message that reaches
+ * a port up to @t is booked, and every link passage up to @t is known:
+ * one that comes later belongs to a message that reached its out-port
+ * later.  So each link's order follows the model's times, whichever
+ * receiver settles first in host time.  Under port_lock.
+ */
+static uint64_t etsoc1_port_next_link(const Etsoc1Reduce *r, double hop)
+{
+    return r->port_at + llround(r->port_hop * hop);
+}
+
+static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
+{
+    const Etsoc1Timing *tm = m->timing;
+    double hop = etsoc1_t(tm, ETSOC1_T_MESH_HOP_RTT) / 2;
+    double reg = etsoc1_t(tm, ETSOC1_T_MESH_LINK_REG);
+    Etsoc1MeshState *mesh = m->mesh;
+    unsigned s, i;
+
+    if (mesh->fly_stale) {
+        /* after a load: the records say which messages are on the links */
+        mesh->nfly = 0;
+        for (s = 0; s < m->num_shires; s++) {
+            for (i = 0; i < ETSOC1_MINIONS_PER_SHIRE; i++) {
+                Etsoc1Reduce *r = &m->shire[s].minion[i].reduce;
+
+                if (r->port == ETSOC1_PORT_LINKS) {
+                    etsoc1_fly_push(mesh, etsoc1_port_next_link(r, hop),
+                                    s * ETSOC1_MINIONS_PER_SHIRE + i);
+                }
+            }
+        }
+        mesh->fly_stale = false;
+    }
+    for (s = 0; s < m->num_shires; s++) {
+        etsoc1_port_serve_out(m, s, t, UINT32_MAX);
+    }
+    while (mesh->nfly && mesh->fly[0].t <= t) {
+        Etsoc1MeshEvent ev = etsoc1_fly_pop(mesh);
+        unsigned to = ev.gid / ETSOC1_MINIONS_PER_SHIRE;
+        Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, ev.gid);
+        uint8_t links[ETSOC1_ROUTE_MAX];
+        unsigned hops;
+
+        if (r->port != ETSOC1_PORT_LINKS) {
+            continue;           /* its receiver was reset meanwhile */
+        }
+        hops = etsoc1_route(r->port_from, to, links);
+        if (r->port_hop < hops) {
+            uint64_t *link = &mesh->msg_free[links[r->port_hop]];
+            uint64_t pass = MAX(ev.t, *link);
+
+            *link = pass + llround(r->count * reg);
+            trace_etsoc1_mesh_link_msg(ev.gid, links[r->port_hop], ev.t,
+                                       pass);
+            r->port_wait += pass - ev.t;
+            r->port_at += pass - ev.t;
+            r->port_hop++;
+        }
+        if (r->port_hop >= hops) {
+            r->port_in = r->port_at + etsoc1_port_transit(tm, r->port_from,
+                                                          to);
+            qatomic_set(&r->port, ETSOC1_PORT_OUT_DONE);
+        } else {
+            etsoc1_fly_push(mesh, etsoc1_port_next_link(r, hop), ev.gid);
+        }
     }
 }
 
@@ -429,8 +553,8 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
     Etsoc1MachineState *m = cpu->shire->chip;
     Etsoc1Reduce *r = etsoc1_reduce_of(cpu);
     unsigned me = etsoc1_gid(cpu), s = me / ETSOC1_MINIONS_PER_SHIRE;
+    uint64_t t, slack, cleared;
     uint8_t port;
-    uint64_t t;
 
     /*
      * Most operations had no message through the ports: no lock.  The
@@ -438,7 +562,8 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
      * the hart has seen it end.
      */
     port = qatomic_read(&r->port);
-    if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_OUT_DONE) {
+    if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_LINKS &&
+        port != ETSOC1_PORT_OUT_DONE) {
         return true;
     }
     for (;;) {
@@ -447,16 +572,34 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
         /* the earliest its message can reach the in-port */
         t = port == ETSOC1_PORT_BOOKED ?
             r->port_out + etsoc1_port_transit(m->timing, r->port_from, s) :
+            port == ETSOC1_PORT_LINKS ?
+            r->port_at + etsoc1_port_transit(m->timing, r->port_from, s) :
             r->port_in;
         qemu_mutex_unlock(&m->port_lock);
-        if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_OUT_DONE) {
+        if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_LINKS &&
+            port != ETSOC1_PORT_OUT_DONE) {
             return true;
         }
-        if (!etsoc1_sync_gate(cpu, t + etsoc1_port_slack(m), NULL)) {
+        /*
+         * Let go from an earlier wait at the gate (the instruction ran
+         * again), the hart may go on only to that wait's time: other
+         * receivers' settles may have moved this message on since, and
+         * its time with it.
+         */
+        slack = etsoc1_port_slack(m);
+        cleared = qatomic_read(&cpu->et->wait) == ETSOC1_WAIT_GATE ?
+                  cpu->et->gate.t : UINT64_MAX;
+        if (!etsoc1_sync_gate(cpu, t + slack, NULL)) {
             return false;
         }
+        if (cleared < t + slack) {
+            t = cleared > slack ? cleared - slack : 0;
+        }
         etsoc1_mutex_lock(&m->port_lock);
-        if (r->port == ETSOC1_PORT_BOOKED) {
+        if (etsoc1_t(m->timing, ETSOC1_T_MESH_LINK_REG) > 0) {
+            /* links are shared across ports: every port and link to t */
+            etsoc1_port_links(m, t);
+        } else if (r->port == ETSOC1_PORT_BOOKED) {
             etsoc1_port_serve_out(m, r->port_from, r->port_out, me);
         }
         if (r->port == ETSOC1_PORT_OUT_DONE && r->port_in <= t) {

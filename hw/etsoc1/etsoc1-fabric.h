@@ -34,14 +34,18 @@ typedef struct Etsoc1Reduce {
      * A received message from another shire, through the mesh ports
      * (docs/timing.md, "Contention"): where its wait stands
      * (ETSOC1_PORT_*), the sender's shire, when it reaches the out-port
-     * and (once the out-port has served it) the in-port, and the wait so
-     * far.  Written under the machine's port_lock.
+     * and (once the out-port and the links have served it) the in-port,
+     * and the wait so far; between the two ports, the links of its route
+     * it has passed and when it reaches the next.  Written under the
+     * machine's port_lock.
      */
     uint8_t port;
     uint8_t port_from;
+    uint8_t port_hop;
     uint64_t port_out;
     uint64_t port_in;
     uint64_t port_wait;
+    uint64_t port_at;
 } Etsoc1Reduce;
 
 enum {
@@ -49,6 +53,7 @@ enum {
     ETSOC1_PORT_BOOKED,     /* delivered, in its out-port's queue */
     ETSOC1_PORT_OUT_DONE,   /* out-port served it: port_in is known */
     ETSOC1_PORT_SETTLED,    /* both served: port_wait is in t_done */
+    ETSOC1_PORT_LINKS,      /* out-port served it, on its route's links */
 };
 
 typedef enum {

@@ -1366,7 +1366,7 @@ static const VMStateDescription vmstate_etsoc1_hart_lanes = {
 
 static const VMStateDescription vmstate_etsoc1_reduce = {
     .name = "etsoc1-reduce",
-    .version_id = 1,
+    .version_id = 2,        /* 2: the mesh links (port_hop, port_at) */
     .minimum_version_id = 1,
     .fields = (VMStateField[]) {
         VMSTATE_UINT8(state, Etsoc1Reduce),
@@ -1390,6 +1390,8 @@ static const VMStateDescription vmstate_etsoc1_reduce = {
         VMSTATE_UINT64(port_out, Etsoc1Reduce),
         VMSTATE_UINT64(port_in, Etsoc1Reduce),
         VMSTATE_UINT64(port_wait, Etsoc1Reduce),
+        VMSTATE_UINT8_V(port_hop, Etsoc1Reduce, 2),
+        VMSTATE_UINT64_V(port_at, Etsoc1Reduce, 2),
         VMSTATE_END_OF_LIST()
     }
 };

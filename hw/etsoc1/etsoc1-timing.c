@@ -101,6 +101,12 @@ static const Etsoc1TimingRow etsoc1_timing[ETSOC1_T_COUNT] = {
         "time, half mesh.port.tload: the least the card allows, since it "
         "moves the stream from 16 IDs away (2 routes on the busiest link) "
         "at the ports' rate; 0: links take no turns"),
+    ROW(ETSOC1_T_MESH_LINK_REG, "mesh.link.reg", 2.83, NS,
+        "our choice (issue 28; the sources give no link figure): a mesh "
+        "link passes one 32 B register of a tensor message between shires "
+        "in this time, a third of mesh.port.reg: the least the card allows, "
+        "since it moves the 1 KiB rings shire s -> s + 1 (3 routes on the "
+        "busiest link) at the ports' rate; 0: messages take no turns there"),
     ROW(ETSOC1_T_DRAM_LINE, "dram.line", 3.75, NS,
         "our choice from public figures, not fitted (issue 28): a memory "
         "shire's DRAM passes one 64 B line in this time; the chip's DRAM "

@@ -137,22 +137,48 @@ def ring_bw_test():
     1.1-3.0 TB/s (no shared unit is on that path, so the contention model
     must leave it there); between shires 1 and 16 apart in the card's
     0.09-0.16 TB/s (the mesh ports: mesh.port.reg was fitted to the
-    stride-1 figure, stride 16 emerges); the figures are the same under
-    MTTCG twice and thread=single (docs/timing.md, "Contention")."""
+    stride-1 figure, stride 16 emerges); 4 apart, four routes share the
+    busiest mesh link, whose bound it meets within 5 % (20 rounds x 4
+    routes x 32 minions x a message's mesh.link.reg time); the figures
+    are the same under MTTCG twice and thread=single (docs/timing.md,
+    "Contention", "Mesh links")."""
     runs, figs, same = three_runs('ring-bw', 300, lambda out: {
-        (r, int(d)): int(g) for r, d, g in re.findall(
+        (r, int(d)): (int(g), int(c)) for r, d, g, c in re.findall(
             r'^probe ring-bw ring=(\S+) stride=(\d+) minions=1024 '
-            r'bytes=\d+ gbps=(\d+) cycles=\d+$', out, re.M)})
+            r'bytes=\d+ gbps=(\d+) cycles=(\d+)$', out, re.M)})
     got = figs[0]
+    link = 20 * timing_ref.busiest_link(
+        (s, (s + 4) % 32) for s in range(32)) * 32 * \
+        round(32 * timing_ref.ns(timing_ref.MESH_LINK_REG_NS, 600))
     ok = same and \
-        set(got) == {('inside', 1), ('shires', 1), ('shires', 16)} and \
+        set(got) == {('inside', 1), ('shires', 1), ('shires', 16),
+                     ('shires', 4)} and \
         all(RING_CARD[r][0] <= g / 1000 <= RING_CARD[r][1]
-            for (r, _), g in got.items())
-    tbs = {f'{r} +{d}': g / 1000 for (r, d), g in got.items()}
+            for (r, d), (g, _) in got.items() if d != 4) and \
+        abs(got[('shires', 4)][1] / link - 1) <= timing_ref.TOLERANCE
+    tbs = {f'{r} +{d}': g / 1000 for (r, d), (g, _) in got.items()}
     report(ok, f'timing: ring bandwidth of 1,024 minions, 1 KiB messages: '
            f'{tbs} TB/s, within the card\'s {RING_CARD} (inside, between '
-           f'shires); equal under MTTCG twice and thread=single',
-           f'{figs}\n' + runs[0][1][-2000:])
+           f'shires 1 and 16 apart); 4 apart '
+           f'{got.get(("shires", 4), (0, 0))[1]} cycles, the busiest mesh '
+           f'link\'s bound {link} within 5 %; equal under MTTCG twice and '
+           f'thread=single', f'{figs}\n' + runs[0][1][-2000:])
+    # the links are one row of the timing table: at 0 messages take no
+    # turns there, and the ring 4 apart is the ports' again (as 1 apart)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'timing.conf')
+        open(path, 'w').write('mesh.link.reg = 0\n')
+        rc, out, _ = run(qemu_cmd('ring-bw', 32,
+                                  machine=f',timing-file={path}'), 300)
+    free = [int(c) for c in re.findall(
+        r'^probe ring-bw ring=shires stride=4 minions=1024 bytes=\d+ '
+        r'gbps=\d+ cycles=(\d+)$', out, re.M)]
+    ports = got.get(('shires', 1), (0, 0))[1]
+    report(rc == 0 and len(free) == 1 and ports and
+           abs(free[0] / ports - 1) <= timing_ref.TOLERANCE,
+           f'timing-file: mesh.link.reg = 0 gives the ring 4 shires apart '
+           f'{free} cycles, the ports\' bound as 1 apart ({ports}, within '
+           f'5 %)', out[-2000:])
 
 
 # issue 28: the card's 1,024 minions streaming TensorLoads from the
