@@ -354,7 +354,14 @@ static bool etsoc1_fly_before(const Etsoc1MeshEvent *a,
 static void etsoc1_fly_push(Etsoc1MeshState *mesh, uint64_t t, uint32_t gid)
 {
     Etsoc1MeshEvent v = { .t = t, .gid = gid };
-    unsigned i = mesh->nfly++;
+    unsigned i;
+
+    if (mesh->nfly == ARRAY_SIZE(mesh->fly)) {
+        /* full of entries whose receivers were reset: built again */
+        mesh->fly_stale = true;
+        return;
+    }
+    i = mesh->nfly++;
 
     while (i && etsoc1_fly_before(&v, &mesh->fly[(i - 1) / 2])) {
         mesh->fly[i] = mesh->fly[(i - 1) / 2];
@@ -426,6 +433,12 @@ static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
     }
 }
 
+/* When a message on the links reaches its next one (etsoc1_port_links) */
+static uint64_t etsoc1_port_next_link(const Etsoc1Reduce *r, double hop)
+{
+    return r->port_at + llround(r->port_hop * hop);
+}
+
 /*
  * Every out-port serves its messages up to @t, then the mesh links pass
  * every message that reaches one up to @t, in (time, receiver) order
@@ -441,11 +454,6 @@ static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
  * later.  So each link's order follows the model's times, whichever
  * receiver settles first in host time.  Under port_lock.
  */
-static uint64_t etsoc1_port_next_link(const Etsoc1Reduce *r, double hop)
-{
-    return r->port_at + llround(r->port_hop * hop);
-}
-
 static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
 {
     const Etsoc1Timing *tm = m->timing;
@@ -454,9 +462,16 @@ static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
     Etsoc1MeshState *mesh = m->mesh;
     unsigned s, i;
 
+    for (s = 0; s < m->num_shires; s++) {
+        etsoc1_port_serve_out(m, s, t, UINT32_MAX);
+    }
     if (mesh->fly_stale) {
-        /* after a load: the records say which messages are on the links */
+        /*
+         * After a load, or a heap full of entries whose receivers were
+         * reset: the records say which messages are on the links
+         */
         mesh->nfly = 0;
+        mesh->fly_stale = false;
         for (s = 0; s < m->num_shires; s++) {
             for (i = 0; i < ETSOC1_MINIONS_PER_SHIRE; i++) {
                 Etsoc1Reduce *r = &m->shire[s].minion[i].reduce;
@@ -467,10 +482,6 @@ static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
                 }
             }
         }
-        mesh->fly_stale = false;
-    }
-    for (s = 0; s < m->num_shires; s++) {
-        etsoc1_port_serve_out(m, s, t, UINT32_MAX);
     }
     while (mesh->nfly && mesh->fly[0].t <= t) {
         Etsoc1MeshEvent ev = etsoc1_fly_pop(mesh);
@@ -479,7 +490,8 @@ static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
         uint8_t links[ETSOC1_ROUTE_MAX];
         unsigned hops;
 
-        if (r->port != ETSOC1_PORT_LINKS) {
+        if (r->port != ETSOC1_PORT_LINKS ||
+            ev.t != etsoc1_port_next_link(r, hop)) {
             continue;           /* its receiver was reset meanwhile */
         }
         hops = etsoc1_route(r->port_from, to, links);
