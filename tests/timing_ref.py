@@ -44,10 +44,13 @@ FLB_SERVICE = STREAM['xbar'][1]
 # it this long; a line's sub-bank is its set (PA >> 11) modulo L3_BANKS
 L3_BANK_SERVICE = 2
 L3_BANKS = 16
+# fitted (docs/timing.md, "Contention"): a shire's mesh port passes a 64 B
+# line of a TensorLoad from another shire in this many ns
+MESH_PORT_TLOAD_NS = 2.13
 # our choice (docs/timing.md, "Mesh links"): a mesh link passes a 64 B
-# line of a TensorLoad between shires in this many ns, half of what the
-# fitted mesh.port.tload gives a port (2.13 ns)
-MESH_LINK_TLOAD_NS = 1.065
+# line of a TensorLoad between shires in this many ns, half of what a
+# port takes
+MESH_LINK_TLOAD_NS = MESH_PORT_TLOAD_NS / 2
 # ... and one 32 B register of a tensor message in this many ns, a third
 # of the fitted mesh.port.reg (8.5 ns)
 MESH_LINK_REG_NS = 2.83

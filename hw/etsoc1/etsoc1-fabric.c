@@ -323,10 +323,8 @@ static void etsoc1_port_book(Etsoc1MachineState *m, unsigned a,
     qemu_mutex_unlock(&m->port_lock);
 }
 
-typedef struct Etsoc1PortTurn {
-    uint64_t t;
-    unsigned gid;
-} Etsoc1PortTurn;
+/* a message's turn at a port or a link: (time, receiver) */
+typedef Etsoc1MeshEvent Etsoc1PortTurn;
 
 static int etsoc1_port_turn_cmp(const void *a, const void *b)
 {
@@ -348,7 +346,32 @@ static bool etsoc1_port_before(uint64_t t, unsigned gid, uint64_t u,
 static bool etsoc1_fly_before(const Etsoc1MeshEvent *a,
                               const Etsoc1MeshEvent *b)
 {
-    return a->t < b->t || (a->t == b->t && a->gid < b->gid);
+    return etsoc1_port_turn_cmp(a, b) < 0;
+}
+
+/*
+ * A unit free from *@free passes what reaches it at @at for @hold: from
+ * the later of the two, which it returns; *@free moves past it
+ */
+static uint64_t etsoc1_unit_take(uint64_t *free, uint64_t at, uint64_t hold)
+{
+    uint64_t go = MAX(at, *free);
+
+    *free = go + hold;
+    return go;
+}
+
+/* Do tensor messages take turns at the mesh links (mesh.link.reg)? */
+static bool etsoc1_msg_links(const Etsoc1Timing *tm)
+{
+    return etsoc1_t(tm, ETSOC1_T_MESH_LINK_REG) > 0;
+}
+
+/* Is a received message still to be served by the ports or links? */
+static bool etsoc1_port_pending(uint8_t port)
+{
+    return port == ETSOC1_PORT_BOOKED || port == ETSOC1_PORT_LINKS ||
+           port == ETSOC1_PORT_OUT_DONE;
 }
 
 static void etsoc1_fly_push(Etsoc1MeshState *mesh, uint64_t t, uint32_t gid)
@@ -414,11 +437,12 @@ static void etsoc1_port_serve_out(Etsoc1MachineState *m, unsigned s,
     qsort(turn, n, sizeof(*turn), etsoc1_port_turn_cmp);
     for (i = 0; i < n; i++) {
         Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, turn[i].gid);
-        uint64_t go = MAX(r->port_out, sh->port_free[0]);
+        uint64_t go = etsoc1_unit_take(&sh->port_free[0], r->port_out,
+                                       etsoc1_port_service(m->timing,
+                                                           r->count));
 
         r->port_wait = go - r->port_out;
-        sh->port_free[0] = go + etsoc1_port_service(m->timing, r->count);
-        if (etsoc1_t(m->timing, ETSOC1_T_MESH_LINK_REG) > 0) {
+        if (etsoc1_msg_links(m->timing)) {
             /* its route's links next (etsoc1_port_links) */
             r->port_hop = 0;
             r->port_at = go;
@@ -496,10 +520,10 @@ static void etsoc1_port_links(Etsoc1MachineState *m, uint64_t t)
         }
         hops = etsoc1_route(r->port_from, to, links);
         if (r->port_hop < hops) {
-            uint64_t *link = &mesh->msg_free[links[r->port_hop]];
-            uint64_t pass = MAX(ev.t, *link);
+            uint64_t pass = etsoc1_unit_take(
+                &mesh->msg_free[links[r->port_hop]], ev.t,
+                llround(r->count * reg));
 
-            *link = pass + llround(r->count * reg);
             trace_etsoc1_mesh_link_msg(ev.gid, links[r->port_hop], ev.t,
                                        pass);
             r->port_wait += pass - ev.t;
@@ -543,10 +567,11 @@ static void etsoc1_port_serve_in(Etsoc1MachineState *m, unsigned s,
     qsort(turn, n, sizeof(*turn), etsoc1_port_turn_cmp);
     for (i = 0; i < n; i++) {
         Etsoc1Reduce *r = etsoc1_reduce_of_gid(m, turn[i].gid);
-        uint64_t go = MAX(r->port_in, sh->port_free[1]);
+        uint64_t go = etsoc1_unit_take(&sh->port_free[1], r->port_in,
+                                       etsoc1_port_service(m->timing,
+                                                           r->count));
 
         r->port_wait += go - r->port_in;
-        sh->port_free[1] = go + etsoc1_port_service(m->timing, r->count);
         r->t_done += r->port_wait;
         qatomic_set(&r->port, ETSOC1_PORT_SETTLED);
         /* the receiver's wait for its data shows it, to the new t_done */
@@ -574,8 +599,7 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
      * the hart has seen it end.
      */
     port = qatomic_read(&r->port);
-    if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_LINKS &&
-        port != ETSOC1_PORT_OUT_DONE) {
+    if (!etsoc1_port_pending(port)) {
         return true;
     }
     for (;;) {
@@ -588,8 +612,7 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
             r->port_at + etsoc1_port_transit(m->timing, r->port_from, s) :
             r->port_in;
         qemu_mutex_unlock(&m->port_lock);
-        if (port != ETSOC1_PORT_BOOKED && port != ETSOC1_PORT_LINKS &&
-            port != ETSOC1_PORT_OUT_DONE) {
+        if (!etsoc1_port_pending(port)) {
             return true;
         }
         /*
@@ -608,7 +631,7 @@ bool etsoc1_reduce_settle(Etsoc1MinionCPU *cpu)
             t = cleared > slack ? cleared - slack : 0;
         }
         etsoc1_mutex_lock(&m->port_lock);
-        if (etsoc1_t(m->timing, ETSOC1_T_MESH_LINK_REG) > 0) {
+        if (etsoc1_msg_links(m->timing)) {
             /* links are shared across ports: every port and link to t */
             etsoc1_port_links(m, t);
         } else if (r->port == ETSOC1_PORT_BOOKED) {
@@ -637,8 +660,7 @@ static bool etsoc1_tload_take(Etsoc1MinionCPU *cpu, uint64_t *free,
         return false;
     }
     etsoc1_mutex_lock(&m->port_lock);
-    *go = MAX(t, *free);
-    *free = *go + hold;
+    *go = etsoc1_unit_take(free, t, hold);
     qemu_mutex_unlock(&m->port_lock);
     etsoc1_sync_done(cpu);          /* the next load at that port */
     return true;
@@ -700,14 +722,12 @@ static bool etsoc1_tload_out(Etsoc1MinionCPU *cpu, unsigned src,
         return false;
     }
     etsoc1_mutex_lock(&m->port_lock);
-    *go = MAX(t, *free);
-    *free = *go + hold;
+    *go = etsoc1_unit_take(free, t, hold);
     for (k = 0; k < n; k++) {
         uint64_t at = *go + llround(k * hop);
-        uint64_t *link = &m->mesh->link_free[links[k]];
-        uint64_t pass = MAX(at, *link);
+        uint64_t pass = etsoc1_unit_take(&m->mesh->link_free[links[k]], at,
+                                         link_hold);
 
-        *link = pass + link_hold;
         trace_etsoc1_mesh_link_take(cpu->parent_obj.env.mhartid, links[k],
                                     at, pass);
         *go += pass - at;

@@ -766,6 +766,12 @@ typedef struct Etsoc1GateNode {
     Etsoc1MinionCPU *cpu;
 } Etsoc1GateNode;
 
+/* The earliest time at the gate, UINT64_MAX if none.  Under gate_lock. */
+static uint64_t etsoc1_heap_top(Etsoc1MachineState *m)
+{
+    return m->gate_heap_n ? m->gate_heap[0].t : UINT64_MAX;
+}
+
 static bool etsoc1_node_before(const Etsoc1GateNode *a,
                                const Etsoc1GateNode *b)
 {
@@ -1456,12 +1462,11 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
     uint64_t end;
 
     etsoc1_mutex_lock(&m->gate_lock);
-    if (!m->gate_heap_n) {
+    *first = etsoc1_heap_top(m);
+    if (*first == UINT64_MAX) {
         qemu_mutex_unlock(&m->gate_lock);
-        *first = UINT64_MAX;
         return 0;
     }
-    *first = m->gate_heap[0].t;
     end = MIN(running, *first);
     end = end > UINT64_MAX - m->sync_lookahead ? UINT64_MAX
                                                : end + m->sync_lookahead;
@@ -1558,7 +1563,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
      * time of all (below).
      */
     etsoc1_mutex_lock(&m->gate_lock);
-    bound = m->gate_heap_n ? m->gate_heap[0].t : m->gate_first;
+    bound = m->gate_heap_n ? etsoc1_heap_top(m) : m->gate_first;
     qemu_mutex_unlock(&m->gate_lock);
     exact = bound == UINT64_MAX;
     etsoc1_others_mins(m, self, true, bound, &running, &writers);
@@ -1636,7 +1641,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     etsoc1_mutex_lock(&m->gate_lock);
     if (m->sync_enters != enters) {
         waiting = true;
-        first = MIN(first, m->gate_heap_n ? m->gate_heap[0].t : UINT64_MAX);
+        first = MIN(first, etsoc1_heap_top(m));
     }
     qatomic_set(&m->sync_waiting, waiting);
     qatomic_set(&m->gate_waiting, first != UINT64_MAX);
@@ -1723,7 +1728,7 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
     Etsoc1MachineState *m = cpu->shire->chip;
     uint32_t why = cpu->et->wait;
     bool gated;
-    int64_t now, due, tick, at;
+    int64_t due, at;
 
     if (!m || !m->poll_halt) {
         return;
@@ -1735,15 +1740,12 @@ void etsoc1_sync_halting(Etsoc1MinionCPU *cpu)
     if ((why != ETSOC1_WAIT_POLL || gated) && etsoc1_sync_halt_scan(m, cpu)) {
         return;
     }
-    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-    due = qatomic_read(&m->sync_scan_ns) + qatomic_read(&m->sync_scan_gap_ns);
-    tick = now + ETSOC1_SYNC_TICK_MS * SCALE_MS;
-    if (!gated) {
-        at = tick;
-    } else if (qatomic_read(&m->sync_idle_heard)) {
-        at = MAX(due, tick);
-    } else {
-        at = due;
+    at = qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+         ETSOC1_SYNC_TICK_MS * SCALE_MS;
+    if (gated) {
+        due = qatomic_read(&m->sync_scan_ns) +
+              qatomic_read(&m->sync_scan_gap_ns);
+        at = qatomic_read(&m->sync_idle_heard) ? MAX(due, at) : due;
     }
     if (!timer_pending(m->sync_timer) ||
         timer_expire_time_ns(m->sync_timer) > at) {

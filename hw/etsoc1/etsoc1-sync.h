@@ -22,12 +22,12 @@ typedef struct Etsoc1MachineState Etsoc1MachineState;
  * L3 sub-bank (they take turns there, whatever their lines) and two that
  * may reach DRAM at the same memory shire (they take turns there,
  * etsoc1_dram_gate; a slice's lines all have one memory shire, PA[8:6]
- * of PA[10:6], so its fills and evictions are ordered with them).
- * Credit waits have none of these (slot NULL): only their own counter
- * sees them.  A tensor ready
- * that reaches a sender's ready bit has an owner, the sender: it acts on
- * its own bit at its own clock, with no lookahead, so it must be past
- * the ready too.
+ * of PA[10:6], so its fills and evictions are ordered with them), and
+ * two TensorLoads whose data takes a mesh link both.  Credit waits have
+ * none of these (slot NULL): only their own counter sees them.  A tensor
+ * ready that reaches a sender's ready bit has an owner, the sender: it
+ * acts on its own bit at its own clock, with no lookahead, so it must be
+ * past the ready too.
  */
 typedef struct Etsoc1GateAccess {
     const void *slot;       /* &lc->gen[slot], or a minion's ready bit */

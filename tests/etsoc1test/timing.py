@@ -72,17 +72,24 @@ def sync_timing_test():
            f'receives on 7 paths: {len(got)} figures from the constants, '
            f'equal on {", ".join(runs)}',
            '\n'.join(bad + [f'differs: {k}' for k in same]) or out[-3000:])
+    rc, out = with_timing_file('sync-timing', shires, 'flb.rtt = 80\n', 120)
+    flb = [c for n, a, c in timing_ref.parse(out)
+           if n == 'flb-barrier' and a == {'stagger': '7'}]
+    want = timing_ref.flb_barrier(7, rtt=80)
+    report(rc == 0 and flb == [want],
+           f'timing-file: flb.rtt = 80 gives a {flb} cycle barrier of 32 '
+           f'minions 7 cycles apart (want {want:g})', out[-2000:])
+
+
+def with_timing_file(kernel, shires, rows, timeout):
+    """Run @kernel on @shires shires with a timing file of @rows (its
+    text): (exit status, output)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, 'timing.conf')
-        open(path, 'w').write('flb.rtt = 80\n')
-        rc, out, _ = run(qemu_cmd('sync-timing', shires,
-                                  machine=f',timing-file={path}'), 120)
-        flb = [c for n, a, c in timing_ref.parse(out)
-               if n == 'flb-barrier' and a == {'stagger': '7'}]
-        want = timing_ref.flb_barrier(7, rtt=80)
-        report(rc == 0 and flb == [want],
-               f'timing-file: flb.rtt = 80 gives a {flb} cycle barrier of 32 '
-               f'minions 7 cycles apart (want {want:g})', out[-2000:])
+        open(path, 'w').write(rows)
+        rc, out, _ = run(qemu_cmd(kernel, shires,
+                                  machine=f',timing-file={path}'), timeout)
+    return rc, out
 
 
 def three_runs(kernel, timeout, parse, machine=''):
@@ -165,11 +172,7 @@ def ring_bw_test():
            f'thread=single', f'{figs}\n' + runs[0][1][-2000:])
     # the links are one row of the timing table: at 0 messages take no
     # turns there, and the ring 4 apart is the ports' again (as 1 apart)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, 'timing.conf')
-        open(path, 'w').write('mesh.link.reg = 0\n')
-        rc, out, _ = run(qemu_cmd('ring-bw', 32,
-                                  machine=f',timing-file={path}'), 300)
+    rc, out = with_timing_file('ring-bw', 32, 'mesh.link.reg = 0\n', 300)
     free = [int(c) for c in re.findall(
         r'^probe ring-bw ring=shires stride=4 minions=1024 bytes=\d+ '
         r'gbps=\d+ cycles=(\d+)$', out, re.M)]
@@ -273,12 +276,8 @@ def tload_bw_test():
            f'{figs}\n' + runs[0][1][-2000:])
     # the links are one row of the timing table: at 0 they take no turns,
     # and the loads from 4 shires away are the ports' again
-    port = 32 * 32 * 16 * timing_ref.ns(2.13, 600)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, 'timing.conf')
-        open(path, 'w').write('mesh.link.tload = 0\n')
-        rc, out, _ = run(qemu_cmd('tload-bw', 32,
-                                  machine=f',timing-file={path}'), 300)
+    port = 32 * 32 * 16 * timing_ref.ns(timing_ref.MESH_PORT_TLOAD_NS, 600)
+    rc, out = with_timing_file('tload-bw', 32, 'mesh.link.tload = 0\n', 300)
     free = [int(c) for c in re.findall(
         r'^probe tload-bw src=remote4 minions=1024 bytes=\d+ gbps=\d+ '
         r'cycles=(\d+)$', out, re.M)]
