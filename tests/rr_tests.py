@@ -369,6 +369,7 @@ def _rr_tests(report, root, d):
 
     blocker_test(report, root, d, rec)
     hang_test(report, root, d)
+    pause_test(report, root, d)
     dma_test(report, root, d)
     host_session_test(report, root, d)
     overlap_test(report, root, d)
@@ -489,7 +490,7 @@ def hang_test(report, root, d):
     old_fmt = os.path.join(d, 'format2.rr')
     open(old_fmt, 'wb').write(rrdump.rechain(data))
     refused(report, root, d, 'a record of format 2', old_fmt,
-            r'format 2; this QEMU reads format 3')
+            r'format 2; this QEMU reads format 4')
 
 
 SHM_BASE, SHM_SIZE = 0x7f00_0000_0000, 1 << 20     # a shared buffer
@@ -505,6 +506,83 @@ def shm_map(link, addr, fd, n):
     link._wait(lambda: seq in link.replies or link.closed)
     with link.cv:
         return link.replies.pop(seq)[1] if seq in link.replies else None
+
+
+def record_pause_session(root, path):
+    """Under record=@path (and trace-json into PATH.json): a kernel
+    launched on shire 0 (fw_tests' spin kernel, 200,000 cycles), the
+    host's PAUSE right after its doorbell, while the master minion
+    dispatches it; an echo written on SQ1 (its entry, tail and doorbell),
+    and a read, while paused; RESUME; both answers; STOP.  What the host
+    saw."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
+    code, sargs = DEV_FREE + 0x50_0000, DEV_FREE + 0x60_0000
+    seen = {}
+    try:
+        settle(card)
+        mmio_write(card, code, fw_tests.SPIN_KERNEL)
+        mmio_write(card, sargs, struct.pack('<QQQ', 200_000, 0, 0))
+        launch = card.launch(code, sargs, 0x1)
+        seen['pause'] = card.link.request(hl.PAUSE)[0]
+        echo = card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)
+        seen['read'] = card.link.read32(card.bar0 + sargs - BAR0_DRAM)
+        seen['resume'] = card.link.request(hl.RESUME)[0]
+        seen['echo'] = card.wait(echo, timeout=fw_tests.wall_bound(60))[0]
+        seen['status'] = card.launch_status(launch,
+                                            timeout=fw_tests.wall_bound(60))
+    except (hl.LinkError, AssertionError, OSError) as e:
+        seen['error'] = str(e)
+    finally:
+        stop(card, seen)
+    return seen
+
+
+def pause_test(report, root, d):
+    """PAUSE is stamped (docs/record-replay.md, "PAUSE and RESUME"): the
+    card stops at the PAUSE's T, the writes made while it is stopped take
+    effect at that T, and a record of a PAUSE while the card works
+    replays exactly (END, trace-json) under both TCG modes, without the
+    "exact only if the card was idle" warning of a QMP stop."""
+    rec = os.path.join(d, 'pause.rr')
+    t = time.monotonic()
+    seen = record_pause_session(root, rec)
+    wall = time.monotonic() - t
+    try:
+        _, events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the PAUSE record reads back ({e}): {seen}')
+        return
+    pauses = [e for e in events if e['kind'] == 'PAUSE']
+    during = [e for e in events if e['kind'] == 'MMIO_WRITE' and
+              e['flags'] & 1]
+    after = [e for e in events if e['kind'] in ('MMIO_WRITE', 'STOP') and
+             pauses and e['seq'] > during[-1]['seq']] if during else []
+    pt = pauses[0]['t'] if pauses else None
+    report(seen.get('pause') == 0 and seen.get('resume') == 0 and
+           seen.get('read') == 200_000 and seen.get('echo') == 518 and
+           seen.get('status') == 0 and
+           seen.get('rc') == 0 and len(pauses) == 1 and len(during) >= 3 and
+           all(e['flags'] & 4 and e['t'] == pt for e in during) and
+           all(e['seq'] > pauses[0]['seq'] for e in during) and
+           after and after[0]['t'] > pt,
+           f'rr: a PAUSE while shire 0\'s kernel is dispatched, an echo '
+           f'written on SQ1 while paused, RESUME, under record=: the '
+           f'PAUSE at T={pt}, the {len(during)} writes made while paused '
+           f'all at its T (flagged "at the PAUSE"), the next input after '
+           f'it (T={after[0]["t"] if after else "?"}); echo answered, '
+           f'launch status {seen.get("status")} (0) ({wall:.1f} s)',
+           str(seen)[-2000:])
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
+        e = end_match(out) or {}
+        report(rc == 0 and e.get('harts') == 2112 and
+               'paused' not in out,
+               f'rr: the PAUSE record replayed under {mode}: exit status '
+               f'{rc}, END matches ({e.get("harts", "?")} harts\' clocks, '
+               f'the RAM digest with the echo\'s and the launch\'s '
+               f'answers, every MSI), no "paused" warning ({wall:.1f} s)',
+               out[-2000:])
+        same_trace(report, 'the PAUSE session', rec, mode)
 
 
 def record_dma_session(root, path, trace):

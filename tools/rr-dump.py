@@ -18,10 +18,10 @@ import sys
 MAGIC = b'ETSOC1RR'
 KINDS = {1: 'CONNECT', 2: 'DISCONNECT', 3: 'MMIO_WRITE', 4: 'STOP',
          5: 'MSI', 6: 'READY', 7: 'HOSTMEM', 8: 'END', 9: 'DMA_END',
-         10: 'HANG'}
+         10: 'HANG', 11: 'PAUSE'}
 EV = struct.Struct('<BBHIQQ')       # kind, flags, source, length, seq, T
 NO_SOURCE = 0xffff
-FORMAT = 3
+FORMAT = 4
 # HOSTMEM: dir, ok, 0, len, host, done, crc32c of the done bytes; a
 # read's data follows
 HM = struct.Struct('<BBHIQII')
@@ -127,7 +127,9 @@ def describe(ev, data=False):
     if k == 'MMIO_WRITE':
         addr, n, res = struct.unpack_from('<QIH', p)
         s = f'bus {addr:#x} +{n} result {res}'
-        if ev['flags'] & 1:
+        if ev['flags'] & 4:
+            s += ' (paused at the PAUSE\'s T)'
+        elif ev['flags'] & 1:
             s += ' (paused)'
         if data:
             s += ' data ' + p[16:16 + 32].hex()

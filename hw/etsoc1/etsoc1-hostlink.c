@@ -780,6 +780,43 @@ static void hl_stop(Etsoc1HostLinkState *s, uint32_t seq)
     }
 }
 
+/* At its stamped time @t (BQL held): the VM stops there, the reply */
+static void hl_pause_apply(void *opaque, uint64_t t)
+{
+    HlInput *in = opaque;
+    Etsoc1HostLinkState *s = in->s;
+
+    etsoc1_rr_note_pause(s->rr, t);
+    if (runstate_is_running()) {
+        vm_stop(RUN_STATE_PAUSED);
+    }
+    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+        hl_reply(s, HL_PAUSE, in->seq, HL_OK, NULL, 0);
+    }
+    s->input_pending = false;
+    qemu_bh_schedule(s->rx_bh);     /* not from inside hl_process_rx */
+    g_free(in);
+}
+
+/*
+ * PAUSE is an input like a write: the card stops at its stamped T (the
+ * harts past T wait there while the vCPUs stop), and the writes that
+ * come before RESUME take effect at that T (etsoc1-sync.c,
+ * etsoc1_input_vm_state), in the run and in its replay alike.  Not
+ * stamped (stamp-host=off, poll-halt=off): the VM stops at once.
+ */
+static void hl_pause(Etsoc1HostLinkState *s, uint32_t seq)
+{
+    HlInput *in = g_new0(HlInput, 1);
+
+    *in = (HlInput) { .s = s, .gen = s->conn_gen, .seq = seq };
+    s->input_pending = true;
+    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip, ETSOC1_INPUT_PAUSE,
+                                    0, 0, hl_pause_apply, in)) {
+        hl_pause_apply(in, 0);
+    }
+}
+
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                         uint32_t seq, uint8_t *p, uint32_t len)
 {
@@ -815,10 +852,7 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         hl_mmio_write(s, seq, p, len);
         break;
     case HL_PAUSE:
-        if (runstate_is_running()) {
-            vm_stop(RUN_STATE_PAUSED);
-        }
-        hl_reply(s, type, seq, HL_OK, NULL, 0);
+        hl_pause(s, seq);
         break;
     case HL_RESUME:
         if (runstate_check(RUN_STATE_PAUSED)) {

@@ -66,8 +66,9 @@
 /*
  * 2: HOSTMEM events carry the channel, status and data (stage 3)
  * 3: HANG events, the hang report at rest (stage 4; END counts 10 kinds)
+ * 4: PAUSE events, the card stopped at a stamped T (END counts 11 kinds)
  */
-#define RR_FORMAT           3
+#define RR_FORMAT           4
 #define RR_HDR_FIXED        16          /* magic, format, text length */
 #define RR_EV_HDR           24          /* kind .. T */
 #define RR_MAX_TEXT         (64 * KiB)
@@ -104,7 +105,15 @@ static const char *const rr_kind_name[ETSOC1_RR_KINDS] = {
     [ETSOC1_RR_END] = "END",
     [ETSOC1_RR_DMA_END] = "DMA_END",
     [ETSOC1_RR_HANG] = "HANG",
+    [ETSOC1_RR_PAUSE] = "PAUSE",
 };
+
+/* The kinds the replay applies at their T through the input queue */
+static bool rr_is_input(uint8_t kind)
+{
+    return kind == ETSOC1_RR_MMIO_WRITE || kind == ETSOC1_RR_STOP ||
+           kind == ETSOC1_RR_PAUSE;
+}
 
 /* One event of a file being replayed: points into the file's buffer */
 typedef struct RrEvent {
@@ -529,10 +538,14 @@ static bool rr_sp_idle(Etsoc1Rr *rr)
     return !cs || (qatomic_read(&cs->halted) && !cpu_has_work(cs));
 }
 
-/* What an input carries besides its T: the VM stopped, the SP idle */
+/*
+ * What an input carries besides its T: the VM stopped (by a PAUSE, at its
+ * T: etsoc1_input_vm_state), the SP idle
+ */
 static uint8_t rr_input_flags(Etsoc1Rr *rr)
 {
     return (runstate_is_running() ? 0 : ETSOC1_RR_F_PAUSED) |
+           (rr->m->input_pause_t ? ETSOC1_RR_F_AT_PAUSE : 0) |
            (rr_sp_idle(rr) ? ETSOC1_RR_F_SP_IDLE : 0);
 }
 
@@ -861,6 +874,14 @@ static void rr_finish(Etsoc1Rr *rr, bool stopped, bool may_digest)
     }
 }
 
+void etsoc1_rr_note_pause(Etsoc1Rr *rr, uint64_t t)
+{
+    if (rr) {
+        rr_put(rr, ETSOC1_RR_PAUSE, rr_input_flags(rr), 0, t, NULL, 0, NULL,
+               0);
+    }
+}
+
 void etsoc1_rr_note_stop(Etsoc1Rr *rr, uint64_t t)
 {
     if (rr) {
@@ -910,6 +931,7 @@ static bool rr_len_ok(const RrEvent *e)
         return e->len == 4;
     case ETSOC1_RR_DISCONNECT:
     case ETSOC1_RR_STOP:
+    case ETSOC1_RR_PAUSE:
         return e->len == 0;
     case ETSOC1_RR_DMA_END:
         return e->len == 0 && e->source < ETSOC1_HOST_MEM_CHANS &&
@@ -1072,7 +1094,7 @@ static bool rr_load(Etsoc1Rr *rr, const char *here, Error **errp)
                           "of %u bytes that kind cannot have", n,
                           rr_name(e.kind), e.t, e.len);
         }
-        if (e.kind == ETSOC1_RR_MMIO_WRITE || e.kind == ETSOC1_RR_STOP) {
+        if (rr_is_input(e.kind)) {
             if (e.t < last_in || !e.t) {
                 return rr_bad(rr, errp, "event %u (%s): T=%" PRIu64 " before "
                               "the previous input's %" PRIu64, n,
@@ -1473,9 +1495,7 @@ static void rr_met(Etsoc1Rr *rr, guint idx)
 static guint rr_next_input(Etsoc1Rr *rr, guint idx)
 {
     for (idx++; idx < rr->ev->len; idx++) {
-        uint8_t k = g_array_index(rr->ev, RrEvent, idx).kind;
-
-        if (k == ETSOC1_RR_MMIO_WRITE || k == ETSOC1_RR_STOP) {
+        if (rr_is_input(g_array_index(rr->ev, RrEvent, idx).kind)) {
             break;
         }
     }
@@ -1506,6 +1526,13 @@ static void rr_input_apply(void *opaque, uint64_t t)
             rr_diverged(rr, idx, "the write to bus 0x%" PRIx64 " +%u gives "
                         "result %u; the record has %u", addr, len, r, want);
         }
+    }
+    /*
+     * A PAUSE changes nothing on the card: the record's stop only held
+     * the harts past its T until the writes made meanwhile (at its T) were
+     * in, as the queue's order holds them here.
+     */
+    if (e->kind == ETSOC1_RR_MMIO_WRITE || e->kind == ETSOC1_RR_PAUSE) {
         /*
          * the next one waits for the SP if the record's did, and for the
          * outputs the record had before it
@@ -2140,11 +2167,11 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
         const char *what;
         RrInput *in;
 
-        if (e->kind != ETSOC1_RR_MMIO_WRITE && e->kind != ETSOC1_RR_STOP &&
-            !last) {
+        if (!rr_is_input(e->kind) && !last) {
             continue;
         }
-        if (e->flags & ETSOC1_RR_F_PAUSED) {
+        if ((e->flags & (ETSOC1_RR_F_PAUSED | ETSOC1_RR_F_AT_PAUSE)) ==
+            ETSOC1_RR_F_PAUSED) {
             warn_report("etsoc1: replay=%s: event %u was applied while the "
                         "VM was paused: exact only if the card was idle",
                         rr->path, i);
@@ -2162,6 +2189,7 @@ void etsoc1_rr_start(Etsoc1Rr *rr)
         /* under the live host link's names (ETSOC1_INPUT_*) */
         what = mmio ? ETSOC1_INPUT_MMIO_WRITE :
                e->kind == ETSOC1_RR_STOP ? ETSOC1_INPUT_STOP :
+               e->kind == ETSOC1_RR_PAUSE ? ETSOC1_INPUT_PAUSE :
                rr_name(e->kind);
         if (!etsoc1_input_post_at(rr->m, MAX(e->t, 1), what,
                                   mmio ? ldq_le_p(e->p) : 0,

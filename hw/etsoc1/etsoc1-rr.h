@@ -47,6 +47,7 @@ typedef enum Etsoc1RrKind {
     ETSOC1_RR_END,              /* trailer: per-hart table, RAM digest */
     ETSOC1_RR_DMA_END,          /* stream per eDMA channel: DONE/ABORT at T */
     ETSOC1_RR_HANG,             /* check: the hang report at rest, at T */
+    ETSOC1_RR_PAUSE,            /* input: the host's PAUSE, at T */
     ETSOC1_RR_KINDS
 } Etsoc1RrKind;
 
@@ -56,10 +57,12 @@ typedef enum Etsoc1RrKind {
  */
 #define ETSOC1_INPUT_MMIO_WRITE "mmio-write"
 #define ETSOC1_INPUT_STOP       "stop"
+#define ETSOC1_INPUT_PAUSE      "pause"
 
-/* Input flags (MMIO_WRITE, STOP) */
+/* Input flags (MMIO_WRITE, STOP, PAUSE) */
 #define ETSOC1_RR_F_PAUSED      0x01    /* applied while the VM was stopped */
 #define ETSOC1_RR_F_SP_IDLE     0x02    /* ... while the SP was halted */
+#define ETSOC1_RR_F_AT_PAUSE    0x04    /* ... by a PAUSE, at its T: exact */
 
 /*
  * Record: what the host link saw, with the BQL held.  @rr may be NULL
@@ -72,6 +75,7 @@ void etsoc1_rr_note_mmio_write(Etsoc1Rr *rr, uint64_t t, uint64_t addr,
                                uint16_t status);
 void etsoc1_rr_note_msi(Etsoc1Rr *rr, uint32_t vectors);
 void etsoc1_rr_note_ready(Etsoc1Rr *rr, uint64_t bar0, uint64_t bar2);
+void etsoc1_rr_note_pause(Etsoc1Rr *rr, uint64_t t);
 /*
  * An eDMA access to host memory is over: @len bytes at host @addr asked
  * by the channel of @ctx, of which @done moved (@ok: all of them; else

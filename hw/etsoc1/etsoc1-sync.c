@@ -1956,12 +1956,26 @@ static void etsoc1_input_release(Etsoc1MachineState *m)
     }
 }
 
+/* The queue's head, or the T a host's PAUSE stopped the card at */
 static void etsoc1_input_set_head(Etsoc1MachineState *m)
 {
     Etsoc1Input *in = g_queue_peek_head(m->input_q);
+    uint64_t head = in ? in->t : UINT64_MAX;
 
-    qatomic_set(&m->input_head_t, in ? in->t : UINT64_MAX);
+    if (m->input_pause_t) {
+        head = MIN(head, m->input_pause_t);
+    }
+    qatomic_set(&m->input_head_t, head);
     smp_mb();       /* before the looks at the harts' waits */
+}
+
+/* The head moved on: what waited for it looks again */
+static void etsoc1_input_head_moved(Etsoc1MachineState *m)
+{
+    etsoc1_input_release(m);
+    if (qatomic_read(&m->gate_waiting)) {
+        etsoc1_sync_scan(m, NULL);      /* what waited at the gate */
+    }
 }
 
 void etsoc1_input_apply_due(Etsoc1MachineState *m)
@@ -1975,8 +1989,13 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
     }
     /* an input's fn may hold the queue for the next one (a replay) */
     while (!m->input_hold && (in = g_queue_peek_head(m->input_q)) != NULL) {
-        /* stopped harts cannot move: the input goes in now */
-        if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
+        if (m->input_pause_t) {
+            /* stopped at a PAUSE's T: those at it now, later ones at run */
+            if (in->t > m->input_pause_t) {
+                break;
+            }
+        } else if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
+            /* (stopped otherwise, harts cannot move: it goes in now) */
             etsoc1_input_kick(m, in->t);
             break;
         }
@@ -2003,12 +2022,9 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
         etsoc1_input_set_head(m);
     }
     if (applied) {
-        etsoc1_input_release(m);
-        if (qatomic_read(&m->gate_waiting)) {
-            etsoc1_sync_scan(m, NULL);      /* what waited at the gate */
-        }
+        etsoc1_input_head_moved(m);
     }
-    if (!g_queue_is_empty(m->input_q)) {
+    if (!g_queue_is_empty(m->input_q) && !m->input_pause_t) {
         timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                                   ETSOC1_SYNC_TICK_MS);
     }
@@ -2050,8 +2066,10 @@ bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
      */
     qatomic_set(&m->input_head_t, 0);
     smp_mb();
-    etsoc1_input_queue(m, MAX(MAX(etsoc1_input_frontier(m), m->declared_t),
-                              m->input_last_t) + 1,
+    /* stopped by a PAUSE, the card stands at its T: harts past it wait */
+    etsoc1_input_queue(m, m->input_pause_t ? m->input_pause_t :
+                       MAX(MAX(etsoc1_input_frontier(m), m->declared_t),
+                           m->input_last_t) + 1,
                        what, addr, len, fn, opaque);
     etsoc1_input_release(m);        /* the harts the 0 held */
     etsoc1_input_apply_due(m);      /* an idle chip: at once */
@@ -2087,6 +2105,36 @@ void etsoc1_input_hold(Etsoc1MachineState *m, bool hold)
         m->input_hold = hold;
         if (!hold) {
             etsoc1_input_apply_due(m);
+        }
+    }
+}
+
+/*
+ * An input's apply that stops the VM (the host link's PAUSE) stops the
+ * card at the input's T: until the VM runs again, the head stays there,
+ * so that no access through the gate and no look at host state at or
+ * after T goes on while the vCPUs are being stopped, and the inputs that
+ * come while it is stopped are stamped T too and applied at once.  What
+ * they change is then seen by the harts from T on, in a run and in its
+ * replay alike, however far each hart ran before its vCPU stopped
+ * (docs/record-replay.md, "PAUSE and RESUME").  Any other stop (QMP
+ * `stop`, a debugger) comes at a host-chosen point: the inputs during it
+ * are stamped after every clock and applied at once.
+ */
+static void etsoc1_input_vm_state(void *opaque, bool running, RunState state)
+{
+    Etsoc1MachineState *m = opaque;
+
+    if (!running && m->input_applying_t) {
+        m->input_pause_t = m->input_applying_t;
+        trace_etsoc1_input_pause(m->input_pause_t);
+    } else if (running && m->input_pause_t) {
+        m->input_pause_t = 0;
+        etsoc1_input_set_head(m);
+        etsoc1_input_head_moved(m);
+        trace_etsoc1_input_pause(0);
+        if (!g_queue_is_empty(m->input_q)) {
+            timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
         }
     }
 }
@@ -2319,5 +2367,7 @@ void etsoc1_sync_start(Etsoc1MachineState *s)
         s->input_q = g_queue_new();
         s->input_timer = timer_new_ms(QEMU_CLOCK_REALTIME,
                                       etsoc1_input_tick, s);
+        s->input_vmse = qemu_add_vm_change_state_handler(
+            etsoc1_input_vm_state, s);
     }
 }

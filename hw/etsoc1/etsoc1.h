@@ -114,6 +114,12 @@ struct Etsoc1MachineState {
     uint64_t input_head_t;  /* the head's T; UINT64_MAX: none */
     uint64_t input_last_t;  /* the latest T given */
     uint64_t input_applying_t;  /* the T of the input being applied, or 0 */
+    /*
+     * The T of the input whose apply stopped the VM (a host's PAUSE),
+     * until it runs again, or 0: the card stands at that T meanwhile
+     */
+    uint64_t input_pause_t;
+    VMChangeStateEntry *input_vmse;
     uint64_t declared_t;    /* the latest expiry the model published */
     uint64_t parked_max;    /* the latest clock of a hart when it parked */
     bool host_waiting;      /* a hart may be in ETSOC1_WAIT_HOST */
