@@ -7,7 +7,9 @@
  * a frame is checked as soon as its header is in (magic, version, type,
  * length), so a bad frame closes the connection at once.  Host requests
  * (MMIO through the inbound iATU, PAUSE/RESUME/STOP) are served on the
- * main loop and answered in order.  Card events go out as frames: READY
+ * main loop and answered in order; writes, PAUSE and (under record=) STOP
+ * are inputs, applied at an emulated time the card stamps (etsoc1-sync.c,
+ * "Host inputs").  Card events go out as frames: READY
  * once the firmware has enabled inbound iATU region 3, MSI bitmaps, and
  * the eDMA's host accesses, which are asynchronous requests completed
  * when the host's reply arrives (interface etsoc1-host-mem).  Everything
@@ -780,17 +782,21 @@ static void hl_stop(Etsoc1HostLinkState *s, uint32_t seq)
     }
 }
 
-/* At its stamped time @t (BQL held): the VM stops there, the reply */
+/*
+ * At its stamped time @t (BQL held): the VM stops there, the reply.  A
+ * host gone meanwhile would leave the card stopped with nobody to resume
+ * it: the card runs on.
+ */
 static void hl_pause_apply(void *opaque, uint64_t t)
 {
     HlInput *in = opaque;
     Etsoc1HostLinkState *s = in->s;
 
-    etsoc1_rr_note_pause(s->rr, t);
-    if (runstate_is_running()) {
-        vm_stop(RUN_STATE_PAUSED);
-    }
     if (s->connected && !s->closing && s->conn_gen == in->gen) {
+        etsoc1_rr_note_pause(s->rr, t);
+        if (runstate_is_running()) {
+            vm_stop(RUN_STATE_PAUSED);
+        }
         hl_reply(s, HL_PAUSE, in->seq, HL_OK, NULL, 0);
     }
     s->input_pending = false;
