@@ -193,6 +193,29 @@ def same_trace(report, what, rec, mode):
                            ['> ' + x[:300] for x in d['only_b']]))
 
 
+def first_differences(rec, replayed, mode):
+    """For a replay of @replayed (traced() under @mode) that went another
+    way than @rec: the first events of its trace-json that the record's
+    does not have, in canonical (time) order, to say where it did (a
+    replay that stopped early lacks the record's later events, so only
+    its own extra ones tell)."""
+    mine = traced(replayed, mode)[1].split('=', 1)[1]
+    # the spans still open where each stopped differ by that alone
+    cut = '"unfinished":true'
+    try:
+        d = tracecanon.diff([x for x in tracecanon.load(rec + '.json')
+                             if cut not in x],
+                            [x for x in tracecanon.load(mine)
+                             if cut not in x], limit=12)
+    except tracecanon.NotComparable as e:
+        return f'\n(trace-json not compared: {e})'
+    if d is None or not d['n_b']:
+        return '\n(no trace-json event of the replay differs from the record)'
+    return ('\nthe replay\'s first trace-json events not in the record '
+            f'({d["n_b"]} in all):\n' +
+            '\n'.join('> ' + x[:300] for x in d['only_b']))
+
+
 def canon_test(report, d, trace):
     """tools/trace-canon.py ignores what is the host's (the file's order of
     events, flow ids) and sees what is emulated time: one event's ts
@@ -476,14 +499,16 @@ def hang_test(report, root, d):
     data[at:at + len(old)] = new
     bad = os.path.join(d, 'hang-edited.rr')
     open(bad, 'wb').write(rrdump.rechain(data))
-    rc, out, _ = run_replay(root, bad)
-    report(rc == DIVERGED and re.search(
+    rc, out, _ = run_replay(root, bad, traced(bad, 'edited'))
+    ok = rc == DIVERGED and re.search(
         rf'replay diverged at record event {events.index(h)} \(HANG, '
         rf'T={h["t"]}\): hang report line {k + 1}: ".*minion 22 was lost"; '
-        rf'the record has ".*minion 23 was lost"', out),
-        f'rr: a record whose hang report was edited diverges at that line: '
-        f'exit status {rc} ({DIVERGED}), "{_line(out, "diverged")}"',
-        out[-2000:])
+        rf'the record has ".*minion 23 was lost"', out)
+    report(ok, f'rr: a record whose hang report was edited diverges at that '
+               f'line: exit status {rc} ({DIVERGED}), '
+               f'"{_line(out, "diverged")}"',
+           None if ok else out[-2000:] + first_differences(rec, bad,
+                                                           'edited'))
     # a record of format 2 (stage 3's, no HANG) is refused at start
     data = bytearray(open(rec, 'rb').read())
     struct.pack_into('<I', data, 8, 2)
