@@ -1098,11 +1098,11 @@ static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
  * The counters are a unit of the shire, not of the minion: an access
  * travels to the unit (half of flb.rtt), waits for its turn, is served
  * (flb.service: one access at a time) and its answer travels back (the
- * other half).  Which hart reads 1 is the host's order (the one the host
- * runs last), except under record= or replay=: there the accesses to one
- * counter take it through the gate in (arrival, hart) order, so that the
- * replay's leader is the record's (the latest arrival; a gate pass per
- * access, which plain runs do not pay).
+ * other half).  The accesses to one counter take it through the gate in
+ * (arrival, hart) order, so the latest arrival reads 1 in every run and
+ * a replay's leader is its record's (machine property flb-order, always
+ * on under record= and replay=; off, the one the host runs last reads 1
+ * and no access pays a gate pass).
  * Which accesses of a round the unit has seen when an access comes is
  * the host's either way; so that the figures are the model's, whatever
  * the host's order (docs/timing.md, "Fast local barrier"):
@@ -1134,7 +1134,7 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
      * this one whatever flb.rtt is (gated at the arrival, issue + 30, a
      * hart up to 3 cycles behind would not hold it and could arrive first)
      */
-    if (sh->chip->rr &&
+    if ((sh->chip->flb_order || sh->chip->rr) &&
         !etsoc1_sync_gate(cpu, etsoc1_arrival(cpu, 0) +
                                sh->chip->sync_lookahead, &a)) {
         return (RISCVException)etsoc1_halt_cause(cpu);

@@ -1120,6 +1120,7 @@ ETSOC1_BOOL_PROP(poll_halt, "poll-halt")
 ETSOC1_BOOL_PROP(stamp_host, "stamp-host")
 ETSOC1_BOOL_PROP(cache_model, "cache-model")
 ETSOC1_BOOL_PROP(plain_dram_turns, "plain-dram-turns")
+ETSOC1_BOOL_PROP(flb_order, "flb-order")
 
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field, prop)                                        \
@@ -1172,6 +1173,7 @@ static void etsoc1_machine_instance_init(Object *obj)
     ETSOC1_MACHINE(obj)->stamp_host = true;
     ETSOC1_MACHINE(obj)->cache_model = true;
     ETSOC1_MACHINE(obj)->plain_dram_turns = true;
+    ETSOC1_MACHINE(obj)->flb_order = true;
 }
 
 /* ---- the chip as the PCIe side sees it (etsoc1-dma-chip) ---- */
@@ -1332,6 +1334,14 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
         "through the read gate per such miss (default on; off: they only "
         "look, for speed; "
         "needs poll-halt and cache-model; docs/timing.md, The cache model)");
+    object_class_property_add_bool(oc, "flb-order", etsoc1_get_flb_order,
+                                   etsoc1_set_flb_order);
+    object_class_property_set_description(oc, "flb-order",
+        "The accesses to a shire's FLB counter pass the read gate in "
+        "(arrival, hart) order, so that the latest arrival of a round reads "
+        "1 in every run (default on; off: whichever the host ran last, for "
+        "speed; always on under record= and replay=; needs poll-halt; "
+        "docs/timing.md, Fast local barrier)");
     object_class_property_add(oc, "clock-mhz", "uint32", etsoc1_get_clock,
                               etsoc1_set_clock, NULL, NULL);
     object_class_property_set_description(oc, "clock-mhz",

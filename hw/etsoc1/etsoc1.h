@@ -65,6 +65,7 @@ struct Etsoc1MachineState {
     bool cache_model;       /* property: plain accesses ask the caches */
     /* property: plain misses fill the L3 and take turns at the DRAM */
     bool plain_dram_turns;
+    bool flb_order;         /* FLB accesses pass the gate: the leader */
     bool host_loopback;     /* property: loopback host memory, host view */
     int64_t sync_scan_ns;   /* host time of the last scan from a halt */
     int64_t sync_scan_gap_ns;   /* ... and the least time to the next */

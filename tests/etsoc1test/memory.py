@@ -334,6 +334,37 @@ def sync_atomic_test():
                f'and {hi:.0f}')
 
 
+def flb_leader_test():
+    """probes/flb-leader on 8 shires: at every round of every shire the
+    minion that reads 1 at the FLB is the one that noted the latest clock
+    before its access (the machine's flb-order, the default: the accesses
+    pass the gate in (arrival, hart) order), so the leaders are the same
+    under MTTCG twice and thread=single.  With flb-order=off the leader is
+    the host's last (reported, not required: 13-17 rounds of 400 were led
+    by the latest arrival in four such runs, 7 December)."""
+    found = []
+    for accel, machine in (('', ''), ('', ''), ('thread=single', ''),
+                           ('', ',flb-order=off')):
+        rc, out, wall = run(qemu_cmd('flb-leader', 8, accel,
+                                     machine=machine), 300)
+        probe = [a for n, a in probe_lines(out) if n == 'flb-leader']
+        label = (f'timing flb-leader (8 shires, {harness.accel_label(accel)}'
+                 f'{machine.replace(",", ", ")})')
+        ok = rc == 0 and len(probe) == 1 and probe[0]['errors'] == 0
+        report(ok, f'{label}: exit status {rc}, one leader per round '
+                   f'{ok}, {probe[0]["latest"] if probe else "?"} of 400 '
+                   f'rounds led by the latest arrival ({wall:.1f} s)', out)
+        found.append(probe[0] if probe else {})
+    on = found[:3]
+    report(all(f.get('latest') == 400 for f in on) and
+           len({f.get('leaders') for f in on}) == 1,
+           'timing flb-leader: with flb-order (the default) the latest '
+           'arrival leads all 400 rounds, and the leaders are the same '
+           'under MTTCG twice and thread=single '
+           f'({[f.get("latest") for f in on]}, leader hashes '
+           f'{[f.get("leaders") for f in on]})')
+
+
 def scp_rtt(a, b):
     """A remote scratchpad round trip from shire @a to @b, in cycles."""
     return timing_ref.SCP_REMOTE_CYC + timing_ref.ns(
@@ -413,6 +444,7 @@ def sync_plain_test():
 
 def memory_timing_tests():
     sync_atomic_test()
+    flb_leader_test()
     sync_plain_test()
     poll_tests.poll_tests(harness)
     migrate_tests.tfma_migrate_test(harness)
