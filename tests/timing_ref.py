@@ -208,10 +208,19 @@ def flb_barrier(stagger, n=32, rtt=FLB_RTT, service=FLB_SERVICE):
 
 
 def flb_access(rtt=FLB_RTT, service=FLB_SERVICE):
-    """An access that does not complete the barrier: answered as if it
-    found the unit free (docs/timing.md: its true turn may depend on
-    arrivals the host has not run yet)."""
+    """With flb-order=off, an access that does not complete the barrier:
+    answered as if it found the unit free (docs/timing.md: its true turn
+    may depend on arrivals the host has not run yet)."""
     return rtt + service
+
+
+def flb_accesses(stagger, n=32, rtt=FLB_RTT, service=FLB_SERVICE):
+    """With flb-order (the default), the n - 1 accesses of flb_barrier's
+    barrier that do not complete it, each from its issue to its answer:
+    served in its turn, after the arrivals before it."""
+    arr = [m * stagger + rtt / 2 for m in range(n)]
+    return [flb_served(arr[:k + 1], service) + rtt / 2 - k * stagger
+            for k in range(n - 1)]
 
 
 def flb_credit(stagger, n=32):

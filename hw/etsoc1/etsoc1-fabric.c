@@ -1103,9 +1103,11 @@ static uint64_t etsoc1_flb_served(uint64_t *arr, unsigned n, double service)
  * a replay's leader is its record's (machine property flb-order, always
  * on under record= and replay=; off, the one the host runs last reads 1
  * and no access pays a gate pass).
- * Which accesses of a round the unit has seen when an access comes is
- * the host's either way; so that the figures are the model's, whatever
- * the host's order (docs/timing.md, "Fast local barrier"):
+ * Ordered so, each access finds the round's earlier arrivals in and no
+ * later one, and is answered when the unit has served it in its turn
+ * (docs/timing.md, "Fast local barrier").  With flb-order=off which
+ * accesses of a round the unit has seen when an access comes is the
+ * host's; so that the figures are still the model's:
  *  - the access that completes the barrier answers when the unit has
  *    served every access of the round in their time order: by then they
  *    have all arrived, in the host's time too, so the unit knows them all;
@@ -1125,6 +1127,7 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
     /* when this access reaches the unit, and when the unit is done */
     uint64_t own = etsoc1_arrival(cpu, 0) + llround(rtt / 2), done;
     Etsoc1GateAccess a = { .slot = &sh->flb[n] };
+    bool ordered = sh->chip->flb_order || sh->chip->rr;
     unsigned count;
     bool last;
 
@@ -1134,7 +1137,7 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
      * this one whatever flb.rtt is (gated at the arrival, issue + 30, a
      * hart up to 3 cycles behind would not hold it and could arrive first)
      */
-    if ((sh->chip->flb_order || sh->chip->rr) &&
+    if (ordered &&
         !etsoc1_sync_gate(cpu, etsoc1_arrival(cpu, 0) +
                                sh->chip->sync_lookahead, &a)) {
         return (RISCVException)etsoc1_halt_cause(cpu);
@@ -1155,9 +1158,12 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
             MAX(own, sh->flb_arr[n][ETSOC1_FLB_ROUND_MAX - 1]);
     }
     count = sh->flb_n[n];
-    if (last) {
+    if (last || ordered) {
+        /* ordered, the round so far is every access before this one */
         done = etsoc1_flb_served(sh->flb_arr[n], count, service);
-        sh->flb_n[n] = 0;
+        if (last) {
+            sh->flb_n[n] = 0;
+        }
     } else {
         done = own + llround(service);
     }

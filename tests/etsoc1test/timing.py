@@ -34,7 +34,8 @@ def sync_timing_test():
     for label, accel, machine in [('mttcg', '', ''), ('mttcg again', '', ''),
                                   ('thread=single', 'thread=single', ''),
                                   ('handshake=sysemu', '',
-                                   ',handshake=sysemu')]:
+                                   ',handshake=sysemu'),
+                                  ('flb-order=off', '', ',flb-order=off')]:
         rc, out, _ = run(qemu_cmd('sync-timing', shires, accel, machine=machine),
                          120)
         runs[label] = (rc, out, timing_ref.parse(out))
@@ -53,7 +54,9 @@ def sync_timing_test():
     for s in (0, 7):
         st = {'stagger': str(s)}
         check('flb-barrier', st, timing_ref.flb_barrier(s))
-        check('flb-access', dict(st, spread='0'), timing_ref.flb_access())
+        each = timing_ref.flb_accesses(s)
+        check('flb-access', dict(st, spread=f'{max(each) - min(each):g}'),
+              max(each))
         # + the two instructions of the TB the credit store is sent from
         check('flb-credit', dict(st, spread='0'), timing_ref.flb_credit(s), 2)
     for kind, ref in (('recv-late', timing_ref.recv_late),
@@ -63,6 +66,7 @@ def sync_timing_test():
                     if isinstance(path, tuple) else {path: ''})
             check(kind, args, ref(path))
     rows = timing_ref.checks(probes)
+    off = runs.pop('flb-order=off')
     same = [k for k, v in runs.items() if v[0] != 0 or v[2] != probes]
     flb = got.get(('flb-barrier', (('stagger', '7'),)))
     report(rc == 0 and not bad and len(got) == len(seen) and len(rows) == 14
@@ -72,6 +76,17 @@ def sync_timing_test():
            f'receives on 7 paths: {len(got)} figures from the constants, '
            f'equal on {", ".join(runs)}',
            '\n'.join(bad + [f'differs: {k}' for k in same]) or out[-3000:])
+    # flb-order=off: the same but for the other accesses, answered as if
+    # each found the unit free (its turn is the host's order then)
+    free = [(a['stagger'], a['spread'], c) for n, a, c in off[2]
+            if n == 'flb-access']
+    want = [(str(s), '0', timing_ref.flb_access()) for s in (0, 7)]
+    report(off[0] == 0 and free == want and
+           [x for x in off[2] if x[0] != 'flb-access'] ==
+           [x for x in probes if x[0] != 'flb-access'],
+           f'timing: with flb-order=off the accesses that do not complete '
+           f'the barrier answer as if the unit were free ({free}, want '
+           f'{want}), every other figure as with it on', off[1][-2000:])
     rc, out = with_timing_file('sync-timing', shires, 'flb.rtt = 80\n', 120)
     flb = [c for n, a, c in timing_ref.parse(out)
            if n == 'flb-barrier' and a == {'stagger': '7'}]
