@@ -393,6 +393,7 @@ def _rr_tests(report, root, d):
     blocker_test(report, root, d, rec)
     hang_test(report, root, d)
     pause_test(report, root, d)
+    qmp_stop_test(report, root, d)
     dma_test(report, root, d)
     host_session_test(report, root, d)
     overlap_test(report, root, d)
@@ -560,6 +561,77 @@ def record_pause_session(root, path):
     finally:
         stop(card, seen)
     return seen
+
+
+def record_qmp_stop_session(root, path):
+    """Under record=@path (trace-json into PATH.json): the spin kernel
+    launched on shire 0; QMP stop right after its doorbell; an echo on SQ1
+    sent from another thread, whose writes must wait for the VM; QMP
+    cont; both answers; STOP.  What the host saw: whether the echo's
+    writes were still unanswered after 0.5 s of stop."""
+    import threading
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
+    code, sargs = DEV_FREE + 0x50_0000, DEV_FREE + 0x60_0000
+    seen = {}
+    try:
+        settle(card)
+        mmio_write(card, code, fw_tests.SPIN_KERNEL)
+        mmio_write(card, sargs, struct.pack('<QQQ', 200_000, 0, 0))
+        launch = card.launch(code, sargs, 0x1)
+        seen['stop_q'] = card.qmp('stop')
+        echo = []
+        sender = threading.Thread(target=lambda: echo.append(
+            card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)))
+        sender.start()
+        sender.join(0.5)
+        seen['waited'] = sender.is_alive()
+        seen['status_q'] = card.qmp('query-status').get('status')
+        card.qmp('cont')
+        sender.join(fw_tests.wall_bound(30))
+        seen['echo'] = card.wait(echo[0], timeout=fw_tests.wall_bound(60))[0]
+        seen['status'] = card.launch_status(launch,
+                                            timeout=fw_tests.wall_bound(60))
+    except (hl.LinkError, AssertionError, OSError, IndexError) as e:
+        seen['error'] = str(e)
+    finally:
+        stop(card, seen)
+    return seen
+
+
+def qmp_stop_test(report, root, d):
+    """A write made while QMP has the VM stopped waits for cont, then goes
+    in by the rule of a running card: the record holds no write applied
+    while stopped, and replays exactly under both TCG modes, without the
+    "exact only if the card was idle" warning."""
+    rec = os.path.join(d, 'qmpstop.rr')
+    t = time.monotonic()
+    seen = record_qmp_stop_session(root, rec)
+    wall = time.monotonic() - t
+    try:
+        _, events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the QMP stop record reads back ({e}): {seen}')
+        return
+    paused = [e for e in events if e['kind'] in ('MMIO_WRITE', 'STOP') and
+              e['flags'] & 1]
+    report(seen.get('waited') is True and seen.get('status_q') == 'paused'
+           and seen.get('echo') == 518 and seen.get('status') == 0 and
+           seen.get('rc') == 0 and not paused,
+           f'rr: QMP stop right after a launch\'s doorbell, an echo sent '
+           f'while stopped, cont, under record=: the echo\'s writes '
+           f'unanswered after 0.5 s of stop {seen.get("waited")}, echo and '
+           f'launch answered (status {seen.get("status")}), {len(paused)} '
+           f'writes applied while stopped (0) ({wall:.1f} s)',
+           str(seen)[-2000:])
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
+        e = end_match(out) or {}
+        report(rc == 0 and e.get('harts') == 2112 and 'paused' not in out,
+               f'rr: the QMP stop record replayed under {mode}: exit status '
+               f'{rc}, END matches ({e.get("harts", "?")} harts\' clocks, '
+               f'the RAM digest, every MSI), no "paused" warning '
+               f'({wall:.1f} s)', out[-2000:])
+        same_trace(report, 'the QMP stop session', rec, mode)
 
 
 def pause_test(report, root, d):

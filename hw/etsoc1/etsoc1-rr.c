@@ -1568,7 +1568,7 @@ static void rr_sp_tick(void *opaque)
     rr_release(opaque);
 }
 
-/* Inputs go in once the VM runs (stopped, the queue applies at once) */
+/* Inputs go in once the VM runs, and the card has sent READY */
 static void rr_vm_state(void *opaque, bool running, RunState state)
 {
     Etsoc1Rr *rr = opaque;

@@ -1994,8 +1994,9 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
             if (in->t > m->input_pause_t) {
                 break;
             }
-        } else if (runstate_is_running() && !etsoc1_input_clear(m, in->t)) {
-            /* (stopped otherwise, harts cannot move: it goes in now) */
+        } else if (!runstate_is_running()) {
+            break;      /* stopped otherwise: by the same rule once it runs */
+        } else if (!etsoc1_input_clear(m, in->t)) {
             etsoc1_input_kick(m, in->t);
             break;
         }
@@ -2024,7 +2025,7 @@ void etsoc1_input_apply_due(Etsoc1MachineState *m)
     if (applied) {
         etsoc1_input_head_moved(m);
     }
-    if (!g_queue_is_empty(m->input_q) && !m->input_pause_t) {
+    if (!g_queue_is_empty(m->input_q) && runstate_is_running()) {
         timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
                                   ETSOC1_SYNC_TICK_MS);
     }
@@ -2079,8 +2080,7 @@ bool etsoc1_input_post(Etsoc1MachineState *m, const char *what,
 /*
  * An input whose T is already known (a replay, etsoc1-rr.c): queued as
  * etsoc1_input_post queues a stamped one, in T order, and applied by the
- * same rules.  The caller holds the queue (etsoc1_input_hold) while the
- * VM is stopped: a stopped VM applies inputs at once.
+ * same rules (a stopped VM applies none, but at a PAUSE's T).
  */
 bool etsoc1_input_post_at(Etsoc1MachineState *m, uint64_t t,
                           const char *what, uint64_t addr, uint64_t len,
@@ -2118,8 +2118,9 @@ void etsoc1_input_hold(Etsoc1MachineState *m, bool hold)
  * they change is then seen by the harts from T on, in a run and in its
  * replay alike, however far each hart ran before its vCPU stopped
  * (docs/record-replay.md, "PAUSE and RESUME").  Any other stop (QMP
- * `stop`, a debugger) comes at a host-chosen point: the inputs during it
- * are stamped after every clock and applied at once.
+ * `stop`, a debugger, -S) comes at a host-chosen point: the inputs made
+ * during it are stamped after every clock as always, and go in by the
+ * same rule once the VM runs (so their host waits for their replies).
  */
 static void etsoc1_input_vm_state(void *opaque, bool running, RunState state)
 {
@@ -2128,14 +2129,19 @@ static void etsoc1_input_vm_state(void *opaque, bool running, RunState state)
     if (!running && m->input_applying_t) {
         m->input_pause_t = m->input_applying_t;
         trace_etsoc1_input_pause(m->input_pause_t);
-    } else if (running && m->input_pause_t) {
+        return;
+    }
+    if (!running) {
+        return;
+    }
+    if (m->input_pause_t) {
         m->input_pause_t = 0;
         etsoc1_input_set_head(m);
         etsoc1_input_head_moved(m);
         trace_etsoc1_input_pause(0);
-        if (!g_queue_is_empty(m->input_q)) {
-            timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
-        }
+    }
+    if (!g_queue_is_empty(m->input_q)) {
+        timer_mod(m->input_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
     }
 }
 
