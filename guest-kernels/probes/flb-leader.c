@@ -16,13 +16,19 @@
  * rounds with no leader or more than one.  With the machine's flb-order
  * (the default) L is N x R and H is the same in every run and TCG mode;
  * with flb-order=off the leader is the one the host ran last.
+ *
+ * Built with -DSPREAD=1 (flb-tie.elf) no minion spins: released together
+ * by one credit, all 32 issue their access at the same cycle in every
+ * round, and the tie goes to the highest minion (hart order).
  */
 #include "etsoc1.h"
 #include "probe.h"
 #include "../fabric/fabric.h"
 
 #define ROUNDS  50
+#ifndef SPREAD
 #define SPREAD  64      /* the spins: 0 to SPREAD - 1 loop turns */
+#endif
 #define FLB_N   2       /* not the chip barrier's (1) */
 
 static volatile uint64_t clock_at[34][MINIONS_PER_SHIRE];

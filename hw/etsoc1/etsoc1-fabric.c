@@ -1132,14 +1132,20 @@ static RISCVException etsoc1_flb(Etsoc1MinionCPU *cpu, uint64_t val,
     bool last;
 
     /*
-     * Gated at the issue + the lookahead: a hart that does not hold the
-     * gate then is past this issue, so an access of its own arrives after
-     * this one whatever flb.rtt is (gated at the arrival, issue + 30, a
-     * hart up to 3 cycles behind would not hold it and could arrive first)
+     * Gated at the hart's clock + the lookahead: a hart that does not hold
+     * the gate then is past this clock, so an access of its own arrives
+     * after this one whatever flb.rtt is (gated at the arrival, issue +
+     * 30, a hart up to 3 cycles behind would not hold it and could arrive
+     * first).  The clock, not the issue: it already counts the CSR
+     * write's own cycle, and a hart whose clock does so holds only what
+     * lies a lookahead past it, so two accesses issued at the same cycle
+     * went through in the host's order when gated at the issue (a
+     * launch barrier's leader swapped in a replay of the rr group's
+     * library session, CI of 7 December)
      */
     if (ordered &&
-        !etsoc1_sync_gate(cpu, etsoc1_arrival(cpu, 0) +
-                               sh->chip->sync_lookahead, &a)) {
+        !etsoc1_sync_gate(cpu, etsoc1_now(cpu) + sh->chip->sync_lookahead,
+                          &a)) {
         return (RISCVException)etsoc1_halt_cause(cpu);
     }
     etsoc1_mutex_lock(&sh->flb_lock);

@@ -363,6 +363,17 @@ def flb_leader_test():
            'under MTTCG twice and thread=single '
            f'({[f.get("latest") for f in on]}, leader hashes '
            f'{[f.get("leaders") for f in on]})')
+    # flb-tie: no spins, the 32 of a shire issue at the same cycle
+    ties = []
+    for accel in ('', 'thread=single'):
+        rc, out, _ = run(qemu_cmd('flb-tie', 8, accel), 300)
+        probe = [a for n, a in probe_lines(out) if n == 'flb-leader']
+        ties.append((rc, probe[0] if probe else {}))
+    report(all(rc == 0 and p.get('latest') == 400 and p.get('errors') == 0
+               for rc, p in ties),
+           'timing flb-leader: 32 minions issuing at the same cycle in every '
+           'round (flb-tie): the highest leads all 400 rounds under MTTCG and '
+           f'thread=single ({[p.get("latest") for _, p in ties]})')
 
 
 def scp_rtt(a, b):
