@@ -527,6 +527,29 @@ typedef struct HlInput {
     uint8_t data[];
 } HlInput;
 
+/* Is the connection that sent @in still the one served? */
+static bool hl_input_live(Etsoc1HostLinkState *s, const HlInput *in)
+{
+    return s->connected && !s->closing && s->conn_gen == in->gen;
+}
+
+/*
+ * Input @in (@what, its @addr and @len for the trace) goes in at its
+ * stamped time through @fn, and no later frame is parsed before; at once
+ * (@fn(@in, 0)) unless @stamp and this machine stamps host inputs.
+ */
+static void hl_input_post(Etsoc1HostLinkState *s, HlInput *in,
+                          const char *what, bool stamp,
+                          void (*fn)(void *opaque, uint64_t t))
+{
+    /* before the post, which may apply it at once (an idle card) */
+    s->input_pending = true;
+    if (!stamp || !etsoc1_dma_chip_input_post(s->pcie->edma.chip, what,
+                                              in->addr, in->len, fn, in)) {
+        fn(in, 0);
+    }
+}
+
 /* At its stamped time @t (BQL held): the write, its reply, the next frame */
 static void hl_mmio_write_apply(void *opaque, uint64_t t)
 {
@@ -535,7 +558,7 @@ static void hl_mmio_write_apply(void *opaque, uint64_t t)
     MemTxResult r = hl_mmio(s, in->addr, in->data, in->len, true);
 
     etsoc1_rr_note_mmio_write(s->rr, t, in->addr, in->data, in->len, r);
-    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+    if (hl_input_live(s, in)) {
         hl_reply(s, HL_MMIO_WRITE, in->seq, hl_status(r), NULL, 0);
     }
     s->input_pending = false;
@@ -560,13 +583,7 @@ static void hl_mmio_write(Etsoc1HostLinkState *s, uint32_t seq,
         .s = s, .gen = s->conn_gen, .seq = seq, .addr = addr, .len = len,
     };
     memcpy(in->data, p + 12, len);
-    /* before the post, which may apply it at once (an idle card) */
-    s->input_pending = true;
-    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip,
-                                    ETSOC1_INPUT_MMIO_WRITE, addr, len,
-                                    hl_mmio_write_apply, in)) {
-        hl_mmio_write_apply(in, 0);     /* not stamped: now */
-    }
+    hl_input_post(s, in, ETSOC1_INPUT_MMIO_WRITE, true, hl_mmio_write_apply);
 }
 
 /* The host's answer to one of our HOSTMEM requests. */
@@ -745,7 +762,13 @@ static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
     hl_reply(s, HL_SHM_UNMAP, seq, HL_E_DECODE, NULL, 0);
 }
 
-/* STOP, at its stamped time under record= (else @t is 0) */
+/*
+ * STOP ends the session at once, except under record=: there it is an
+ * input like a write, stamped and applied in the model's order, so that
+ * the record's end, and the card's state in its END, fall at a point of
+ * the card's history that a replay reaches too.  At its stamped time
+ * under record= (else @t is 0).
+ */
 static void hl_stop_apply(void *opaque, uint64_t t)
 {
     HlInput *in = opaque;
@@ -753,7 +776,7 @@ static void hl_stop_apply(void *opaque, uint64_t t)
 
     /* the session's end in the record: its T, then the END trailer */
     etsoc1_rr_note_stop(s->rr, t);
-    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+    if (hl_input_live(s, in)) {
         hl_reply(s, HL_STOP, in->seq, HL_OK, NULL, 0);
         /* the main loop may not run the flush BH again before it exits */
         hl_flush(s);
@@ -764,35 +787,20 @@ static void hl_stop_apply(void *opaque, uint64_t t)
 }
 
 /*
- * STOP ends the session at once, except under record=: there it is an
- * input like a write, stamped and applied in the model's order, so that
- * the record's end, and the card's state in its END, fall at a point of
- * the card's history that a replay reaches too.
- */
-static void hl_stop(Etsoc1HostLinkState *s, uint32_t seq)
-{
-    HlInput *in = g_new0(HlInput, 1);
-
-    *in = (HlInput) { .s = s, .gen = s->conn_gen, .seq = seq };
-    s->input_pending = true;
-    if (!s->rr || !etsoc1_dma_chip_input_post(s->pcie->edma.chip,
-                                              ETSOC1_INPUT_STOP, 0, 0,
-                                              hl_stop_apply, in)) {
-        hl_stop_apply(in, 0);
-    }
-}
-
-/*
- * At its stamped time @t (BQL held): the VM stops there, the reply.  A
- * host gone meanwhile would leave the card stopped with nobody to resume
- * it: the card runs on.
+ * PAUSE is an input like a write: the card stops at its stamped T (the
+ * harts past T wait there while the vCPUs stop), and the writes that
+ * come before RESUME take effect at that T (etsoc1-sync.c,
+ * etsoc1_input_vm_state), in the run and in its replay alike.  Not
+ * stamped (stamp-host=off, poll-halt=off): the VM stops at once.  A host
+ * gone before @t would leave the card stopped with nobody to resume it:
+ * the card runs on.
  */
 static void hl_pause_apply(void *opaque, uint64_t t)
 {
     HlInput *in = opaque;
     Etsoc1HostLinkState *s = in->s;
 
-    if (s->connected && !s->closing && s->conn_gen == in->gen) {
+    if (hl_input_live(s, in)) {
         etsoc1_rr_note_pause(s->rr, t);
         if (runstate_is_running()) {
             vm_stop(RUN_STATE_PAUSED);
@@ -804,23 +812,15 @@ static void hl_pause_apply(void *opaque, uint64_t t)
     g_free(in);
 }
 
-/*
- * PAUSE is an input like a write: the card stops at its stamped T (the
- * harts past T wait there while the vCPUs stop), and the writes that
- * come before RESUME take effect at that T (etsoc1-sync.c,
- * etsoc1_input_vm_state), in the run and in its replay alike.  Not
- * stamped (stamp-host=off, poll-halt=off): the VM stops at once.
- */
-static void hl_pause(Etsoc1HostLinkState *s, uint32_t seq)
+/* A frame with no data (STOP, PAUSE) as input @what: hl_input_post */
+static void hl_bare_input(Etsoc1HostLinkState *s, uint32_t seq,
+                          const char *what, bool stamp,
+                          void (*fn)(void *opaque, uint64_t t))
 {
     HlInput *in = g_new0(HlInput, 1);
 
     *in = (HlInput) { .s = s, .gen = s->conn_gen, .seq = seq };
-    s->input_pending = true;
-    if (!etsoc1_dma_chip_input_post(s->pcie->edma.chip, ETSOC1_INPUT_PAUSE,
-                                    0, 0, hl_pause_apply, in)) {
-        hl_pause_apply(in, 0);
-    }
+    hl_input_post(s, in, what, stamp, fn);
 }
 
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
@@ -858,7 +858,7 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         hl_mmio_write(s, seq, p, len);
         break;
     case HL_PAUSE:
-        hl_pause(s, seq);
+        hl_bare_input(s, seq, ETSOC1_INPUT_PAUSE, true, hl_pause_apply);
         break;
     case HL_RESUME:
         if (runstate_check(RUN_STATE_PAUSED)) {
@@ -867,7 +867,8 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         hl_reply(s, type, seq, HL_OK, NULL, 0);
         break;
     case HL_STOP:
-        hl_stop(s, seq);
+        hl_bare_input(s, seq, ETSOC1_INPUT_STOP, s->rr != NULL,
+                      hl_stop_apply);
         break;
     case HL_SHM_MAP:
         hl_shm_map(s, seq, p);

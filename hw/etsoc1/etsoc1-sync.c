@@ -2126,12 +2126,11 @@ static void etsoc1_input_vm_state(void *opaque, bool running, RunState state)
 {
     Etsoc1MachineState *m = opaque;
 
-    if (!running && m->input_applying_t) {
-        m->input_pause_t = m->input_applying_t;
-        trace_etsoc1_input_pause(m->input_pause_t);
-        return;
-    }
     if (!running) {
+        if (m->input_applying_t) {
+            m->input_pause_t = m->input_applying_t;
+            trace_etsoc1_input_pause(m->input_pause_t);
+        }
         return;
     }
     if (m->input_pause_t) {
