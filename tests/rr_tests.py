@@ -534,13 +534,13 @@ def shm_map(link, addr, fd, n):
         return link.replies.pop(seq)[1] if seq in link.replies else None
 
 
-def record_pause_session(root, path):
+def record_held_session(root, path, hold):
     """Under record=@path (and trace-json into PATH.json): a kernel
-    launched on shire 0 (fw_tests' spin kernel, 200,000 cycles), the
-    host's PAUSE right after its doorbell, while the master minion
-    dispatches it; an echo written on SQ1 (its entry, tail and doorbell),
-    and a read, while paused; RESUME; both answers; STOP.  What the host
-    saw."""
+    launched on shire 0 (fw_tests' spin kernel, 200,000 cycles) by MMIO;
+    right after its doorbell, while the master minion dispatches it,
+    @hold(card, seen, sargs) stops the card, sends an echo on SQ1 while it
+    is stopped, lets it go on and returns the echo's tag; both answers;
+    STOP.  What the host saw."""
     card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
     code, sargs = DEV_FREE + 0x50_0000, DEV_FREE + 0x60_0000
     seen = {}
@@ -549,46 +549,8 @@ def record_pause_session(root, path):
         mmio_write(card, code, fw_tests.SPIN_KERNEL)
         mmio_write(card, sargs, struct.pack('<QQQ', 200_000, 0, 0))
         launch = card.launch(code, sargs, 0x1)
-        seen['pause'] = card.link.request(hl.PAUSE)[0]
-        echo = card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)
-        seen['read'] = card.link.read32(card.bar0 + sargs - BAR0_DRAM)
-        seen['resume'] = card.link.request(hl.RESUME)[0]
+        echo = hold(card, seen, sargs)
         seen['echo'] = card.wait(echo, timeout=fw_tests.wall_bound(60))[0]
-        seen['status'] = card.launch_status(launch,
-                                            timeout=fw_tests.wall_bound(60))
-    except (hl.LinkError, AssertionError, OSError) as e:
-        seen['error'] = str(e)
-    finally:
-        stop(card, seen)
-    return seen
-
-
-def record_qmp_stop_session(root, path):
-    """Under record=@path (trace-json into PATH.json): the spin kernel
-    launched on shire 0; QMP stop right after its doorbell; an echo on SQ1
-    sent from another thread, whose writes must wait for the VM; QMP
-    cont; both answers; STOP.  What the host saw: whether the echo's
-    writes were still unanswered after 0.5 s of stop."""
-    import threading
-    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json'))
-    code, sargs = DEV_FREE + 0x50_0000, DEV_FREE + 0x60_0000
-    seen = {}
-    try:
-        settle(card)
-        mmio_write(card, code, fw_tests.SPIN_KERNEL)
-        mmio_write(card, sargs, struct.pack('<QQQ', 200_000, 0, 0))
-        launch = card.launch(code, sargs, 0x1)
-        seen['stop_q'] = card.qmp('stop')
-        echo = []
-        sender = threading.Thread(target=lambda: echo.append(
-            card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)))
-        sender.start()
-        sender.join(0.5)
-        seen['waited'] = sender.is_alive()
-        seen['status_q'] = card.qmp('query-status').get('status')
-        card.qmp('cont')
-        sender.join(fw_tests.wall_bound(30))
-        seen['echo'] = card.wait(echo[0], timeout=fw_tests.wall_bound(60))[0]
         seen['status'] = card.launch_status(launch,
                                             timeout=fw_tests.wall_bound(60))
     except (hl.LinkError, AssertionError, OSError, IndexError) as e:
@@ -598,20 +560,72 @@ def record_qmp_stop_session(root, path):
     return seen
 
 
+def hold_by_pause(card, seen, sargs):
+    """The host's PAUSE; the echo (its entry, tail and doorbell) and a read
+    while paused; RESUME."""
+    seen['pause'] = card.link.request(hl.PAUSE)[0]
+    echo = card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)
+    seen['read'] = card.link.read32(card.bar0 + sargs - BAR0_DRAM)
+    seen['resume'] = card.link.request(hl.RESUME)[0]
+    return echo
+
+
+def hold_by_qmp(card, seen, sargs):
+    """QMP stop; the echo sent from another thread, whose writes must wait
+    for the VM (seen['waited']: still unanswered after 0.5 s); QMP cont."""
+    import threading
+    seen['stop_q'] = card.qmp('stop')
+    echo = []
+    sender = threading.Thread(target=lambda: echo.append(
+        card.send(MSG['echo'], bytes(8), sq=fw_tests.MM_SQ1)))
+    sender.start()
+    sender.join(0.5)
+    seen['waited'] = sender.is_alive()
+    seen['status_q'] = card.qmp('query-status').get('status')
+    card.qmp('cont')
+    sender.join(fw_tests.wall_bound(30))
+    return echo[0]
+
+
+def held_record(report, root, d, what, hold):
+    """Record a held session (record_held_session with @hold) as @what:
+    (the record's path, what the host saw, its events), or None
+    (reported)."""
+    rec = os.path.join(d, what.replace(' ', '-') + '.rr')
+    t = time.monotonic()
+    seen = record_held_session(root, rec, hold)
+    seen['wall'] = time.monotonic() - t
+    try:
+        return rec, seen, end_of(rec)[1]
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the {what} record reads back ({e}): {seen}')
+        return None
+
+
+def held_replays(report, root, rec, what):
+    """The held session's record @rec replays exactly under both TCG modes
+    (END, trace-json), without the "exact only if the card was idle"
+    warning."""
+    for mode, extra in fw_tests.MODES:
+        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
+        e = end_match(out) or {}
+        report(rc == 0 and e.get('harts') == 2112 and 'paused' not in out,
+               f'rr: the {what} record replayed under {mode}: exit status '
+               f'{rc}, END matches ({e.get("harts", "?")} harts\' clocks, '
+               f'the RAM digest with the echo\'s and the launch\'s '
+               f'answers, every MSI), no "paused" warning ({wall:.1f} s)',
+               out[-2000:])
+        same_trace(report, f'the {what} session', rec, mode)
+
+
 def qmp_stop_test(report, root, d):
     """A write made while QMP has the VM stopped waits for cont, then goes
     in by the rule of a running card: the record holds no write applied
-    while stopped, and replays exactly under both TCG modes, without the
-    "exact only if the card was idle" warning."""
-    rec = os.path.join(d, 'qmpstop.rr')
-    t = time.monotonic()
-    seen = record_qmp_stop_session(root, rec)
-    wall = time.monotonic() - t
-    try:
-        _, events = end_of(rec)
-    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
-        report(False, f'rr: the QMP stop record reads back ({e}): {seen}')
+    while stopped, and replays exactly under both TCG modes."""
+    got = held_record(report, root, d, 'QMP stop', hold_by_qmp)
+    if not got:
         return
+    rec, seen, events = got
     paused = [e for e in events if e['kind'] in ('MMIO_WRITE', 'STOP') and
               e['flags'] & 1]
     report(seen.get('waited') is True and seen.get('status_q') == 'paused'
@@ -621,34 +635,20 @@ def qmp_stop_test(report, root, d):
            f'while stopped, cont, under record=: the echo\'s writes '
            f'unanswered after 0.5 s of stop {seen.get("waited")}, echo and '
            f'launch answered (status {seen.get("status")}), {len(paused)} '
-           f'writes applied while stopped (0) ({wall:.1f} s)',
+           f'writes applied while stopped (0) ({seen["wall"]:.1f} s)',
            str(seen)[-2000:])
-    for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
-        e = end_match(out) or {}
-        report(rc == 0 and e.get('harts') == 2112 and 'paused' not in out,
-               f'rr: the QMP stop record replayed under {mode}: exit status '
-               f'{rc}, END matches ({e.get("harts", "?")} harts\' clocks, '
-               f'the RAM digest, every MSI), no "paused" warning '
-               f'({wall:.1f} s)', out[-2000:])
-        same_trace(report, 'the QMP stop session', rec, mode)
+    held_replays(report, root, rec, 'QMP stop')
 
 
 def pause_test(report, root, d):
     """PAUSE is stamped (docs/record-replay.md, "PAUSE and RESUME"): the
     card stops at the PAUSE's T, the writes made while it is stopped take
     effect at that T, and a record of a PAUSE while the card works
-    replays exactly (END, trace-json) under both TCG modes, without the
-    "exact only if the card was idle" warning of a QMP stop."""
-    rec = os.path.join(d, 'pause.rr')
-    t = time.monotonic()
-    seen = record_pause_session(root, rec)
-    wall = time.monotonic() - t
-    try:
-        _, events = end_of(rec)
-    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
-        report(False, f'rr: the PAUSE record reads back ({e}): {seen}')
+    replays exactly (END, trace-json) under both TCG modes."""
+    got = held_record(report, root, d, 'PAUSE', hold_by_pause)
+    if not got:
         return
+    rec, seen, events = got
     pauses = [e for e in events if e['kind'] == 'PAUSE']
     during = [e for e in events if e['kind'] == 'MMIO_WRITE' and
               e['flags'] & 1]
@@ -667,19 +667,9 @@ def pause_test(report, root, d):
            f'PAUSE at T={pt}, the {len(during)} writes made while paused '
            f'all at its T (flagged "at the PAUSE"), the next input after '
            f'it (T={after[0]["t"] if after else "?"}); echo answered, '
-           f'launch status {seen.get("status")} (0) ({wall:.1f} s)',
+           f'launch status {seen.get("status")} (0) ({seen["wall"]:.1f} s)',
            str(seen)[-2000:])
-    for mode, extra in fw_tests.MODES:
-        rc, out, wall = run_replay(root, rec, extra + traced(rec, mode))
-        e = end_match(out) or {}
-        report(rc == 0 and e.get('harts') == 2112 and
-               'paused' not in out,
-               f'rr: the PAUSE record replayed under {mode}: exit status '
-               f'{rc}, END matches ({e.get("harts", "?")} harts\' clocks, '
-               f'the RAM digest with the echo\'s and the launch\'s '
-               f'answers, every MSI), no "paused" warning ({wall:.1f} s)',
-               out[-2000:])
-        same_trace(report, 'the PAUSE session', rec, mode)
+    held_replays(report, root, rec, 'PAUSE')
 
 
 def record_dma_session(root, path, trace):

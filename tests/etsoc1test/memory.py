@@ -342,19 +342,22 @@ def flb_leader_test():
     under MTTCG twice and thread=single.  With flb-order=off the leader is
     the host's last (reported, not required: 13-17 rounds of 400 were led
     by the latest arrival in four such runs, 7 December)."""
+    def probe(kernel, accel, machine=''):
+        rc, out, wall = run(qemu_cmd(kernel, 8, accel, machine=machine), 300)
+        found = [a for n, a in probe_lines(out) if n == 'flb-leader']
+        return rc, out, wall, found[0] if len(found) == 1 else {}
+
     found = []
     for accel, machine in (('', ''), ('', ''), ('thread=single', ''),
                            ('', ',flb-order=off')):
-        rc, out, wall = run(qemu_cmd('flb-leader', 8, accel,
-                                     machine=machine), 300)
-        probe = [a for n, a in probe_lines(out) if n == 'flb-leader']
+        rc, out, wall, p = probe('flb-leader', accel, machine)
         label = (f'timing flb-leader (8 shires, {harness.accel_label(accel)}'
                  f'{machine.replace(",", ", ")})')
-        ok = rc == 0 and len(probe) == 1 and probe[0]['errors'] == 0
+        ok = rc == 0 and p.get('errors') == 0
         report(ok, f'{label}: exit status {rc}, one leader per round '
-                   f'{ok}, {probe[0]["latest"] if probe else "?"} of 400 '
+                   f'{ok}, {p.get("latest", "?")} of 400 '
                    f'rounds led by the latest arrival ({wall:.1f} s)', out)
-        found.append(probe[0] if probe else {})
+        found.append(p)
     on = found[:3]
     report(all(f.get('latest') == 400 for f in on) and
            len({f.get('leaders') for f in on}) == 1,
@@ -366,9 +369,8 @@ def flb_leader_test():
     # flb-tie: no spins, the 32 of a shire issue at the same cycle
     ties = []
     for accel in ('', 'thread=single'):
-        rc, out, _ = run(qemu_cmd('flb-tie', 8, accel), 300)
-        probe = [a for n, a in probe_lines(out) if n == 'flb-leader']
-        ties.append((rc, probe[0] if probe else {}))
+        rc, _, _, p = probe('flb-tie', accel)
+        ties.append((rc, p))
     report(all(rc == 0 and p.get('latest') == 400 and p.get('errors') == 0
                for rc, p in ties),
            'timing flb-leader: 32 minions issuing at the same cycle in every '
