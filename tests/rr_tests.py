@@ -88,9 +88,28 @@ def settle(card):
         pass
 
 
+def wait_idle(card):
+    """Until the card is idle (the machine's "idle": nothing can act, no
+    input pending), as a host that wants a record whose END compares
+    clocks and memory waits before its STOP (docs/record-replay.md): the
+    firmware may still be busy after its last answer, for longer in host
+    time on a loaded host.  Whether it was: seen['idle']."""
+    deadline = time.monotonic() + fw_tests.wall_bound(20)
+    while time.monotonic() < deadline:
+        try:
+            if card.qmp('qom-get', path='/machine', property='idle') is True:
+                return True
+        except OSError:
+            return False        # QEMU is gone: STOP will say so
+        time.sleep(0.02)
+    return False
+
+
 def stop(card, seen):
-    """STOP the recording card: into @seen its answer (or what went wrong),
-    QEMU's exit status and its stderr."""
+    """STOP the recording card once it is idle (wait_idle): into @seen
+    whether it was, its answer (or what went wrong), QEMU's exit status
+    and its stderr."""
+    seen['idle'] = wait_idle(card)
     card.link.timeout = 30
     try:
         seen['stop'] = card.link.request(hl.STOP)[0]
@@ -174,21 +193,41 @@ def traced(rec, mode):
     return ['-M', f'trace-json={rec}.{mode.replace("=", "-")}.json']
 
 
+def past_stop(trace, rec):
+    """How many events of trace-json @trace start after the STOP of the
+    record @rec, if its card was idle then (None otherwise): the card
+    stops at the STOP's T in the record and in its replay
+    (hl_stop_apply), so none may."""
+    (flags, _, _), events = end_of(rec)
+    stops = [e['t'] for e in events if e['kind'] == 'STOP']
+    if flags != 3 or not stops:
+        return None
+    with open(trace) as f:
+        tr = json.load(f)
+    mhz = tr['otherData']['clock_mhz']
+    return sum(1 for e in tr['traceEvents']
+               if e.get('ph') != 'M' and
+               e.get('ts', 0) * mhz > stops[0] + 0.5)   # ts: µs, rounded
+
+
 def same_trace(report, what, rec, mode):
     """The replay of @rec under @mode drew the record's timeline: the
     canonical forms (tools/trace-canon.py) of REC.json and of the replay's
-    trace-json (traced()) are equal."""
+    trace-json (traced()) are equal, and neither has an event past the
+    STOP (past_stop)."""
     mine = traced(rec, mode)[1].split('=', 1)[1]
     try:
         a, b = tracecanon.load(rec + '.json'), tracecanon.load(mine)
         d = tracecanon.diff(a, b)
-    except tracecanon.NotComparable as e:
+        late = [past_stop(x, rec) for x in (rec + '.json', mine)]
+    except (tracecanon.NotComparable, OSError, ValueError, KeyError) as e:
         report(False, f'rr: {what}\'s trace-json under {mode}: {e}')
         return
-    report(d is None and len(a) > 100,
+    report(d is None and len(a) > 100 and late == [0, 0],
            f'rr: {what} replayed under {mode} draws the record\'s '
            f'trace-json ({len(a) - 1} events in canonical form, '
-           f'{"equal" if d is None else "different"})',
+           f'{"equal" if d is None else "different"}; events past the '
+           f'STOP in the record and the replay {late}, [0, 0])',
            d and '\n'.join(['< ' + x[:300] for x in d['only_a']] +
                            ['> ' + x[:300] for x in d['only_b']]))
 
@@ -549,6 +588,11 @@ def record_held_session(root, path, hold):
         mmio_write(card, code, fw_tests.SPIN_KERNEL)
         mmio_write(card, sargs, struct.pack('<QQQ', 200_000, 0, 0))
         launch = card.launch(code, sargs, 0x1)
+        # the firmware dispatches, then the kernel spins: not idle
+        seen['busy_idle'] = card.qmp('qom-get', path='/machine',
+                                     property='idle')
+        seen['idle_set'] = card.qmp('qom-set', path='/machine',
+                                    property='idle', value=True)
         echo = hold(card, seen, sargs)
         seen['echo'] = card.wait(echo, timeout=fw_tests.wall_bound(60))[0]
         seen['status'] = card.launch_status(launch,
@@ -669,6 +713,13 @@ def pause_test(report, root, d):
            f'it (T={after[0]["t"] if after else "?"}); echo answered, '
            f'launch status {seen.get("status")} (0) ({seen["wall"]:.1f} s)',
            str(seen)[-2000:])
+    refused = seen.get('idle_set', {}).get('error', {}).get('desc', '')
+    report(seen.get('busy_idle') is False and seen.get('idle') is True and
+           'not writable' in refused,
+           f'rr: the machine\'s "idle" (qom-get): {seen.get("busy_idle")} '
+           f'(False) right after the doorbell, {seen.get("idle")} (True) '
+           f'once both answers came, before STOP; qom-set refused: '
+           f'"{refused}"', str(seen)[-2000:])
     held_replays(report, root, rec, 'PAUSE')
 
 

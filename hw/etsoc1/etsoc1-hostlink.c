@@ -767,7 +767,9 @@ static void hl_shm_unmap(Etsoc1HostLinkState *s, uint32_t seq,
  * input like a write, stamped and applied in the model's order, so that
  * the record's end, and the card's state in its END, fall at a point of
  * the card's history that a replay reaches too.  At its stamped time
- * under record= (else @t is 0).
+ * under record= (else @t is 0).  The card then stops at T, as at a
+ * PAUSE, before QEMU shuts down: no hart acts past T meanwhile (a timer
+ * could wake one), so trace-json ends where the replay's does.
  */
 static void hl_stop_apply(void *opaque, uint64_t t)
 {
@@ -776,6 +778,9 @@ static void hl_stop_apply(void *opaque, uint64_t t)
 
     /* the session's end in the record: its T, then the END trailer */
     etsoc1_rr_note_stop(s->rr, t);
+    if (t && runstate_is_running()) {
+        vm_stop(RUN_STATE_PAUSED);
+    }
     if (hl_input_live(s, in)) {
         hl_reply(s, HL_STOP, in->seq, HL_OK, NULL, 0);
         /* the main loop may not run the flush BH again before it exits */

@@ -36,6 +36,7 @@
 #include "qemu/units.h"
 #include "qemu/timer.h"
 #include "qemu/host-utils.h"
+#include "sysemu/runstate.h"
 #include "hw/etsoc1/etsoc1.h"
 #include "hw/etsoc1/etsoc1-minion.h"
 #include "hw/etsoc1/etsoc1-pu-timer.h"
@@ -212,6 +213,16 @@ static void pu_timer_scan(void *opaque)
 
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
 
+    if (!runstate_is_running()) {
+        /*
+         * Stopped (PAUSE, STOP, QMP stop): the chip's time stands, and
+         * halted harts do not make it idle; nothing expires or warps
+         * until it runs (a warp at a replay's STOP woke a hart past T).
+         */
+        s->idle_since_ms = -1;
+        pu_timer_schedule(s);
+        return;
+    }
     if (!idle) {
         s->idle_since_ms = -1;
     } else if (s->idle_since_ms < 0) {

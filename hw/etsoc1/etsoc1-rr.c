@@ -1552,9 +1552,15 @@ static void rr_input_apply(void *opaque, uint64_t t)
         }
         return;
     }
-    /* STOP, or the END of a record that had none: the session is over */
+    /*
+     * STOP, or the END of a record that had none: the session is over.
+     * The card stops at T, as the record's did (hl_stop_apply).
+     */
     rr->done = true;
     rr_end_check(rr, rr->ev->len - 1);
+    if (runstate_is_running()) {
+        vm_stop(RUN_STATE_PAUSED);
+    }
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
 }
 

@@ -1122,6 +1122,21 @@ ETSOC1_BOOL_PROP(cache_model, "cache-model")
 ETSOC1_BOOL_PROP(plain_dram_turns, "plain-dram-turns")
 ETSOC1_BOOL_PROP(flb_order, "flb-order")
 
+/*
+ * Read-only "idle": nothing on the card can act on its own (every CPU
+ * halted with nothing to wake it, no host input or eDMA step pending:
+ * etsoc1_sync_horizon).  A host that STOPs a recorded session then gets
+ * an END whose clocks and RAM a replay compares (docs/record-replay.md).
+ * A look at that moment: a timer, or the host, may wake the card later.
+ */
+static bool etsoc1_get_idle(Object *obj, Error **errp)
+{
+    bool idle;
+
+    etsoc1_sync_horizon(&idle);
+    return idle;
+}
+
 /* String machine properties: a file name or a chardev id, kept as given. */
 #define ETSOC1_STR_PROP(field, prop)                                        \
     static char *etsoc1_get_##field(Object *obj, Error **errp)              \
@@ -1387,6 +1402,10 @@ static void etsoc1_machine_class_init(ObjectClass *oc, void *data)
                               etsoc1_get_deadlock, NULL, NULL, NULL);
     object_class_property_set_description(oc, "deadlock",
         "Read-only: which harts wait on what, and lost readies (JSON)");
+    object_class_property_add_bool(oc, "idle", etsoc1_get_idle, NULL);
+    object_class_property_set_description(oc, "idle",
+        "Read-only: no CPU can act and no host input or eDMA step is "
+        "pending (a record STOPped then compares clocks and memory)");
 }
 
 static const TypeInfo etsoc1_machine_info = {
