@@ -90,10 +90,7 @@ def settle(card):
 
 def wait_idle(card):
     """Until the card is idle (the machine's "idle": nothing can act, no
-    input pending), as a host that wants a record whose END compares
-    clocks and memory waits before its STOP (docs/record-replay.md): the
-    firmware may still be busy after its last answer, for longer in host
-    time on a loaded host.  Whether it was: seen['idle']."""
+    input pending), up to wall_bound(20) s: whether it came."""
     deadline = time.monotonic() + fw_tests.wall_bound(20)
     while time.monotonic() < deadline:
         try:
@@ -106,15 +103,16 @@ def wait_idle(card):
 
 
 def stop(card, seen):
-    """STOP the recording card once it is idle (wait_idle): into @seen
-    whether it was, its answer (or what went wrong), QEMU's exit status
-    and its stderr."""
-    seen['idle'] = wait_idle(card)
+    """STOP the recording card (the host link waits for it to be idle, up
+    to its stop-idle-ms): into @seen its answer (or what went wrong) and
+    how long it took, QEMU's exit status and its stderr."""
     card.link.timeout = 30
+    t = time.monotonic()
     try:
         seen['stop'] = card.link.request(hl.STOP)[0]
     except (hl.LinkError, OSError) as e:
         seen['stop'] = str(e)
+    seen['stop_wall'] = time.monotonic() - t
     card.link.close()
     card.link = None
     try:
@@ -433,6 +431,7 @@ def _rr_tests(report, root, d):
     hang_test(report, root, d)
     pause_test(report, root, d)
     qmp_stop_test(report, root, d)
+    stop_wait_test(report, root, d)
     dma_test(report, root, d)
     host_session_test(report, root, d)
     overlap_test(report, root, d)
@@ -597,6 +596,7 @@ def record_held_session(root, path, hold):
         seen['echo'] = card.wait(echo, timeout=fw_tests.wall_bound(60))[0]
         seen['status'] = card.launch_status(launch,
                                             timeout=fw_tests.wall_bound(60))
+        seen['idle'] = wait_idle(card)
     except (hl.LinkError, AssertionError, OSError, IndexError) as e:
         seen['error'] = str(e)
     finally:
@@ -721,6 +721,74 @@ def pause_test(report, root, d):
            f'once both answers came, before STOP; qom-set refused: '
            f'"{refused}"', str(seen)[-2000:])
     held_replays(report, root, rec, 'PAUSE')
+
+
+def record_spin_stop(root, path, cycles, extra=()):
+    """Under record=@path: fw_tests' spin kernel (@cycles) launched on
+    shire 0 by MMIO, and STOP right after its doorbell, with no wait for
+    its answer.  What the host saw, the launch's tag and its CQ MSI's
+    vector."""
+    card = fw_tests.Card(root, fw=FW, extra=recording(path, path + '.json')
+                         + list(extra))
+    code, sargs = DEV_FREE + 0x50_0000, DEV_FREE + 0x60_0000
+    seen = {}
+    try:
+        settle(card)
+        mmio_write(card, code, fw_tests.SPIN_KERNEL)
+        mmio_write(card, sargs, struct.pack('<QQQ', cycles, 0, 0))
+        card.launch(code, sargs, 0x1)
+    except (hl.LinkError, AssertionError, OSError) as e:
+        seen['error'] = str(e)
+    finally:
+        stop(card, seen)
+    return seen
+
+
+def stop_wait_test(report, root, d):
+    """A STOP under record= waits for the card to be idle, up to the host
+    link's stop-idle-ms (docs/record-replay.md, "Recording"): sent right
+    after a launch's doorbell, it ends the record after the launch's
+    answer, with an END that the replay compares whole; with a kernel
+    that spins for longer than the bound (0.3 s here), it goes in after
+    the bound and the END is not idle (the replay says so, exit 0)."""
+    rec = os.path.join(d, 'stop-wait.rr')
+    seen = record_spin_stop(root, rec, 200_000)
+    try:
+        (flags, _, _), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the STOP-after-doorbell record reads back ({e}):'
+               f' {seen}')
+        return
+    stop_t = next((e['t'] for e in events if e['kind'] == 'STOP'), None)
+    cq = [e['t'] for e in events if e['kind'] == 'MSI' and
+          struct.unpack_from('<I', e['payload'])[0] & 0x8]
+    rc, out, _ = run_replay(root, rec)
+    report(seen.get('stop') == 0 and seen.get('rc') == 0 and flags == 3 and
+           cq and stop_t and cq[-1] < stop_t and rc == 0 and
+           (end_match(out) or {}).get('harts') == 2112,
+           f'rr: STOP right after a launch\'s doorbell (the spin kernel, '
+           f'200,000 cycles) waits for the card: answered after '
+           f'{seen.get("stop_wall", 0):.2f} s, the STOP at T={stop_t} after '
+           f'the launch\'s CQ MSI (T={cq[-1] if cq else "?"}), END flags '
+           f'{flags} (3: idle), its replay matches it (exit status {rc})',
+           str(seen)[-1500:] + out[-1500:])
+    rec = os.path.join(d, 'stop-bound.rr')
+    seen = record_spin_stop(root, rec, 10 ** 12,
+                            ['-global', 'etsoc1-hostlink.stop-idle-ms=300'])
+    try:
+        (flags, _, _), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the STOP-at-the-bound record reads back ({e}):'
+               f' {seen}')
+        return
+    rc, out, _ = run_replay(root, rec)
+    report(seen.get('stop') == 0 and seen.get('rc') == 0 and flags == 1 and
+           seen.get('stop_wall', 0) >= 0.3 and rc == 0 and
+           'was not idle when the record ended' in out,
+           f'rr: STOP while a kernel spins past stop-idle-ms=300: answered '
+           f'after {seen.get("stop_wall", 0):.2f} s (at least 0.3), END '
+           f'flags {flags} (1: stopped, not idle), the replay says so and '
+           f'exits {rc} (0)', str(seen)[-1500:] + out[-1500:])
 
 
 def record_dma_session(root, path, trace):

@@ -46,6 +46,8 @@
 #include "trace.h"
 
 #define HL_OPTS         (HL_OPT_HOSTMEM | HL_OPT_SHM)
+/* how often a STOP under record= looks for an idle card (hl_stop_wait) */
+#define HL_STOP_LOOK_MS 5
 
 static const char *hl_type_name(uint8_t type)
 {
@@ -828,6 +830,35 @@ static void hl_bare_input(Etsoc1HostLinkState *s, uint32_t seq,
     hl_input_post(s, in, what, stamp, fn);
 }
 
+/*
+ * A STOP under record= first waits, up to stop-idle-ms of host time, for
+ * the card to be idle (the machine's "idle": nothing can act, no input
+ * pending), so that its END holds clocks and memory that a replay
+ * compares; then it is stamped and applied as any STOP.  The firmware
+ * goes on for a while after its last answer, for longer in host time on
+ * a loaded host.  No later frame is parsed meanwhile (input_pending).  A
+ * stopped VM cannot go idle: the STOP goes in by the stopped VM's rule.
+ */
+static void hl_stop_wait(void *opaque)
+{
+    Etsoc1HostLinkState *s = opaque;
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    Error *err = NULL;
+    bool idle = object_property_get_bool(s->pcie->edma.chip, "idle", &err);
+
+    if (err) {
+        error_free(err);
+        idle = true;            /* no chip that can say: at once */
+    }
+    if (!idle && runstate_is_running() &&
+        now - s->stop_asked_ms < s->stop_idle_ms) {
+        timer_mod(s->stop_wait, now + HL_STOP_LOOK_MS);
+        return;
+    }
+    trace_etsoc1_hostlink_stop_wait(now - s->stop_asked_ms, idle);
+    hl_bare_input(s, s->stop_seq, ETSOC1_INPUT_STOP, true, hl_stop_apply);
+}
+
 static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
                         uint32_t seq, uint8_t *p, uint32_t len)
 {
@@ -872,6 +903,13 @@ static void hl_dispatch(Etsoc1HostLinkState *s, uint8_t type, uint16_t status,
         hl_reply(s, type, seq, HL_OK, NULL, 0);
         break;
     case HL_STOP:
+        if (s->rr && s->stop_idle_ms) {
+            s->input_pending = true;
+            s->stop_seq = seq;
+            s->stop_asked_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+            hl_stop_wait(s);
+            break;
+        }
         hl_bare_input(s, seq, ETSOC1_INPUT_STOP, s->rr != NULL,
                       hl_stop_apply);
         break;
@@ -1351,6 +1389,7 @@ static void hl_realize(DeviceState *dev, Error **errp)
     s->flush_bh = qemu_bh_new(hl_flush_bh, s);
     s->rx_bh = qemu_bh_new(hl_rx_bh, s);
     s->watchdog = timer_new_ms(QEMU_CLOCK_REALTIME, hl_watchdog, s);
+    s->stop_wait = timer_new_ms(QEMU_CLOCK_REALTIME, hl_stop_wait, s);
     etsoc1_pcie_set_msi_handler(s->pcie, hl_msi, s);
     s->iatu_notifier.notify = hl_iatu_changed;
     etsoc1_pcie_add_iatu_notifier(s->pcie, &s->iatu_notifier);
@@ -1368,6 +1407,9 @@ static Property hl_properties[] = {
     DEFINE_PROP_BOOL("exit-on-close", Etsoc1HostLinkState, exit_on_close,
                      false),
     DEFINE_PROP_UINT32("host-pid", Etsoc1HostLinkState, host_pid, 0),
+    /* docs/record-replay.md, "Recording" */
+    DEFINE_PROP_UINT32("stop-idle-ms", Etsoc1HostLinkState, stop_idle_ms,
+                       2000),
     DEFINE_PROP_LINK("pcie", Etsoc1HostLinkState, pcie, TYPE_ETSOC1_PCIE_EP,
                      Etsoc1PcieState *),
     DEFINE_PROP_LINK("recorder", Etsoc1HostLinkState, rr, TYPE_ETSOC1_RR,

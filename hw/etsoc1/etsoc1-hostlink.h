@@ -75,6 +75,7 @@ struct Etsoc1HostLinkState {
     Notifier iatu_notifier;
     Error *migration_blocker;
     QEMUTimer *watchdog;    /* host-timeout-ms, QEMU_CLOCK_REALTIME */
+    QEMUTimer *stop_wait;   /* a STOP under record= waits for idle */
     QEMUBH *flush_bh;       /* writes the output queue */
     QEMUBH *rx_bh;          /* parses again once a host input is in */
 
@@ -84,6 +85,7 @@ struct Etsoc1HostLinkState {
     bool exit_on_close;     /* a card started for one host process */
     uint32_t host_pid;      /* exit when this process is gone (0: no) */
     int host_pidfd;
+    uint32_t stop_idle_ms;  /* under record=: STOP waits for idle so long */
 
     /*
      * A host input (MMIO_WRITE) waits for its stamped time: no frame
@@ -93,6 +95,8 @@ struct Etsoc1HostLinkState {
      */
     bool input_pending;
     uint32_t conn_gen;
+    uint32_t stop_seq;      /* the STOP that waits for idle (stop_wait) */
+    int64_t stop_asked_ms;
 
     /* one connection */
     bool connected;
