@@ -866,6 +866,7 @@ static void etsoc1_sync_enter_locked(Etsoc1MinionCPU *cpu, Etsoc1Wait why,
     qatomic_set(&m->sync_waiting, true);
     if (why == ETSOC1_WAIT_GATE) {
         etsoc1_heap_push(m, cpu);
+        qatomic_set(&m->gate_enters, m->gate_enters + 1);
         qatomic_set(&m->gate_waiting, true);
     } else {
         /* seen by the scans from before the wait (etsoc1_sync_scan) */
@@ -1451,17 +1452,19 @@ void etsoc1_sync_done(Etsoc1MinionCPU *cpu)
  * or leaves it takes; each hart's wait is read after, as the wait number
  * first (a release names it), then the wait and its time.  A hart that
  * left the gate without etsoc1_sync_leave leaves the heap.  Returns how
- * many; *@first: the earliest time at the gate, UINT64_MAX if none.
+ * many; *@first: the earliest time at the gate, UINT64_MAX if none;
+ * *@enters: how many times harts had come to the gate then.
  */
 static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
                                    Etsoc1MinionCPU *self, uint64_t running,
-                                   uint64_t *first)
+                                   uint64_t *first, uint32_t *enters)
 {
     Etsoc1MinionCPU *stale[16];
     unsigned top = 0, n = 0, n_stale = 0, k, i, at;
     uint64_t end;
 
     etsoc1_mutex_lock(&m->gate_lock);
+    *enters = m->gate_enters;
     *first = etsoc1_heap_top(m);
     if (*first == UINT64_MAX) {
         qemu_mutex_unlock(&m->gate_lock);
@@ -1547,10 +1550,10 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     uint64_t running, running2, writers, any, first, bound;
     int64_t now_ms = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
     int64_t next_ms = INT64_MAX;
-    uint32_t enters = qatomic_read(&m->sync_enters);
+    uint32_t enters = qatomic_read(&m->sync_enters), gate_enters;
     bool waiting, exact;
     Etsoc1MinionCPU *cpu;
-    unsigned i, n;
+    unsigned i, n, tries;
 
     /*
      * The running harts first, then those at the gate: a hart that goes
@@ -1567,7 +1570,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
     qemu_mutex_unlock(&m->gate_lock);
     exact = bound == UINT64_MAX;
     etsoc1_others_mins(m, self, true, bound, &running, &writers);
-    n = etsoc1_gate_window(m, self, running, &first);
+    n = etsoc1_gate_window(m, self, running, &first, &gate_enters);
     waiting = first != UINT64_MAX;
     ETSOC1_WAITERS_FOREACH(m, i, cpu) {
         CPUState *cs = etsoc1_minion_cs(cpu);
@@ -1629,8 +1632,27 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
         }
     }
     /* the second look at the running harts: see etsoc1_gate_open */
-    m->gate_first = first;
     etsoc1_others_mins(m, self, true, first, &running2, &any);
+    /*
+     * A hart that the first look saw at the gate (not running) and that
+     * was let go, ran and came to the gate again after the window was
+     * taken is in neither look nor the window: a credit wait's hart,
+     * let go, that takes its credit and makes an FLB access at the same
+     * time as the others (probes/flb-leader, flb-tie) went after one
+     * that the window put first.  Every such hart came to the gate after
+     * the window: take it and the second look again, or let none go.
+     */
+    for (tries = 0;
+         (smp_rmb(), qatomic_read(&m->gate_enters)) != gate_enters;
+         tries++) {
+        if (tries == ETSOC1_GATE_RETAKES) {
+            n = 0;      /* a later scan: ones that come keep scanning */
+            break;
+        }
+        n = etsoc1_gate_window(m, self, running, &first, &gate_enters);
+        etsoc1_others_mins(m, self, true, first, &running2, &any);
+    }
+    m->gate_first = first;
     etsoc1_gate_release(m, MIN(running, running2), m->gate_entries, n);
     /*
      * A hart that came to a wait after the looks set these flags itself;

@@ -46,6 +46,8 @@ typedef struct Etsoc1GateAccess {
 #define ETSOC1_SYNC_SCAN_NS         100000
 /* gated accesses that may conflict put in order by one release, at most */
 #define ETSOC1_GATE_ORDER_MAX       128
+/* a scan's window taken again, at most, while harts come to the gate */
+#define ETSOC1_GATE_RETAKES         4
 /*
  * A lone poller's pace in host time: ETSOC1_POLL_BURST equal reads, then a
  * nap of ETSOC1_POLL_IDLE_MS; each further nap with no write halves the

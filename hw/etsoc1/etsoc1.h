@@ -97,6 +97,7 @@ struct Etsoc1MachineState {
     unsigned gate_walk_len;
     uint64_t gate_first;    /* the last scan's earliest time at the gate */
     uint32_t sync_enters;   /* waits entered (gate_lock): see the scan */
+    uint32_t gate_enters;   /* of them at the gate: etsoc1_gate_window */
     struct Etsoc1GateEntry *gate_entries;   /* the scan's, by hart */
     unsigned gate_entries_len;
     GHashTable *gate_slots;     /* the scan's: slot -> last entry on it */
