@@ -1534,6 +1534,17 @@ static unsigned etsoc1_gate_window(Etsoc1MachineState *m,
 }
 
 /*
+ * Did a hart come to the gate since the window counted @enters?  Asked
+ * after the second look: a hart that it saw at the gate had counted its
+ * arrival before it set its wait (etsoc1_sync_enter_locked).
+ */
+static bool etsoc1_gate_came(Etsoc1MachineState *m, uint32_t enters)
+{
+    smp_rmb();      /* the look's reads of the waits, then the count */
+    return qatomic_read(&m->gate_enters) != enters;
+}
+
+/*
  * Let go what may go: harts at the gate (etsoc1_gate_release); polls
  * whose line was written; with no hart left that could write, polls that
  * have waited ETSOC1_POLL_IDLE_MS.  A poll is not let go because the
@@ -1642,9 +1653,7 @@ static void etsoc1_sync_scan_locked(Etsoc1MachineState *m,
      * that the window put first.  Every such hart came to the gate after
      * the window: take it and the second look again, or let none go.
      */
-    for (tries = 0;
-         (smp_rmb(), qatomic_read(&m->gate_enters)) != gate_enters;
-         tries++) {
+    for (tries = 0; etsoc1_gate_came(m, gate_enters); tries++) {
         if (tries == ETSOC1_GATE_RETAKES) {
             n = 0;      /* a later scan: ones that come keep scanning */
             break;
