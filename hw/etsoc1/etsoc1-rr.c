@@ -798,11 +798,16 @@ static int rr_digest_block(RAMBlock *rb, void *opaque)
 }
 
 /*
- * The card as it stands at @stopped time: each minion hart's clock and
- * retired instructions, and if no CPU can act (so nothing still moves
- * with the host's timing), a digest of every RAM block.
+ * The card as it stands at a STOP at @stop_t (0: at exit): each minion
+ * hart's clock and retired instructions, and if it was idle at @stop_t
+ * (so nothing still moves with the host's timing), a digest of every RAM
+ * block.  Idle at @stop_t: no CPU can act, no input is pending, and every
+ * clock is below @stop_t (etsoc1_sync_at_rest).  The STOP goes in once
+ * no hart can act before it, but a hart may run past it meanwhile and
+ * halt (a kernel the watchdog aborts): idle now, yet not at @stop_t, and
+ * a replay's harts run past it by their own host's pace.
  */
-static void rr_end_take(Etsoc1Rr *rr, bool stopped, bool may_digest,
+static void rr_end_take(Etsoc1Rr *rr, uint64_t stop_t, bool may_digest,
                         RrEnd *e)
 {
     Etsoc1MachineState *m = rr->m;
@@ -812,8 +817,9 @@ static void rr_end_take(Etsoc1Rr *rr, bool stopped, bool may_digest,
     memset(e, 0, sizeof(*e));
     if (may_digest) {
         etsoc1_sync_horizon(&idle);
+        idle = idle && etsoc1_sync_at_rest(stop_t);
     }
-    e->flags = (stopped ? RR_END_STOPPED : 0) | (idle ? RR_END_IDLE : 0);
+    e->flags = (stop_t ? RR_END_STOPPED : 0) | (idle ? RR_END_IDLE : 0);
     e->table = g_malloc0(m->minion_slots * RR_END_HART);
     for (i = 0; i < m->minion_slots; i++) {
         Etsoc1MinionCPU *cpu = m->minion[i];
@@ -843,8 +849,8 @@ static void rr_end_take(Etsoc1Rr *rr, bool stopped, bool may_digest,
     }
 }
 
-/* Write END and close: at the STOP, at exit, or before an _exit */
-static void rr_finish(Etsoc1Rr *rr, bool stopped, bool may_digest)
+/* Write END and close: at the STOP at @stop_t, at exit, or before an _exit */
+static void rr_finish(Etsoc1Rr *rr, uint64_t stop_t, bool may_digest)
 {
     RrEnd e;
     g_autoptr(GByteArray) p = g_byte_array_new();
@@ -854,7 +860,7 @@ static void rr_finish(Etsoc1Rr *rr, bool stopped, bool may_digest)
     if (!rr || rr->replay || !rr->f || !rr->started) {
         return;     /* a run refused before the header: the file is empty */
     }
-    rr_end_take(rr, stopped, may_digest, &e);
+    rr_end_take(rr, stop_t, may_digest, &e);
     stl_le_p(le, e.flags);
     stl_le_p(le + 4, e.harts);
     g_byte_array_append(p, le, 8);
@@ -887,14 +893,14 @@ void etsoc1_rr_note_stop(Etsoc1Rr *rr, uint64_t t)
     if (rr) {
         rr_put(rr, ETSOC1_RR_STOP, rr_input_flags(rr), 0, t, NULL, 0, NULL,
                0);
-        rr_finish(rr, true, true);
+        rr_finish(rr, t, true);
     }
 }
 
 void etsoc1_rr_close(Etsoc1Rr *rr)
 {
     /* the vCPUs still run: their clocks are as good as any, no digest */
-    rr_finish(rr, false, false);
+    rr_finish(rr, 0, false);
 }
 
 /* A run that ends without STOP (the guest, QMP quit, a signal) */
@@ -1289,7 +1295,7 @@ static void rr_end_check(Etsoc1Rr *rr, guint idx)
                     rr->path);
         return;
     }
-    rr_end_take(rr, true, true, &now);
+    rr_end_take(rr, rr->stop_t, true, &now);
     if (!(now.flags & RR_END_IDLE)) {
         g_free(now.table);
         rr_diverged(rr, idx, "the record's card was idle at its end; this "
