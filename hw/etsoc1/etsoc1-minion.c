@@ -225,11 +225,21 @@ static bool etsoc1_minion_has_work(CPUState *cs)
         if (!cs->halted) {
             return mcc->parent_has_work(cs);
         }
-        /* a WFI: the timeline's slice ends where the interrupt is taken */
+        /*
+         * A WFI: the timeline's slice ends where the interrupt is taken.
+         * One that ends without a trap (its interrupt pending while
+         * mstatus.MIE is 0) is dropped only by the hart's own thread,
+         * which leaves the halt on what it sees: a scan's look from
+         * another thread could catch a line that is lowered again before
+         * the hart runs, and drop a WFI that goes on (a record's trace
+         * once lost the dispatcher's WFI open at its STOP); nor does such
+         * a look open one for a hart with work, which may be running on.
+         */
         work = mcc->parent_has_work(cs);
         etsoc1_trace_wfi(etsoc1_hart(cpu), etsoc1_now(cpu),
-                         work && !etsoc1_irq_will_be_taken(
-                                     &cpu->parent_obj.env),
+                         work && cs == current_cpu &&
+                         !etsoc1_irq_will_be_taken(&cpu->parent_obj.env),
+                         (work && cs != current_cpu) ||
                          qatomic_read(&cpu->et->wait) != ETSOC1_WAIT_NONE);
         break;
     default:
