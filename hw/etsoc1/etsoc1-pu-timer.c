@@ -217,7 +217,8 @@ static void pu_timer_scan(void *opaque)
         /*
          * Stopped (PAUSE, STOP, QMP stop): the chip's time stands, and
          * halted harts do not make it idle; nothing expires or warps
-         * until it runs (a warp at a replay's STOP woke a hart past T).
+         * until it runs (a warp after a STOP could wake a hart past its
+         * T before QEMU shuts down).
          */
         s->idle_since_ms = -1;
         pu_timer_schedule(s);
