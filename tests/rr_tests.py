@@ -744,6 +744,20 @@ def record_spin_stop(root, path, cycles, extra=()):
     return seen
 
 
+def spin_stop_case(report, rec, what, root, cycles, extra=()):
+    """record_spin_stop into @rec, its END read back and its replay: (what
+    the host saw, END's flags, the events, the replay's exit status and
+    output), or None (reported as @what's record not reading back)."""
+    seen = record_spin_stop(root, rec, cycles, extra)
+    try:
+        (flags, _, _), events = end_of(rec)
+    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
+        report(False, f'rr: the {what} record reads back ({e}): {seen}')
+        return None
+    rc, out, _ = run_replay(root, rec)
+    return seen, flags, events, rc, out
+
+
 def stop_wait_test(report, root, d):
     """A STOP under record= waits for the card to be idle, up to the host
     link's stop-idle-ms (docs/record-replay.md, "Recording"): sent right
@@ -754,18 +768,14 @@ def stop_wait_test(report, root, d):
     if the firmware's watchdog (20 ms) aborts the kernel before the STOP
     goes in: the card is idle then, but not at the STOP's T (CI's
     sanitizer half, d6f81a4)."""
-    rec = os.path.join(d, 'stop-wait.rr')
-    seen = record_spin_stop(root, rec, 200_000)
-    try:
-        (flags, _, _), events = end_of(rec)
-    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
-        report(False, f'rr: the STOP-after-doorbell record reads back ({e}):'
-               f' {seen}')
+    got = spin_stop_case(report, os.path.join(d, 'stop-wait.rr'),
+                         'STOP-after-doorbell', root, 200_000)
+    if not got:
         return
+    seen, flags, events, rc, out = got
     stop_t = next((e['t'] for e in events if e['kind'] == 'STOP'), None)
     cq = [e['t'] for e in events if e['kind'] == 'MSI' and
           struct.unpack_from('<I', e['payload'])[0] & 0x8]
-    rc, out, _ = run_replay(root, rec)
     report(seen.get('stop') == 0 and seen.get('rc') == 0 and flags == 3 and
            cq and stop_t and cq[-1] < stop_t and rc == 0 and
            (end_match(out) or {}).get('harts') == 2112,
@@ -775,16 +785,12 @@ def stop_wait_test(report, root, d):
            f'the launch\'s CQ MSI (T={cq[-1] if cq else "?"}), END flags '
            f'{flags} (3: idle), its replay matches it (exit status {rc})',
            str(seen)[-1500:] + out[-1500:])
-    rec = os.path.join(d, 'stop-bound.rr')
-    seen = record_spin_stop(root, rec, 10 ** 12,
-                            ['-global', 'etsoc1-hostlink.stop-idle-ms=300'])
-    try:
-        (flags, _, _), events = end_of(rec)
-    except (rrdump.BadFile, OSError, struct.error, IndexError) as e:
-        report(False, f'rr: the STOP-at-the-bound record reads back ({e}):'
-               f' {seen}')
+    got = spin_stop_case(report, os.path.join(d, 'stop-bound.rr'),
+                         'STOP-at-the-bound', root, 10 ** 12,
+                         ['-global', 'etsoc1-hostlink.stop-idle-ms=300'])
+    if not got:
         return
-    rc, out, _ = run_replay(root, rec)
+    seen, flags, _, rc, out = got
     report(seen.get('stop') == 0 and seen.get('rc') == 0 and flags == 1 and
            seen.get('stop_wall', 0) >= 0.3 and rc == 0 and
            'was not idle when the record ended' in out,
